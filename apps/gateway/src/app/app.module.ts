@@ -1,0 +1,27 @@
+import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { PlatformModule } from '@switchyard/platform';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { BootstrapTenant } from './auth/bootstrap-tenant.service';
+import { GatewayConfig } from './gateway.config';
+import { ApiExceptionFilter } from './http/api-exception.filter';
+import { requireJsonBody } from './http/json-content-type.middleware';
+import { RunsController } from './runs/runs.controller';
+import { RunsService } from './runs/runs.service';
+
+@Module({
+  imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
+  controllers: [RunsController],
+  providers: [
+    { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    ApiKeyGuard,
+    BootstrapTenant,
+    RunsService,
+  ],
+})
+export class AppModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requireJsonBody).forRoutes('*path');
+  }
+}

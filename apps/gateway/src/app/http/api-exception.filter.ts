@@ -1,0 +1,47 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiErrorCode, ApiException, statusOf } from './api.exception';
+
+/** Every error leaves the gateway in the API's error format, never with a stack trace. */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const { status, body } = this.toBody(exception);
+    if (status >= 500) {
+      this.logger.error({ err: exception, msg: 'request failed' });
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(status).json(body);
+  }
+
+  private toBody(exception: unknown): { status: number; body: unknown } {
+    if (exception instanceof ApiException) {
+      return {
+        status: statusOf(exception.code),
+        body: { error: { code: exception.code, message: exception.message, ...(exception.details ? { details: exception.details } : {}) } },
+      };
+    }
+    // Body-parser errors (express) carry a `type` and a status.
+    const e = exception as { type?: string; status?: number; message?: string };
+    if (e?.type === 'entity.too.large') {
+      return this.toBody(new ApiException(ApiErrorCode.PayloadTooLarge, 'the request body exceeds the 1 MiB limit'));
+    }
+    if (e?.type === 'entity.parse.failed') {
+      return this.toBody(new ApiException(ApiErrorCode.InvalidRequest, 'the request body is not valid JSON'));
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const code =
+        status === 404 ? ApiErrorCode.NotFound : status === 401 ? ApiErrorCode.Unauthorized : status < 500 ? ApiErrorCode.InvalidRequest : ApiErrorCode.Internal;
+      const message = status === 404 ? 'no such route' : exception.message;
+      return { status, body: { error: { code, message } } };
+    }
+    return { status: 500, body: { error: { code: ApiErrorCode.Internal, message: 'internal error' } } };
+  }
+}

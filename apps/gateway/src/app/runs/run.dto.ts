@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { OriginFileSchema } from '@switchyard/contracts';
+
+export const CreateRunSchema = z
+  .object({
+    input: z
+      .object({
+        prompt: z.string().min(1).max(100_000),
+        files: z.array(OriginFileSchema).max(100).optional(),
+      })
+      .strict(),
+    thread_id: z.string().uuid().optional(),
+    agent_id: z.string().min(1).max(128).default('default'),
+    agent_version: z.string().min(1).max(128).optional(),
+    request_id: z.string().min(1).max(128).optional(),
+    multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type CreateRunBody = z.infer<typeof CreateRunSchema>;
+
+export const RunIdSchema = z.string().uuid();
+
+/** `after_seq`: a Redis Stream id (`<ms>-<n>`) or an integer count of events already seen. */
+export const CursorSchema = z
+  .string()
+  .regex(/^(\d+|\d+-\d+)$/, 'must be an event id like 1700000000000-3 or an integer count')
+  .optional();

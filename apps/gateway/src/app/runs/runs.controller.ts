@@ -1,0 +1,67 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import Redis from 'ioredis';
+import { RunEventReader } from '@switchyard/events';
+import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
+import { GatewayConfig } from '../gateway.config';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { ZodPipe } from '../http/zod-body.pipe';
+import { streamRunEvents } from './run-event-stream';
+import { type CreateRunBody, CreateRunSchema, CursorSchema, RunIdSchema } from './run.dto';
+import { RunsService, runView } from './runs.service';
+
+@Controller('v1/runs')
+@UseGuards(ApiKeyGuard)
+export class RunsController {
+  constructor(
+    @Inject(RunsService) private readonly runs: RunsService,
+    @Inject(RunEventReader) private readonly reader: RunEventReader,
+    @Inject(Redis) private readonly redis: Redis,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
+  ) {}
+
+  @Post()
+  async create(
+    @Tenant() tenant: TenantContext,
+    @Body(new ZodPipe(CreateRunSchema)) body: CreateRunBody,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { created, run } = await this.runs.create(tenant.tenantId, body);
+    res.status(created ? 202 : 200);
+    return run;
+  }
+
+  @Get(':run_id')
+  async get(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
+    return runView(await this.runs.get(tenant.tenantId, runId));
+  }
+
+  @Get(':run_id/actions')
+  @HttpCode(200)
+  async actions(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
+    return { actions: await this.runs.actions(tenant.tenantId, runId) };
+  }
+
+  @Get(':run_id/events')
+  async events(
+    @Tenant() tenant: TenantContext,
+    @Param('run_id', new ZodPipe(RunIdSchema)) runId: string,
+    @Query('after_seq', new ZodPipe(CursorSchema)) afterSeq: string | undefined,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.runs.get(tenant.tenantId, runId);
+    const raw = afterSeq ?? lastEventId;
+    if (raw !== undefined && !/^(\d+|\d+-\d+)$/.test(raw)) {
+      throw new ApiException(ApiErrorCode.InvalidRequest, 'Last-Event-ID must be an event id or an integer count');
+    }
+    // An integer cursor means "after the first n events".
+    const cursor = raw === undefined ? null : /^\d+$/.test(raw) ? await this.reader.idOfNth(runId, Number(raw)) : raw;
+    await streamRunEvents(res, runId, cursor, {
+      redis: this.redis,
+      reader: this.reader,
+      heartbeatMs: this.config.heartbeatMs,
+      status: () => this.runs.status(runId),
+    });
+  }
+}

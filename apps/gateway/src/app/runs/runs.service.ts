@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { type Action, type RunStartMessage, SUBJECTS, type RunStatus } from '@switchyard/contracts';
+import { RunEventWriter } from '@switchyard/events';
+import { JetStreamConnection } from '@switchyard/jetstream';
+import { PgStateSource } from '@switchyard/persistence';
+import { GatewayConfig } from '../gateway.config';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
+import type { CreateRunBody } from './run.dto';
+
+export interface RunRecord {
+  id: string;
+  tenant_id: string;
+  thread_id: string;
+  agent_id: string;
+  turn: number | null;
+  status: RunStatus;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  steps: number;
+  usage: unknown;
+  output: unknown;
+  error: unknown;
+  metadata: unknown;
+}
+
+export interface CreatedRun {
+  run_id: string;
+  thread_id: string;
+  status: RunStatus;
+  created_at: string;
+}
+
+const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
+
+class DuplicateRequest extends Error {}
+
+@Injectable()
+export class RunsService {
+  private readonly logger = new Logger(RunsService.name);
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
+    @Inject(RunEventWriter) private readonly events: RunEventWriter,
+    @Inject(PgStateSource) private readonly states: PgStateSource,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
+  ) {}
+
+  /**
+   * Creates the run (and its thread when new) in one transaction, then hands it to the
+   * orchestrator. `created: false` means the tenant's `request_id` was seen before: the earlier
+   * run is answered and nothing new is made (the unique index decides, not a prior read).
+   */
+  async create(tenantId: string, body: CreateRunBody): Promise<{ created: boolean; run: CreatedRun }> {
+    const runId = randomUUID();
+    const result = await this.ds.transaction(async (m) => {
+      let threadId = body.thread_id;
+      if (threadId) {
+        const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+          threadId,
+          tenantId,
+        ])) as { id: string }[];
+        if (!thread) {
+          throw ApiException.notFound('thread');
+        }
+      } else {
+        threadId = randomUUID();
+        await m.query('INSERT INTO threads (id, tenant_id, agent_id) VALUES ($1, $2, $3)', [threadId, tenantId, body.agent_id]);
+      }
+      const inserted = (await m.query(
+        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8)
+         ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
+         RETURNING id, thread_id, status, created_at`,
+        [
+          runId,
+          tenantId,
+          threadId,
+          body.agent_id,
+          body.request_id ?? null,
+          JSON.stringify(body.input),
+          JSON.stringify(body.metadata),
+          this.config.defaultMaxSteps,
+        ],
+      )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
+      if (inserted.length === 0) {
+        // Seen before: roll back (a thread made for this request must not stay behind).
+        throw new DuplicateRequest();
+      }
+      if (body.thread_id) {
+        const busy = (await m.query(
+          `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) LIMIT 1`,
+          [threadId, runId, ACTIVE],
+        )) as { id: string }[];
+        if (busy.length > 0) {
+          // Rolls the transaction back: the new run is not kept.
+          throw new ApiException(ApiErrorCode.ThreadBusy, `thread ${threadId} has an active run (${busy[0].id})`);
+        }
+      }
+      return { created: true as const, row: inserted[0] };
+    }).catch((err: unknown) => {
+      if (err instanceof DuplicateRequest) {
+        return { created: false as const };
+      }
+      throw err;
+    });
+
+    if (!result.created) {
+      const [existing] = (await this.ds.query(
+        'SELECT id, thread_id, created_at FROM runs WHERE tenant_id = $1 AND request_id = $2',
+        [tenantId, body.request_id],
+      )) as { id: string; thread_id: string; created_at: Date }[];
+      // The idempotent answer repeats the first response, status included.
+      return {
+        created: false,
+        run: { run_id: existing.id, thread_id: existing.thread_id, status: 'queued', created_at: existing.created_at.toISOString() },
+      };
+    }
+    const row = result.row;
+    await this.events.append(row.id, 'status', { status: 'queued' });
+    const start: RunStartMessage = { run_id: row.id, thread_id: row.thread_id, tenant_id: tenantId, agent_id: body.agent_id };
+    try {
+      await this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` });
+    } catch (err) {
+      this.logger.error({ run_id: row.id, err, msg: 'could not hand the run to the orchestrator' });
+      await this.ds.query(
+        `UPDATE runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1 AND status = 'queued'`,
+        [row.id, JSON.stringify({ code: 'unavailable', message: 'the run could not be queued (NATS unavailable)' })],
+      );
+      await this.events.appendMany(row.id, [
+        { type: 'status', payload: { status: 'failed' } },
+        { type: 'done', payload: { status: 'failed' } },
+      ]).catch(() => undefined);
+      throw new ApiException(ApiErrorCode.Unavailable, 'the run could not be queued; try again');
+    }
+    return {
+      created: true,
+      run: { run_id: row.id, thread_id: row.thread_id, status: 'queued', created_at: new Date(row.created_at).toISOString() },
+    };
+  }
+
+  async get(tenantId: string, runId: string): Promise<RunRecord> {
+    const [run] = (await this.ds.query(
+      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
+              output, error, metadata
+       FROM runs WHERE id = $1 AND tenant_id = $2`,
+      [runId, tenantId],
+    )) as RunRecord[];
+    if (!run) {
+      throw ApiException.notFound('run');
+    }
+    return run;
+  }
+
+  async status(runId: string): Promise<RunStatus | undefined> {
+    const [row] = (await this.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as { status: RunStatus }[];
+    return row?.status;
+  }
+
+  async actions(tenantId: string, runId: string): Promise<Action[]> {
+    await this.get(tenantId, runId);
+    return this.states.actionsOfRun(runId);
+  }
+}
+
+export function runView(run: RunRecord) {
+  const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+  return {
+    run_id: run.id,
+    thread_id: run.thread_id,
+    agent_id: run.agent_id,
+    turn: run.turn,
+    status: run.status,
+    created_at: iso(run.created_at),
+    started_at: iso(run.started_at),
+    finished_at: iso(run.finished_at),
+    steps: run.steps,
+    usage: run.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    output: run.output ?? null,
+    error: run.error ?? null,
+    metadata: run.metadata ?? {},
+  };
+}

@@ -1,0 +1,20 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DataSource } from 'typeorm';
+import { STREAMS } from '@switchyard/contracts';
+import { JetStreamConnection } from '@switchyard/jetstream';
+import { runMigrationsLocked } from '@switchyard/persistence';
+import { bootstrapService } from '@switchyard/platform';
+import { AppModule } from './app/app.module';
+
+void bootstrapService(AppModule, {
+  service: 'gateway',
+  port: Number(process.env['PORT'] ?? process.env['GATEWAY_PORT'] ?? 8080),
+  configure: async (app) => {
+    const express = app as NestExpressApplication;
+    express.useBodyParser('json', { limit: '1mb' });
+    express.disable('x-powered-by');
+    await runMigrationsLocked(app.get(DataSource));
+    // Runs are published to SY_RUNS: make sure it exists before the first request.
+    await app.get(JetStreamConnection).ensureStream(STREAMS.runs);
+  },
+});

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { type Action, type DeltaMessage, type RuntimeState, type StateDelta, isTerminal } from '@switchyard/contracts';
+import { NonRetryableMessageError } from '@switchyard/jetstream';
+import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
+import { RunFailureCode } from './orchestrator.exception';
+import { RUN_COLUMNS, type RunRow } from './run-row';
+import { RunStepper } from './run-stepper.service';
+import { type StepEffects, noEffects } from './step-effects';
+import { TaskOutbox } from './task-outbox.service';
+
+interface StepTaskRow {
+  id: string;
+  node: string;
+  status: 'pending' | 'arrived' | 'applied';
+  delta: StateDelta | null;
+}
+
+/**
+ * `sy.delta.<service>`: records a node's delta; when every task of the step has answered,
+ * applies the step's deltas in dispatch order, in one transaction with the task bookkeeping and
+ * the next tasks (run row locked). A redelivered or late delta changes nothing.
+ */
+@Injectable()
+export class ApplyDeltaUseCase {
+  private readonly logger = new Logger(ApplyDeltaUseCase.name);
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(StateCache) private readonly cache: StateCache,
+    @Inject(RunStepper) private readonly stepper: RunStepper,
+    @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
+  ) {}
+
+  async execute(msg: DeltaMessage, service: string): Promise<void> {
+    let committed: RuntimeState | undefined;
+    const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
+      const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
+      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [msg.run_id])) as RunRow[];
+      if (!run) {
+        throw new NonRetryableMessageError(`delta for run ${msg.run_id}, which does not exist`, 'unknown_run');
+      }
+      if (isTerminal(run.status)) {
+        this.logger.log({ ...log, msg: `late delta discarded: run is ${run.status}` });
+        return noEffects(run.id);
+      }
+      const [task] = (await m.query(
+        'SELECT id, step, node, status FROM run_tasks WHERE id = $1 AND run_id = $2 FOR UPDATE',
+        [msg.task_id, msg.run_id],
+      )) as { id: string; step: number; node: string; status: string }[];
+      if (!task) {
+        return this.fail(m, run, `delta names task ${msg.task_id}, which this run never dispatched`);
+      }
+      if (task.status !== 'pending') {
+        this.logger.log({ ...log, msg: 'duplicate delta acknowledged and ignored' });
+        return noEffects(run.id);
+      }
+      if (task.node !== msg.node || msg.delta.action.node !== msg.node) {
+        return this.fail(m, run, `delta for task ${task.id} of node "${task.node}" claims node "${msg.delta.action.node}"`);
+      }
+      try {
+        assertPatchAllowed(msg.node, service, msg.delta.patch ?? []);
+      } catch (err) {
+        return this.reject(m, run, err);
+      }
+      await m.query(`UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`, [
+        task.id,
+        JSON.stringify(msg.delta),
+      ]);
+      const stepTasks = (await m.query(
+        'SELECT id, node, status, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
+        [run.id, task.step],
+      )) as StepTaskRow[];
+      if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
+        // Fan-out: the step ends when its last delta arrives.
+        return noEffects(run.id);
+      }
+      stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
+
+      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1', [run.thread_id])) as { version: number }[];
+      let state = await this.cache.get(run.thread_id, thread.version);
+      const actions: Action[] = [];
+      const rows: unknown[][] = [];
+      try {
+        for (const t of stepTasks) {
+          const delta = t.delta!;
+          const action: Action = { ...delta.action, id: state.version + 1 };
+          const applied = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
+          state = applyDelta(state, applied);
+          actions.push(action);
+          rows.push([run.thread_id, state.version, t.id, run.id, t.node, JSON.stringify(applied)]);
+        }
+      } catch (err) {
+        return this.reject(m, run, err);
+      }
+      const values = rows.map((_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`);
+      await m.query(
+        `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
+        rows.flat(),
+      );
+      await m.query(`UPDATE run_tasks SET status = 'applied' WHERE run_id = $1 AND step = $2`, [run.id, task.step]);
+      await m.query('UPDATE threads SET version = $2 WHERE id = $1', [run.thread_id, state.version]);
+      committed = state;
+      return this.stepper.advance(m, run, state, actions, task.step);
+    });
+    if (committed) {
+      this.cache.put(committed);
+    }
+    await this.outbox.apply(effects);
+  }
+
+  private reject(m: EntityManager, run: RunRow, err: unknown): Promise<StepEffects> {
+    if (err instanceof DeltaRejectedException) {
+      return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
+        code: RunFailureCode.DeltaRejected,
+        message: err.message,
+      });
+    }
+    throw err;
+  }
+
+  private fail(m: EntityManager, run: RunRow, message: string): Promise<StepEffects> {
+    return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
+      code: RunFailureCode.InvalidDelta,
+      message,
+    });
+  }
+}

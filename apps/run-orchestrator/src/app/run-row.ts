@@ -1,0 +1,34 @@
+import type { RunStatus } from '@switchyard/contracts';
+
+/** The columns of `runs` the orchestrator reads under the run's row lock. */
+export interface RunRow {
+  id: string;
+  tenant_id: string;
+  thread_id: string;
+  agent_id: string;
+  status: RunStatus;
+  turn: number | null;
+  steps: number;
+  max_steps: number;
+  cancel_requested: boolean;
+  input: { prompt: string; files?: unknown[] };
+}
+
+export const RUN_COLUMNS =
+  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, input';
+
+/** A task row as the outbox publishes it. */
+export interface TaskRow {
+  id: string;
+  run_id: string;
+  thread_id: string;
+  turn: number;
+  step: number;
+  seq: number;
+  call_index: number;
+  node: string;
+  subject: string;
+  version: number;
+  attempt: number;
+  deadline: Date;
+}

@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type Action, type RuntimeState, type RunStatus, taskSubject } from '@switchyard/contracts';
+import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
+import { type RunFailure, RunFailureCode } from './orchestrator.exception';
+import type { RunRow, TaskRow } from './run-row';
+import type { StepEffects } from './step-effects';
+
+const END = 'end';
+
+/**
+ * Decides and records what follows a step, inside the step's transaction. It reads only the
+ * actions' `next`: their union (deduplicated, in order) is the next step's tasks; an empty
+ * union ends the run (failed when the last action carries an error).
+ */
+@Injectable()
+export class RunStepper {
+  constructor(
+    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
+    @Inject(ServiceConfig) private readonly config: ServiceConfig,
+  ) {}
+
+  async advance(m: EntityManager, run: RunRow, state: RuntimeState, actions: Action[], step: number): Promise<StepEffects> {
+    const effects: StepEffects = {
+      runId: run.id,
+      tasks: [],
+      events: actions.map((a) => ({
+        type: 'action' as const,
+        payload: { id: a.id, node: a.node, summary: a.summary, next: a.next, usage: a.usage, ...(a.error ? { error: a.error } : {}) },
+      })),
+      finished: false,
+    };
+    const steps = run.steps + actions.length;
+    const next = [...new Set(actions.flatMap((a) => a.next))].filter((n) => n !== END);
+    const last = actions[actions.length - 1];
+
+    if (next.length === 0) {
+      const answer = last.result as { answer?: unknown } | null;
+      const output = answer && typeof answer === 'object' && 'answer' in answer ? (answer as Record<string, unknown>) : null;
+      return this.finish(m, run, state, effects, steps, last.error ? 'failed' : 'succeeded', last.error ?? null, output);
+    }
+    if (steps >= run.max_steps) {
+      return this.finish(m, run, state, effects, steps, 'failed', {
+        code: RunFailureCode.MaxStepsExceeded,
+        message: `the run reached its limit of ${run.max_steps} steps`,
+      });
+    }
+
+    const callCounts = new Map<string, number>();
+    const deadline = new Date(Date.now() + this.config.env.SWITCHYARD_TASK_TIMEOUT_MS);
+    for (const [seq, node] of next.entries()) {
+      const reg = await this.directory.lookup(node);
+      if (!reg) {
+        const asker = actions.find((a) => a.next.includes(node)) ?? last;
+        return this.finish(m, run, state, effects, steps, 'failed', {
+          code: RunFailureCode.UnknownNode,
+          message: `action #${asker.id} (node "${asker.node}") asked for node "${node}", which no service registered`,
+        });
+      }
+      const callIndex = callCounts.get(node) ?? 0;
+      callCounts.set(node, callIndex + 1);
+      effects.tasks.push({
+        id: randomUUID(),
+        run_id: run.id,
+        thread_id: run.thread_id,
+        turn: state.turn,
+        step: step + 1,
+        seq,
+        call_index: callIndex,
+        node,
+        subject: taskSubject(reg.service, node),
+        version: state.version,
+        attempt: 1,
+        deadline,
+      });
+    }
+    await insertTasks(m, effects.tasks);
+    await m.query('UPDATE runs SET steps = $2 WHERE id = $1', [run.id, steps]);
+    return effects;
+  }
+
+  /** Ends the run in this transaction: status, output, usage, snapshot, thread released. */
+  async finish(
+    m: EntityManager,
+    run: RunRow,
+    state: RuntimeState | null,
+    effects: StepEffects,
+    steps: number,
+    status: Extract<RunStatus, 'succeeded' | 'failed' | 'cancelled'>,
+    error: RunFailure | null,
+    output: Record<string, unknown> | null = null,
+  ): Promise<StepEffects> {
+    const usage = state && run.turn !== null ? (state.usage[state.turn] ?? null) : null;
+    await m.query(
+      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = now()
+       WHERE id = $1`,
+      [run.id, status, error ? JSON.stringify(error) : null, output ? JSON.stringify(output) : null, usage ? JSON.stringify(usage) : null, steps],
+    );
+    await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [run.thread_id, run.id]);
+    if (state) {
+      // Bounded load cost for the next turn: its state starts from here.
+      await m.query(
+        'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+        [state.thread_id, state.version, JSON.stringify(state)],
+      );
+    }
+    if (error) {
+      effects.events.push({ type: 'error', payload: { code: error.code, message: error.message } });
+    }
+    effects.events.push({ type: 'status', payload: { status } }, { type: 'done', payload: { status } });
+    effects.finished = true;
+    effects.tasks = [];
+    return effects;
+  }
+}
+
+async function insertTasks(m: EntityManager, tasks: TaskRow[]): Promise<void> {
+  if (tasks.length === 0) {
+    return;
+  }
+  const cols = ['id', 'run_id', 'thread_id', 'turn', 'step', 'seq', 'call_index', 'node', 'subject', 'version', 'attempt', 'deadline'] as const;
+  const values: unknown[] = [];
+  const rows = tasks.map((t, i) => {
+    values.push(...cols.map((c) => t[c]));
+    return `(${cols.map((_, j) => `$${i * cols.length + j + 1}`).join(', ')}, 'pending')`;
+  });
+  await m.query(`INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`, values);
+}

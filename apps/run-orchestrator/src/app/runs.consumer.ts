@@ -1,0 +1,71 @@
+import { Controller, Inject, Logger } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { z } from 'zod';
+import {
+  DeltaMessageSchema,
+  RunCancelMessageSchema,
+  RunFailMessageSchema,
+  RunStartMessageSchema,
+  SUBJECTS,
+  describeZodError,
+} from '@switchyard/contracts';
+import { type JetStreamContext, NonRetryableMessageError } from '@switchyard/jetstream';
+import { ApplyDeltaUseCase } from './apply-delta.usecase';
+import { EndRunUseCase } from './end-run.usecase';
+import { RunFailureCode } from './orchestrator.exception';
+import { StartRunUseCase } from './start-run.usecase';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every message the orchestrator consumes enters here and is validated before anything else. */
+@Controller()
+export class RunsConsumer {
+  private readonly logger = new Logger(RunsConsumer.name);
+
+  constructor(
+    @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
+    @Inject(ApplyDeltaUseCase) private readonly applyDelta: ApplyDeltaUseCase,
+    @Inject(EndRunUseCase) private readonly endRun: EndRunUseCase,
+  ) {}
+
+  @EventPattern(SUBJECTS.runStart)
+  async onStart(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    await this.startRun.execute(await this.parse(RunStartMessageSchema, data, ctx));
+  }
+
+  @EventPattern(SUBJECTS.runCancel)
+  async onCancel(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    await this.endRun.cancel(await this.parse(RunCancelMessageSchema, data, ctx));
+  }
+
+  @EventPattern(SUBJECTS.runFail)
+  async onFail(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    await this.endRun.fail(await this.parse(RunFailMessageSchema, data, ctx));
+  }
+
+  @EventPattern('sy.delta.*')
+  async onDelta(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    const msg = await this.parse(DeltaMessageSchema, data, ctx);
+    await this.applyDelta.execute(msg, ctx.getSubject().split('.')[2]);
+  }
+
+  /** An invalid message is logged with its subject, fails its run, and is terminated. */
+  private async parse<S extends z.ZodType>(schema: S, data: unknown, ctx: JetStreamContext): Promise<z.infer<S>> {
+    const parsed = schema.safeParse(data);
+    if (parsed.success) {
+      return parsed.data;
+    }
+    const subject = ctx.getSubject();
+    const reason = describeZodError(parsed.error);
+    const runId = (data as { run_id?: unknown } | null)?.run_id;
+    this.logger.error({ subject, run_id: runId, msg: `invalid message: ${reason}` });
+    if (typeof runId === 'string' && UUID.test(runId)) {
+      await this.endRun.fail({
+        run_id: runId,
+        code: RunFailureCode.InvalidDelta,
+        message: `invalid message on ${subject}: ${reason}`,
+      });
+    }
+    throw new NonRetryableMessageError(`invalid message on ${subject}: ${reason}`);
+  }
+}

@@ -1,0 +1,14 @@
+import type { EventType } from '@switchyard/contracts';
+import type { TaskRow } from './run-row';
+
+/** What a committed transaction asks to happen next, carried out only after the commit. */
+export interface StepEffects {
+  runId: string;
+  tasks: TaskRow[];
+  events: { type: EventType; payload: unknown }[];
+  /** The run reached a terminal status: events get their expiry, workers are told to stop. */
+  finished: boolean;
+  broadcastCancel?: boolean;
+}
+
+export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], events: [], finished: false });

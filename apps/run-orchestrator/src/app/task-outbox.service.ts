@@ -1,0 +1,90 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DEFAULT_EVENTS_TTL_SECONDS, RunEventWriter } from '@switchyard/events';
+import { type TaskMessage, cancelSubject } from '@switchyard/contracts';
+import { JetStreamConnection } from '@switchyard/jetstream';
+import type { TaskRow } from './run-row';
+import type { StepEffects } from './step-effects';
+
+const SWEEP_MS = 2000;
+// A row younger than this is still being published by the process that committed it.
+const STALE_MS = 3000;
+
+/**
+ * Carries out a committed step: run events to Redis, then the next tasks to JetStream
+ * (`Nats-Msg-Id` = task id), each marked published. A sweeper re-publishes rows a crashed
+ * process left unpublished; JetStream drops the duplicates.
+ */
+@Injectable()
+export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TaskOutbox.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
+    @Inject(RunEventWriter) private readonly events: RunEventWriter,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.sweep().catch((err: Error) => this.logger.warn(`outbox sweep failed: ${err.message}`));
+    }, SWEEP_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  async apply(effects: StepEffects): Promise<void> {
+    if (effects.events.length > 0 || effects.finished) {
+      await this.events.appendMany(
+        effects.runId,
+        effects.events,
+        effects.finished ? DEFAULT_EVENTS_TTL_SECONDS : undefined,
+      );
+    }
+    if (effects.broadcastCancel) {
+      this.nats.nc.publish(cancelSubject(effects.runId));
+    }
+    await this.publish(effects.tasks);
+  }
+
+  async publish(tasks: TaskRow[]): Promise<void> {
+    if (tasks.length === 0) {
+      return;
+    }
+    await Promise.all(
+      tasks.map((t) => {
+        const message: TaskMessage = {
+          task_id: t.id,
+          run_id: t.run_id,
+          thread_id: t.thread_id,
+          turn: t.turn,
+          node: t.node,
+          version: t.version,
+          step: t.step,
+          call_index: t.call_index,
+          attempt: t.attempt,
+          deadline: new Date(t.deadline).toISOString(),
+        };
+        return this.nats.publish(t.subject, message, { msgId: `${t.id}:${t.attempt}` });
+      }),
+    );
+    await this.ds.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [tasks.map((t) => t.id)]);
+  }
+
+  private async sweep(): Promise<void> {
+    const rows: TaskRow[] = await this.ds.query(
+      `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline
+       FROM run_tasks WHERE published_at IS NULL AND created_at < now() - $1 * interval '1 millisecond'
+       ORDER BY created_at LIMIT 200`,
+      [STALE_MS],
+    );
+    if (rows.length > 0) {
+      this.logger.warn({ msg: 're-publishing tasks left unpublished', tasks: rows.length });
+      await this.publish(rows);
+    }
+  }
+}

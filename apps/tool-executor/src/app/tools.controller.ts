@@ -1,0 +1,92 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import type { JetStreamContext } from '@switchyard/jetstream';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { CalculatorError, calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
+import { HttpGetError, httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
+import { ToolExecutorConfig } from './tool-executor.config';
+import { ToolInputException, toolArgs } from './tool-call.resolver';
+
+// Tools always hand their result to reflection.
+const NEXT = ['reflection'];
+
+@Controller()
+export class ToolsController {
+  constructor(
+    @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
+    @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+  ) {}
+
+  @NodeHandler({
+    name: calculatorTool.name,
+    description: calculatorTool.description,
+    tool: true,
+    inputSchema: calculatorTool.inputJsonSchema,
+    idempotent: calculatorTool.idempotent,
+  })
+  calculator(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input) =>
+      asToolOutput(async () => {
+        const { expression } = toolArgs(input.state, input.task, calculatorInputSchema);
+        const value = evaluateExpression(expression);
+        return {
+          preparation: `Parsed the expression "${expression}".`,
+          summary: `${expression} = ${value}`,
+          result: { expression, value },
+          relevance: 1,
+          next: NEXT,
+        };
+      }),
+    );
+  }
+
+  @NodeHandler({
+    name: httpGetTool.name,
+    description: httpGetTool.description,
+    tool: true,
+    inputSchema: httpGetTool.inputJsonSchema,
+    idempotent: httpGetTool.idempotent,
+  })
+  httpGet(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input: NodeInput) =>
+      asToolOutput(async () => {
+        const args = toolArgs(input.state, input.task, httpGetInputSchema);
+        const res = await httpGet(args, {
+          signal: input.signal,
+          allowHosts: this.config.allowHosts,
+          timeoutMs: this.config.timeoutMs,
+        });
+        return {
+          preparation: `Checked that ${new URL(args.url).hostname} resolves to public addresses only.`,
+          summary: `GET ${res.final_url} → ${res.status}, ${res.bytes} bytes${res.truncated ? ' (truncated)' : ''}`,
+          result: res,
+          context: [{ type: 'text', content: res.body, important: false, usage_type: 'reference' }],
+          next: NEXT,
+        };
+      }),
+    );
+  }
+}
+
+/**
+ * A tool's domain errors (bad arguments, a refused address, a math error) become the action's
+ * error and the run goes on to reflection; transient errors are rethrown for redelivery.
+ */
+async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof HttpGetError && err.retryable) {
+      throw err;
+    }
+    if (err instanceof ToolInputException || err instanceof CalculatorError || err instanceof HttpGetError) {
+      return {
+        summary: `Failed: ${err.message}`,
+        result: null,
+        error: { code: err.code, message: err.message },
+        next: NEXT,
+      };
+    }
+    throw err;
+  }
+}

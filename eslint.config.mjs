@@ -1,0 +1,172 @@
+// ESLint 9 flat config for the Switchyard monorepo.
+// Run: NX_DAEMON=false npx eslint apps libs tools --max-warnings 0
+import js from '@eslint/js';
+import { createProjectGraphAsync } from '@nx/devkit';
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import { defineConfig } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// @nx/enforce-module-boundaries only reads the *cached* project graph
+// (.nx/workspace-data): when that is missing or unreadable the rule silently skips
+// itself, and when it is stale new projects/tags are not seen. So recompute it
+// (incremental, ~1 s) on every config load, and refuse to lint on a broken graph
+// (e.g. an invalid project.json) instead of passing with boundaries unchecked.
+process.env.NX_DAEMON ??= 'false';
+try {
+  await createProjectGraphAsync({ exitOnError: false });
+} catch (e) {
+  throw new Error(
+    `eslint.config.mjs: cannot build the Nx project graph, so module boundaries cannot be checked. ` +
+      `Run "NX_DAEMON=false npx nx show projects" for details.\n${e?.stack ?? e}`,
+  );
+}
+
+const TS_FILES = ['**/*.ts', '**/*.cts', '**/*.mts'];
+
+const SERVICES = [
+  'gateway',
+  'run-orchestrator',
+  'planner',
+  'tool-executor',
+  'reflection',
+  'retrieval',
+  'output',
+];
+
+// Nx checks every constraint whose sourceTag the importing project carries, so a
+// project must satisfy both its type:* and its scope:* constraint. A project whose
+// tags match no constraint may not depend on any library (Nx default), and importing
+// an application is always an error ("Imports of apps are forbidden").
+const depConstraints = [
+  // layers
+  {
+    sourceTag: 'type:app',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:adapter', 'type:util'],
+  },
+  {
+    sourceTag: 'type:adapter',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util', 'type:adapter'],
+  },
+  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'] },
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
+  { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
+  // scopes
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  ...SERVICES.map((s) => ({
+    sourceTag: `scope:${s}`,
+    onlyDependOnLibsWithTags: [`scope:${s}`, 'scope:shared'],
+  })),
+];
+
+// libs/state is pure domain logic: no drivers, no LLM SDKs, no Node I/O.
+const NODE_IO_MODULES = [
+  'fs',
+  'fs/promises',
+  'net',
+  'http',
+  'https',
+  'http2',
+  'tls',
+  'dgram',
+  'dns',
+  'dns/promises',
+  'child_process',
+  'cluster',
+  'worker_threads',
+  'readline',
+  'readline/promises',
+  'inspector',
+];
+const STATE_IO_MESSAGE =
+  'libs/state must stay pure (no I/O): do persistence/messaging in an adapter lib and pass data in.';
+
+export default defineConfig(
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/tmp/**',
+      '**/coverage/**',
+      '**/.nx/**',
+      '**/*.js',
+      '**/*.cjs',
+      '**/*.mjs',
+    ],
+  },
+  ...nx.configs['flat/base'], // registers the @nx plugin
+  {
+    files: TS_FILES,
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      parser: tseslint.parser,
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      parserOptions: {
+        projectService: true,
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+  },
+  // keep prettier-off formatting rules before our own rules (it disables `curly`)
+  prettier,
+  {
+    files: TS_FILES,
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          banTransitiveDependencies: false,
+          allow: [],
+          depConstraints,
+        },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      // In files with decorators (NestJS DI) typescript-eslint skips this rule because
+      // tsconfig has experimentalDecorators + emitDecoratorMetadata.
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'inline-type-imports' },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      eqeqeq: ['error', 'always'],
+      curly: ['error', 'all'],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['libs/state/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            'typeorm',
+            'ioredis',
+            'nats',
+            'pg',
+            ...NODE_IO_MODULES.flatMap((m) => [m, `node:${m}`]),
+          ].map((name) => ({ name, message: STATE_IO_MESSAGE })),
+          patterns: [
+            {
+              group: ['@langchain/*', 'langchain', 'langchain/*', 'typeorm/*', 'ioredis/*', 'nats/*', 'pg/*'],
+              message: STATE_IO_MESSAGE,
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

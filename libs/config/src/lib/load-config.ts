@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/** Start-up stops with this when the environment is wrong; the message names every bad variable. */
+export class ConfigException extends Error {
+  readonly retryable = false;
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigException';
+  }
+}
+
+/** Validates `env` against `schema` once, at boot; the result is the only place config is read from. */
+export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigException(
+      parsed.error.issues.map((i) => {
+        const name = i.path.join('.');
+        const value = env[name];
+        const shown = value === undefined ? 'not set' : isSecret(name) ? 'set (hidden)' : `"${value}"`;
+        return `${name} (${shown}): ${i.message}`;
+      }),
+    );
+  }
+  return parsed.data;
+}
+
+const isSecret = (name: string): boolean => /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
+
+const url = (protocols: string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL with scheme ${protocols.join(' or ')}`);
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+/** Variables every service reads. */
+export const baseEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/switchyard'),
+  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+  NATS_URL: z
+    .string()
+    .default('nats://127.0.0.1:4222')
+    .refine((v) => v.split(',').every((s) => /^(nats|tls|ws|wss):\/\/[^\s]+$/.test(s.trim())), {
+      message: 'must be a comma-separated list of nats:// URLs',
+    }),
+  // A task's deadline: how long a node may take before the task counts as lost.
+  SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+});
+export type BaseEnv = z.infer<typeof baseEnvSchema>;
+
+/** Variables of the services that call an LLM. */
+export const llmEnvSchema = z.object({
+  SWITCHYARD_LLM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8090/v1'),
+  SWITCHYARD_LLM_API_KEY: z.string().min(1).default('scripted'),
+  SWITCHYARD_LLM_MODEL: z.string().min(1).default('scripted'),
+  SWITCHYARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  SWITCHYARD_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+});
+export type LlmEnv = z.infer<typeof llmEnvSchema>;

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+// Run events (DESIGN.md §5), kept in a Redis Stream per run.
+
+export const RUN_STATUSES = ['queued', 'running', 'waiting', 'succeeded', 'failed', 'cancelled'] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+export const TERMINAL_STATUSES: readonly RunStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const isTerminal = (s: RunStatus): boolean => TERMINAL_STATUSES.includes(s);
+
+export const EVENT_TYPES = [
+  'status',
+  'node_started',
+  'action',
+  'token',
+  'waiting_for_user',
+  'error',
+  'done',
+] as const;
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+const UsageLike = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+});
+
+export const EventPayloadSchemas = {
+  status: z.object({ status: RunStatusSchema }),
+  node_started: z.object({ node: z.string(), task_id: z.string(), attempt: z.number() }),
+  action: z.object({
+    id: z.number(),
+    node: z.string(),
+    summary: z.string(),
+    next: z.array(z.string()),
+    usage: UsageLike,
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+  token: z.object({ node: z.string(), task_id: z.string(), text: z.string() }),
+  waiting_for_user: z.object({ question: z.string(), input_schema: z.unknown() }),
+  error: z.object({ code: z.string(), message: z.string(), node: z.string().optional() }),
+  done: z.object({ status: RunStatusSchema }),
+} satisfies Record<EventType, z.ZodType>;
+
+export type EventPayload<T extends EventType> = z.infer<(typeof EventPayloadSchemas)[T]>;
+
+export interface RunEvent<T extends EventType = EventType> {
+  run_id: string;
+  seq: string;
+  event_type: T;
+  payload: EventPayload<T>;
+  ts: number;
+}

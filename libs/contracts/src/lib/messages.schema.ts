@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { NodeNameSchema, StateDeltaSchema } from './state.schema';
+
+// Messages over NATS JetStream (DESIGN.md §4).
+
+export const RunStartMessageSchema = z
+  .object({
+    run_id: z.string().uuid(),
+    thread_id: z.string().uuid(),
+    tenant_id: z.string().uuid(),
+    agent_id: z.string().min(1),
+  })
+  .strict();
+export type RunStartMessage = z.infer<typeof RunStartMessageSchema>;
+
+export const RunCancelMessageSchema = z.object({ run_id: z.string().uuid() }).strict();
+export type RunCancelMessage = z.infer<typeof RunCancelMessageSchema>;
+
+/** A service that cannot even read a task or delta reports it here, so the run fails visibly. */
+export const RunFailMessageSchema = z
+  .object({
+    run_id: z.string().uuid(),
+    code: z.string().min(1),
+    message: z.string().min(1),
+    subject: z.string().optional(),
+  })
+  .strict();
+export type RunFailMessage = z.infer<typeof RunFailMessageSchema>;
+
+export const TaskMessageSchema = z
+  .object({
+    task_id: z.string().uuid(),
+    run_id: z.string().uuid(),
+    thread_id: z.string().uuid(),
+    turn: z.number().int().nonnegative(),
+    node: NodeNameSchema,
+    version: z.number().int().nonnegative(),
+    step: z.number().int().nonnegative(),
+    // Position of this task among the tasks of its step that name the same node: the n-th
+    // `calculator` of a fan-out reads the n-th `calculator` call of the planner's action.
+    call_index: z.number().int().nonnegative(),
+    attempt: z.number().int().positive(),
+    deadline: z.string().datetime(),
+    trace: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+export type TaskMessage = z.infer<typeof TaskMessageSchema>;
+
+export const DeltaMessageSchema = z
+  .object({
+    task_id: z.string().uuid(),
+    run_id: z.string().uuid(),
+    node: NodeNameSchema,
+    base_version: z.number().int().nonnegative(),
+    delta: StateDeltaSchema,
+  })
+  .strict();
+export type DeltaMessage = z.infer<typeof DeltaMessageSchema>;

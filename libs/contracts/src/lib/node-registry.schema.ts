@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { NodeNameSchema } from './state.schema';
+
+/** An entry of the `sy_nodes` KV bucket: who serves a node, and what a planner needs to call it. */
+export const NodeRegistrationSchema = z.object({
+  name: NodeNameSchema,
+  service: z.string().min(1),
+  kind: z.enum(['service', 'human']),
+  // Offered to the planner as a tool when true.
+  tool: z.boolean(),
+  description: z.string(),
+  input_schema: z.record(z.string(), z.unknown()),
+  idempotent: z.boolean(),
+  registered_at: z.string().datetime(),
+});
+export type NodeRegistration = z.infer<typeof NodeRegistrationSchema>;

@@ -1,0 +1,148 @@
+import { z } from 'zod';
+
+// The run state of DESIGN.md §2 (seed 003): thread-level, one entry per turn in the per-turn lists.
+
+export const UsageSchema = z
+  .object({
+    prompt_tokens: z.number().int().nonnegative(),
+    completion_tokens: z.number().int().nonnegative(),
+    total_tokens: z.number().int().nonnegative(),
+  })
+  .strict();
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const ZERO_USAGE: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
+
+export const MappingSchema = z.object({
+  provider: z.string().min(1),
+  path: z.string(),
+  public: z.string().optional(),
+});
+
+export const ActionContextSchema = z.object({
+  type: z.enum(['text', 'image', 'data']),
+  content: z.unknown(),
+  important: z.boolean(),
+  usage_type: z.enum(['refactor', 'modify', 'reference', 'analysis', 'output']),
+  mapping: MappingSchema.optional(),
+});
+
+export const ActionErrorSchema = z.object({ code: z.string().min(1), message: z.string().min(1) });
+export type ActionError = z.infer<typeof ActionErrorSchema>;
+
+/** Node names are lower-case identifiers; dots namespace MCP tools (`mcp.<server>.<tool>`). */
+export const NodeNameSchema = z
+  .string()
+  .regex(/^[a-z][a-z0-9_-]*(\.[a-z0-9_-]+)*$/, 'node names are lower-case identifiers');
+
+export const ActionSchema = z
+  .object({
+    id: z.number().int().positive(),
+    node: NodeNameSchema,
+    preparation: z.string(),
+    summary: z.string(),
+    result: z.unknown(),
+    context: z.array(ActionContextSchema).optional(),
+    relevance: z.number().min(0).max(1).optional(),
+    usage: UsageSchema,
+    next: z.array(NodeNameSchema),
+    error: ActionErrorSchema.optional(),
+    started_at: z.string().datetime(),
+    finished_at: z.string().datetime(),
+    attempt: z.number().int().positive(),
+  })
+  .strict();
+export type Action = z.infer<typeof ActionSchema>;
+
+export const MemoryItemSchema = z.object({
+  thread_id: z.string(),
+  turn: z.number().int().nonnegative(),
+  content: z.string(),
+  score: z.number(),
+});
+export type MemoryItem = z.infer<typeof MemoryItemSchema>;
+
+export const TodoSchema = z.object({
+  id: z.string(),
+  content: z.string(),
+  status: z.enum(['pending', 'in_progress', 'done', 'failed', 'retry']),
+  retry_after: z.number().int().nonnegative().optional(),
+  max_retry: z.number().int().nonnegative().optional(),
+  error_history: z.array(z.string()).optional(),
+  action_ids: z.array(z.number().int()).optional(),
+});
+export type Todo = z.infer<typeof TodoSchema>;
+
+export const OriginFileSchema = z.object({
+  name: z.string().min(1),
+  type: z.string().min(1),
+  local_path: z.string().optional(),
+  mapping: z
+    .object({
+      provider: z.enum(['aliyun', 'tencent', 'aws', 'gcs', 'local']),
+      path: z.string(),
+      public: z.string().optional(),
+    })
+    .optional(),
+});
+export type OriginFile = z.infer<typeof OriginFileSchema>;
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(['user', 'assistant', 'system']),
+  content: z.string(),
+});
+export type ChatMessage = z.infer<typeof ChatMessageSchema>;
+
+export const RuntimeStateSchema = z
+  .object({
+    thread_id: z.string().uuid(),
+    run_id: z.string().uuid(),
+    turn: z.number().int().nonnegative(),
+    version: z.number().int().nonnegative(),
+    prompts: z.array(z.string()),
+    user_context: z.record(z.string(), z.unknown()),
+    memory: z.array(MemoryItemSchema),
+    output_style: z.string(),
+    scenario: z.string(),
+    output_structure: z.array(
+      z.object({ id: z.string(), expected: z.string(), content: z.unknown(), type: z.string() }),
+    ),
+    task_goals: z.array(z.string()),
+    origin_files: z.array(OriginFileSchema),
+    preprocessed_files: z.object({
+      documents: z.record(z.string(), z.unknown()),
+      tables: z.record(z.string(), z.unknown()),
+      other_files: z.record(z.string(), z.unknown()),
+    }),
+    todos: z.array(z.array(TodoSchema)),
+    action_history: z.array(z.array(ActionSchema)),
+    chat_history: z.array(ChatMessageSchema),
+    usage: z.array(UsageSchema),
+  })
+  .strict();
+export type RuntimeState = z.infer<typeof RuntimeStateSchema>;
+
+/** RFC 6902 operation (the subset nodes may send: no `copy`/`move` across the allow-list). */
+export const JsonPatchOperationSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('replace'), path: z.string(), value: z.unknown() }),
+  z.object({ op: z.literal('remove'), path: z.string() }),
+  z.object({ op: z.literal('test'), path: z.string(), value: z.unknown() }),
+]);
+export type JsonPatchOperation = z.infer<typeof JsonPatchOperationSchema>;
+
+/** What a node returns: its action (the orchestrator assigns the id) and an optional patch. */
+export const StateDeltaSchema = z
+  .object({
+    action: ActionSchema.omit({ id: true }),
+    patch: z.array(JsonPatchOperationSchema).optional(),
+  })
+  .strict();
+export type StateDelta = z.infer<typeof StateDeltaSchema>;
+export type ActionDraft = StateDelta['action'];
+
+/** A delta as committed: the action carries the id the orchestrator gave it. */
+export const CommittedDeltaSchema = z
+  .object({ action: ActionSchema, patch: z.array(JsonPatchOperationSchema).optional() })
+  .strict();
+export type CommittedDelta = z.infer<typeof CommittedDeltaSchema>;

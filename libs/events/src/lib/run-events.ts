@@ -1,0 +1,104 @@
+import type Redis from 'ioredis';
+import type { EventPayload, EventType, RunEvent } from '@switchyard/contracts';
+
+export const eventsKey = (runId: string): string => `sy:run:${runId}:events`;
+
+/** Process events are short-lived: kept this long after the run ends (results live in Postgres). */
+export const DEFAULT_EVENTS_TTL_SECONDS = 24 * 3600;
+
+type Fields = string[];
+
+function toEvent(runId: string, id: string, fields: Fields): RunEvent {
+  const map: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    map[fields[i]] = fields[i + 1];
+  }
+  return {
+    run_id: runId,
+    seq: id,
+    event_type: map['type'] as EventType,
+    payload: JSON.parse(map['payload'] ?? '{}'),
+    ts: Number(map['ts']),
+  };
+}
+
+/** Compares Redis Stream ids (`<ms>-<n>`). */
+export function compareSeq(a: string, b: string): number {
+  const [am, an] = a.split('-').map(Number);
+  const [bm, bn] = b.split('-').map(Number);
+  return am !== bm ? am - bm : an - bn;
+}
+
+/** Appends run events to the run's Redis Stream; `seq` is the stream id Redis assigns. */
+export class RunEventWriter {
+  constructor(private readonly redis: Redis) {}
+
+  async append<T extends EventType>(runId: string, type: T, payload: EventPayload<T>): Promise<string> {
+    const id = await this.redis.xadd(
+      eventsKey(runId),
+      '*',
+      'type',
+      type,
+      'payload',
+      JSON.stringify(payload),
+      'ts',
+      String(Date.now()),
+    );
+    return id as string;
+  }
+
+  /** Several events in one round trip, in order. */
+  async appendMany(runId: string, events: { type: EventType; payload: unknown }[], ttlSeconds?: number): Promise<void> {
+    if (events.length === 0 && ttlSeconds === undefined) {
+      return;
+    }
+    const pipe = this.redis.multi();
+    const now = String(Date.now());
+    for (const e of events) {
+      pipe.xadd(eventsKey(runId), '*', 'type', e.type, 'payload', JSON.stringify(e.payload), 'ts', now);
+    }
+    if (ttlSeconds !== undefined) {
+      pipe.expire(eventsKey(runId), ttlSeconds);
+    }
+    const results = await pipe.exec();
+    const failed = results?.find(([err]) => err);
+    if (failed) {
+      throw failed[0];
+    }
+  }
+}
+
+/** Reads a run's events: replay after a cursor, and blocking follow for live streaming. */
+export class RunEventReader {
+  constructor(private readonly redis: Redis) {}
+
+  async after(runId: string, afterSeq: string | null, count = 500): Promise<RunEvent[]> {
+    const start = afterSeq ? `(${afterSeq}` : '-';
+    const rows = (await this.redis.xrange(eventsKey(runId), start, '+', 'COUNT', count)) as [string, Fields][];
+    return rows.map(([id, fields]) => toEvent(runId, id, fields));
+  }
+
+  /** The id of the n-th event (1-based), for integer cursors; null when n = 0 or beyond the end. */
+  async idOfNth(runId: string, n: number): Promise<string | null> {
+    if (n <= 0) {
+      return null;
+    }
+    const rows = (await this.redis.xrange(eventsKey(runId), '-', '+', 'COUNT', n)) as [string, Fields][];
+    return rows.length === n ? rows[n - 1][0] : rows.length ? rows[rows.length - 1][0] : null;
+  }
+
+  /** Blocks up to `blockMs` for events after `afterSeq` (use a dedicated connection). */
+  async follow(runId: string, afterSeq: string | null, blockMs: number): Promise<RunEvent[]> {
+    const res = (await this.redis.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', eventsKey(runId), afterSeq ?? '0-0')) as
+      | [string, [string, Fields][]][]
+      | null;
+    if (!res) {
+      return [];
+    }
+    return res[0][1].map(([id, fields]) => toEvent(runId, id, fields));
+  }
+
+  async exists(runId: string): Promise<boolean> {
+    return (await this.redis.exists(eventsKey(runId))) === 1;
+  }
+}

@@ -1,0 +1,13 @@
+export {
+  JetStreamConnection,
+  encodeJson,
+  decodeJson,
+  type StreamSpec,
+  type ConsumerSpec,
+  type PublishOptions,
+} from './lib/jetstream.connection';
+export { JetStreamServer, type JetStreamServerOptions, type JetStreamConsumerOptions } from './lib/jetstream.server';
+export { JetStreamContext } from './lib/jetstream.context';
+export { NonRetryableMessageError, isRetryable } from './lib/jetstream.exception';
+export { subjectMatches } from './lib/subject-match';
+export { JetStreamClient, type JetStreamClientOptions, type Identified } from './lib/jetstream.client';

@@ -1,0 +1,154 @@
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type JetStreamClient,
+  type JetStreamManager,
+  type KV,
+  type MsgHdrs,
+  type NatsConnection,
+  type PubAck,
+  RetentionPolicy,
+  StorageType,
+  connect,
+  headers as natsHeaders,
+} from 'nats';
+
+export interface StreamSpec {
+  name: string;
+  subjects: readonly string[];
+}
+
+export interface ConsumerSpec {
+  stream: string;
+  durable: string;
+  /** One filter subject: NATS 2.9 refuses more. */
+  filter: string;
+  ackWaitMs?: number;
+  maxDeliver?: number;
+  maxAckPending?: number;
+}
+
+export interface PublishOptions {
+  /** JetStream de-duplicates on it within the stream's duplicate window. */
+  msgId: string;
+  headers?: Record<string, string>;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const encodeJson = (value: unknown): Uint8Array => encoder.encode(JSON.stringify(value));
+export function decodeJson(data: Uint8Array): unknown {
+  return JSON.parse(decoder.decode(data));
+}
+
+/**
+ * One NATS connection with its JetStream client and manager. Framework-free; the Nest
+ * transport (`JetStreamServer`) and the publishers build on it.
+ */
+export class JetStreamConnection {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+  ) {}
+
+  static async connect(opts: { servers: string; name: string }): Promise<JetStreamConnection> {
+    const nc = await connect({
+      servers: opts.servers.split(',').map((s) => s.trim()),
+      name: opts.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+    const jsm = await nc.jetstreamManager();
+    return new JetStreamConnection(nc, nc.jetstream(), jsm);
+  }
+
+  /** Creates the stream, or brings its subjects up to date; safe to call from every replica. */
+  async ensureStream(spec: StreamSpec): Promise<void> {
+    const config = {
+      name: spec.name,
+      subjects: [...spec.subjects],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      // Seconds-wide de-duplication by Nats-Msg-Id (JetStream counts in nanoseconds).
+      duplicate_window: 2 * 60 * 1_000_000_000,
+    };
+    try {
+      const info = await this.jsm.streams.info(spec.name);
+      const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
+      if (missing.length > 0) {
+        await this.jsm.streams.update(spec.name, { ...info.config, subjects: [...info.config.subjects, ...missing] });
+      }
+    } catch (err) {
+      if (!isNotFound(err)) {
+        throw err;
+      }
+      try {
+        await this.jsm.streams.add(config);
+      } catch (addErr) {
+        // Another replica created it between our info and add.
+        if (!/already in use|exists/i.test(String((addErr as Error).message))) {
+          throw addErr;
+        }
+      }
+    }
+  }
+
+  /** Creates the durable pull consumer shared by every replica of a service (idempotent). */
+  async ensureConsumer(spec: ConsumerSpec): Promise<void> {
+    const config: Partial<ConsumerConfig> = {
+      durable_name: spec.durable,
+      filter_subject: spec.filter,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: (spec.ackWaitMs ?? 30_000) * 1_000_000,
+      max_deliver: spec.maxDeliver ?? 10,
+      max_ack_pending: spec.maxAckPending ?? 1000,
+    };
+    try {
+      const info = await this.jsm.consumers.info(spec.stream, spec.durable);
+      if (info.config.filter_subject !== spec.filter || info.config.ack_wait !== config.ack_wait) {
+        await this.jsm.consumers.update(spec.stream, spec.durable, {
+          filter_subject: spec.filter,
+          ack_wait: config.ack_wait,
+          max_deliver: config.max_deliver,
+          max_ack_pending: config.max_ack_pending,
+        });
+      }
+    } catch (err) {
+      if (!isNotFound(err)) {
+        throw err;
+      }
+      await this.jsm.consumers.add(spec.stream, config);
+    }
+  }
+
+  /** Publishes to a concrete subject and waits for the stream's acknowledgement. */
+  async publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PubAck> {
+    let hdrs: MsgHdrs | undefined;
+    if (opts.headers) {
+      hdrs = natsHeaders();
+      for (const [k, v] of Object.entries(opts.headers)) {
+        hdrs.set(k, v);
+      }
+    }
+    return this.js.publish(subject, encodeJson(payload), { msgID: opts.msgId, headers: hdrs });
+  }
+
+  async kv(bucket: string): Promise<KV> {
+    return this.js.views.kv(bucket, { history: 1 });
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) {
+      await this.nc.drain();
+    }
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  const e = err as { code?: string; api_error?: { err_code?: number }; message?: string };
+  return (
+    e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message))
+  );
+}

@@ -1,0 +1,164 @@
+import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import type { ConsumerMessages, JsMsg } from 'nats';
+import { lastValueFrom } from 'rxjs';
+import { type ConsumerSpec, JetStreamConnection, type StreamSpec, decodeJson } from './jetstream.connection';
+import { JetStreamContext } from './jetstream.context';
+import { isRetryable } from './jetstream.exception';
+import { subjectMatches } from './subject-match';
+
+export interface JetStreamConsumerOptions extends ConsumerSpec {
+  /** Messages handled at once by this process. */
+  concurrency?: number;
+}
+
+export interface JetStreamServerOptions {
+  /** The process's connection (owned and drained by whoever created it). */
+  connection: JetStreamConnection;
+  streams: readonly StreamSpec[];
+  consumers: readonly JetStreamConsumerOptions[];
+  /** Called once connected and set up, e.g. to start KV registration on the same connection. */
+  onReady?: (conn: JetStreamConnection) => Promise<void> | void;
+  /** Upper bound of the nak back-off. */
+  maxBackoffMs?: number;
+}
+
+/**
+ * NestJS transport over JetStream durable pull consumers. Handlers are bound with
+ * `@EventPattern('<subject or wildcard>')`. While a handler works the message gets in-progress
+ * acks; it is acked only after the handler resolved (a node handler resolves after its delta was
+ * published and acknowledged); a retryable error naks it with exponential back-off, a
+ * non-retryable one terminates it. `close()` stops pulling, lets in-flight handlers finish and
+ * leaves draining the connection to its owner.
+ */
+export class JetStreamServer extends Server implements CustomTransportStrategy {
+  private conn?: JetStreamConnection;
+  private readonly subscriptions: ConsumerMessages[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private closing = false;
+
+  constructor(private readonly options: JetStreamServerOptions) {
+    super();
+  }
+
+  get connection(): JetStreamConnection {
+    if (!this.conn) {
+      throw new Error('JetStream transport is not connected yet');
+    }
+    return this.conn;
+  }
+
+  async listen(callback: (err?: unknown) => void): Promise<void> {
+    try {
+      this.conn = this.options.connection;
+      for (const stream of this.options.streams) {
+        await this.conn.ensureStream(stream);
+      }
+      for (const consumer of this.options.consumers) {
+        await this.conn.ensureConsumer(consumer);
+      }
+      await this.options.onReady?.(this.conn);
+      for (const consumer of this.options.consumers) {
+        void this.consumeForever(consumer);
+      }
+      callback();
+    } catch (err) {
+      callback(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const sub of this.subscriptions) {
+      sub.stop();
+    }
+    const deadline = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+  }
+
+  on(): never {
+    throw new Error('JetStreamServer does not emit transport events');
+  }
+
+  unwrap<T>(): T {
+    return this.connection.nc as T;
+  }
+
+  private async consumeForever(spec: JetStreamConsumerOptions): Promise<void> {
+    const concurrency = spec.concurrency ?? 16;
+    while (!this.closing) {
+      try {
+        const consumer = await this.connection.js.consumers.get(spec.stream, spec.durable);
+        const messages = await consumer.consume({ max_messages: concurrency });
+        this.subscriptions.push(messages);
+        for await (const msg of messages) {
+          const work = this.handle(msg, spec).finally(() => this.inFlight.delete(work));
+          this.inFlight.add(work);
+          while (this.inFlight.size >= concurrency) {
+            await Promise.race(this.inFlight);
+          }
+          if (this.closing) {
+            break;
+          }
+        }
+      } catch (err) {
+        if (this.closing) {
+          return;
+        }
+        this.logger.error(`consumer ${spec.durable} stopped: ${(err as Error).message}; re-attaching`);
+        // The consumer may have been lost with a server restart: recreate it.
+        await new Promise((r) => setTimeout(r, 1000));
+        await this.connection.ensureConsumer(spec).catch(() => undefined);
+      }
+    }
+  }
+
+  private async handle(msg: JsMsg, spec: JetStreamConsumerOptions): Promise<void> {
+    const handler = this.findHandler(msg.subject);
+    if (!handler) {
+      this.logger.error(`no handler for subject ${msg.subject}; terminating the message`);
+      msg.term();
+      return;
+    }
+    let data: unknown;
+    try {
+      data = decodeJson(msg.data);
+    } catch {
+      this.logger.error(`message on ${msg.subject} is not JSON; terminating it`);
+      msg.term();
+      return;
+    }
+    // Keep the message ours while the handler works (LLM calls are slow).
+    const ackWait = spec.ackWaitMs ?? 30_000;
+    const heartbeat = setInterval(() => msg.working(), Math.max(1000, Math.floor(ackWait / 3)));
+    try {
+      const result = await handler(data, new JetStreamContext([msg]));
+      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+      clearInterval(heartbeat);
+      await msg.ackAck().catch(() => msg.ack());
+    } catch (err) {
+      clearInterval(heartbeat);
+      if (!isRetryable(err)) {
+        this.logger.error(`terminating message on ${msg.subject}: ${(err as Error).message}`);
+        msg.term();
+        return;
+      }
+      const attempt = msg.info.redeliveryCount;
+      const delay = Math.min(this.options.maxBackoffMs ?? 30_000, 250 * 2 ** Math.min(attempt, 10));
+      this.logger.warn(`retrying message on ${msg.subject} in ${delay} ms (delivery ${attempt}): ${(err as Error).message}`);
+      msg.nak(delay);
+    }
+  }
+
+  private findHandler(subject: string) {
+    const exact = this.messageHandlers.get(subject);
+    if (exact) {
+      return exact;
+    }
+    for (const [pattern, handler] of this.messageHandlers) {
+      if (subjectMatches(pattern, subject)) {
+        return handler;
+      }
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,9 @@
+export * from './lib/entities';
+export {
+  createDataSource,
+  dataSourceOptions,
+  runMigrationsLocked,
+  ensureDatabase,
+  MIGRATIONS,
+} from './lib/data-source';
+export { PgStateSource } from './lib/pg-state.source';

@@ -1,0 +1,72 @@
+import pg from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { InitialSchema1700000000000 } from '../migrations/1700000000000-initial-schema';
+import { ENTITIES } from './entities';
+
+export const MIGRATIONS = [InitialSchema1700000000000];
+
+export function dataSourceOptions(databaseUrl: string, opts: { poolSize?: number; name?: string } = {}): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url: databaseUrl,
+    // Passed explicitly: TypeORM requires `pg` dynamically, which bundlers and dist package.json miss.
+    driver: pg,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'typeorm_migrations',
+    synchronize: false,
+    logging: false,
+    poolSize: opts.poolSize ?? 10,
+    applicationName: opts.name ?? 'switchyard',
+    extra: { connectionTimeoutMillis: 5000 },
+  };
+}
+
+export async function createDataSource(
+  databaseUrl: string,
+  opts: { poolSize?: number; name?: string } = {},
+): Promise<DataSource> {
+  const ds = new DataSource(dataSourceOptions(databaseUrl, opts));
+  await ds.initialize();
+  return ds;
+}
+
+// Any constant; every process that migrates takes the same advisory lock, so replicas starting
+// together run the migrations once.
+const MIGRATION_LOCK = 727_274_001;
+
+/** Applies pending migrations under a Postgres advisory lock. Returns the names applied. */
+export async function runMigrationsLocked(ds: DataSource): Promise<string[]> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    return applied.map((m) => m.name);
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** Creates the database named in the URL when it does not exist (dev and CI convenience). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+        // 42P04: created concurrently by another process.
+        if (err.code !== '42P04') {
+          throw err;
+        }
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,30 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { RunStatus, Usage } from '@switchyard/contracts';
+
+export interface RunInput {
+  prompt: string;
+  files?: unknown[];
+}
+
+@Entity('runs')
+@Index('runs_tenant_request_uq', ['tenant_id', 'request_id'], { unique: true, where: 'request_id IS NOT NULL' })
+export class RunEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Index() @Column({ type: 'uuid' }) tenant_id!: string;
+  @Index() @Column({ type: 'uuid' }) thread_id!: string;
+  @Column({ type: 'text' }) agent_id!: string;
+  @Column({ type: 'integer', nullable: true }) turn!: number | null;
+  @Column({ type: 'text' }) status!: RunStatus;
+  @Column({ type: 'text', nullable: true }) request_id!: string | null;
+  @Column({ type: 'jsonb' }) input!: RunInput;
+  @Column({ type: 'jsonb', nullable: true }) output!: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) error!: { code: string; message: string } | null;
+  @Column({ type: 'jsonb', nullable: true }) usage!: Usage | null;
+  @Column({ type: 'integer', default: 0 }) steps!: number;
+  @Column({ type: 'integer', default: 50 }) max_steps!: number;
+  @Column({ type: 'boolean', default: false }) cancel_requested!: boolean;
+  @Column({ type: 'jsonb', default: {} }) metadata!: Record<string, unknown>;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
+  @Column({ type: 'timestamptz', nullable: true }) started_at!: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) finished_at!: Date | null;
+}

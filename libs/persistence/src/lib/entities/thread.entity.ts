@@ -1,0 +1,13 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+@Entity('threads')
+export class ThreadEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Index() @Column({ type: 'uuid' }) tenant_id!: string;
+  @Column({ type: 'text' }) agent_id!: string;
+  /** Number of deltas applied to the thread's state (RuntimeState.version). */
+  @Column({ type: 'integer', default: 0 }) version!: number;
+  @Column({ type: 'integer', default: 0 }) turns!: number;
+  @Column({ type: 'uuid', nullable: true }) active_run_id!: string | null;
+  @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
+}

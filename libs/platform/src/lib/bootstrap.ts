@@ -1,0 +1,50 @@
+import 'reflect-metadata';
+import type { INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import { ConfigException } from '@switchyard/config';
+import { JetStreamConnection, type JetStreamConsumerOptions, JetStreamServer, type StreamSpec } from '@switchyard/jetstream';
+
+export interface BootstrapOptions {
+  service: string;
+  /** HTTP port: the public API for the gateway, health and metrics for everyone. */
+  port: number;
+  /** JetStream consumers this service works from (none for the gateway). */
+  consumers?: JetStreamConsumerOptions[];
+  streams?: StreamSpec[];
+  /** Runs after the app is created and before it listens (e.g. migrations, body parsers). */
+  configure?: (app: INestApplication) => Promise<void> | void;
+}
+
+/** Starts a Switchyard service: HTTP + (optionally) the JetStream transport; exits cleanly on SIGTERM. */
+export async function bootstrapService(module: Type<unknown>, opts: BootstrapOptions): Promise<INestApplication> {
+  let app: INestApplication;
+  try {
+    app = await NestFactory.create(module, { bufferLogs: true });
+  } catch (err) {
+    if (err instanceof ConfigException) {
+      process.stderr.write(`${opts.service}: ${err.message}\n`);
+      process.exit(78); // EX_CONFIG
+    }
+    throw err;
+  }
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await opts.configure?.(app);
+  if (opts.consumers?.length) {
+    app.connectMicroservice(
+      {
+        strategy: new JetStreamServer({
+          connection: app.get(JetStreamConnection),
+          streams: opts.streams ?? [],
+          consumers: opts.consumers,
+        }),
+      },
+      { inheritAppConfig: true },
+    );
+    await app.startAllMicroservices();
+  }
+  await app.listen(opts.port, process.env['HOST'] ?? '0.0.0.0');
+  app.get(Logger).log({ msg: `${opts.service} listening`, port: opts.port, pid: process.pid });
+  return app;
+}

@@ -1,0 +1,86 @@
+import { type DynamicModule, Global, Module, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import Redis from 'ioredis';
+import { LoggerModule } from 'nestjs-pino';
+import { collectDefaultMetrics, register } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { type BaseEnv, baseEnvSchema, loadConfig } from '@switchyard/config';
+import { RunEventReader, RunEventWriter } from '@switchyard/events';
+import { JetStreamConnection } from '@switchyard/jetstream';
+import { PgStateSource, createDataSource } from '@switchyard/persistence';
+import { HealthController } from './health.controller';
+import { ServiceConfig } from './platform.tokens';
+import { Readiness } from './readiness';
+
+export interface PlatformOptions {
+  /** The service name: logs, metrics, NATS connection name, Postgres application_name. */
+  service: string;
+  /** Postgres pool size of this process. */
+  poolSize?: number;
+}
+
+class Shutdown implements OnApplicationShutdown {
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(Redis) private readonly redis: Redis,
+    @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
+  ) {}
+  async onApplicationShutdown(): Promise<void> {
+    await this.nats.close().catch(() => undefined);
+    this.redis.disconnect();
+    await this.ds.destroy().catch(() => undefined);
+  }
+}
+
+/**
+ * What every Switchyard service stands on: validated config, structured logs, one Postgres pool,
+ * one Redis client, one NATS connection, run events, health and metrics endpoints.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(opts: PlatformOptions): DynamicModule {
+    const env: BaseEnv = loadConfig(baseEnvSchema);
+    if (!register.getSingleMetric('process_cpu_seconds_total')) {
+      collectDefaultMetrics({ labels: { service: opts.service } });
+    }
+    const config: ServiceConfig = { service: opts.service, env };
+    return {
+      module: PlatformModule,
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        LoggerModule.forRoot({
+          pinoHttp: {
+            name: opts.service,
+            level: env.LOG_LEVEL,
+            autoLogging: false,
+            redact: ['req.headers.authorization', 'req.headers.cookie', '*.api_key', '*.secret'],
+            transport: env.LOG_FORMAT === 'pretty' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+          },
+        }),
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: ServiceConfig, useValue: config },
+        {
+          provide: DataSource,
+          useFactory: () => createDataSource(env.DATABASE_URL, { poolSize: opts.poolSize, name: opts.service }),
+        },
+        {
+          provide: Redis,
+          useFactory: () => new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, connectionName: opts.service }),
+        },
+        {
+          provide: JetStreamConnection,
+          useFactory: () => JetStreamConnection.connect({ servers: env.NATS_URL, name: `${opts.service}-${process.pid}` }),
+        },
+        { provide: RunEventWriter, useFactory: (redis: Redis) => new RunEventWriter(redis), inject: [Redis] },
+        { provide: RunEventReader, useFactory: (redis: Redis) => new RunEventReader(redis), inject: [Redis] },
+        { provide: PgStateSource, useFactory: (ds: DataSource) => new PgStateSource(ds), inject: [DataSource] },
+        Readiness,
+        Shutdown,
+      ],
+      exports: [ServiceConfig, DataSource, Redis, JetStreamConnection, RunEventWriter, RunEventReader, PgStateSource, Readiness],
+    };
+  }
+}

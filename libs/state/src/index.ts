@@ -1,0 +1,4 @@
+export { applyDelta, emptyState, addUsage, sumUsages, openTurnPatch } from './lib/apply-delta';
+export { allowedPaths, assertPatchAllowed, topLevelField } from './lib/allow-list';
+export { StateCache, type StateSource, type StateCacheStats } from './lib/state-cache';
+export { DeltaRejectedException, DeltaRejectionCode } from './lib/state.exception';

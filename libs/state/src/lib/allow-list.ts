@@ -1,0 +1,45 @@
+import type { JsonPatchOperation } from '@switchyard/contracts';
+import { DeltaRejectedException, DeltaRejectionCode } from './state.exception';
+
+// Which top-level fields of RuntimeState a node may patch. `version`, `action_history` and
+// `usage` belong to the reducer alone; `thread_id` never changes.
+const BY_NODE: Record<string, readonly string[]> = {
+  // The orchestrator opens a turn with the start action.
+  start: ['run_id', 'turn', 'prompts', 'task_goals', 'todos', 'chat_history', 'origin_files'],
+  intake: ['task_goals', 'scenario', 'output_style', 'output_structure', 'user_context'],
+  planner: ['task_goals', 'todos', 'scenario', 'output_style', 'output_structure'],
+  reflection: ['todos'],
+  memory: ['memory'],
+  retrieval: ['memory'],
+  output: ['chat_history', 'output_structure'],
+};
+// Nodes not named above are tools served by the tool-executor.
+const BY_SERVICE: Record<string, readonly string[]> = {
+  'tool-executor': ['preprocessed_files'],
+};
+
+export function allowedPaths(node: string, service?: string): readonly string[] {
+  return BY_NODE[node] ?? (service ? BY_SERVICE[service] : undefined) ?? [];
+}
+
+/** The top-level field a JSON Pointer addresses (`/todos/0/1/status` → `todos`). */
+export function topLevelField(pointer: string): string {
+  if (!pointer.startsWith('/')) {
+    throw new DeltaRejectedException(DeltaRejectionCode.PatchFailed, `patch path "${pointer}" is not a JSON Pointer`);
+  }
+  return pointer.slice(1).split('/')[0].replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Throws unless every operation of `patch` stays inside the node's allow-list. */
+export function assertPatchAllowed(node: string, service: string | undefined, patch: readonly JsonPatchOperation[]): void {
+  const allowed = allowedPaths(node, service);
+  for (const op of patch) {
+    const field = topLevelField(op.path);
+    if (!allowed.includes(field)) {
+      throw new DeltaRejectedException(
+        DeltaRejectionCode.PatchNotAllowed,
+        `node "${node}" may not patch "${op.path}" (allowed: ${allowed.length ? allowed.join(', ') : 'nothing'})`,
+      );
+    }
+  }
+}

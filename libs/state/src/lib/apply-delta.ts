@@ -1,0 +1,130 @@
+import { applyPatch, type Operation } from 'fast-json-patch';
+import {
+  type CommittedDelta,
+  type JsonPatchOperation,
+  type RuntimeState,
+  RuntimeStateSchema,
+  type Usage,
+  describeZodError,
+  ZERO_USAGE,
+} from '@switchyard/contracts';
+import { DeltaRejectedException, DeltaRejectionCode } from './state.exception';
+import { topLevelField } from './allow-list';
+
+export function emptyState(threadId: string, runId: string): RuntimeState {
+  return {
+    thread_id: threadId,
+    run_id: runId,
+    turn: 0,
+    version: 0,
+    prompts: [],
+    user_context: {},
+    memory: [],
+    output_style: '',
+    scenario: '',
+    output_structure: [],
+    task_goals: [],
+    origin_files: [],
+    preprocessed_files: { documents: {}, tables: {}, other_files: {} },
+    todos: [],
+    action_history: [],
+    chat_history: [],
+    usage: [],
+  };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    prompt_tokens: a.prompt_tokens + b.prompt_tokens,
+    completion_tokens: a.completion_tokens + b.completion_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+  };
+}
+
+const FIELD_SCHEMAS = RuntimeStateSchema.shape;
+type Field = keyof typeof FIELD_SCHEMAS;
+
+/**
+ * The one reducer: applies a committed delta and returns the next state.
+ *
+ * Pure and non-mutating, but it copies only the fields the delta touches (structural sharing),
+ * so applying a delta costs O(size of the delta + touched fields), not O(size of the state).
+ * Order: the patch first (the start action's patch opens the turn's lists), then the action is
+ * appended to `action_history[turn]` and its usage added to `usage[turn]`; `version` + 1.
+ */
+export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeState {
+  const next: RuntimeState = { ...state };
+  const patch: JsonPatchOperation[] = delta.patch ?? [];
+  if (patch.length > 0) {
+    const touched = new Set<Field>();
+    for (const op of patch) {
+      const field = topLevelField(op.path);
+      if (!(field in FIELD_SCHEMAS)) {
+        throw new DeltaRejectedException(DeltaRejectionCode.PatchFailed, `patch path "${op.path}" names no state field`);
+      }
+      touched.add(field as Field);
+    }
+    for (const field of touched) {
+      (next as Record<string, unknown>)[field] = structuredClone(state[field]);
+    }
+    try {
+      applyPatch(next, patch as Operation[], true, true, false);
+    } catch (err) {
+      throw new DeltaRejectedException(
+        DeltaRejectionCode.PatchFailed,
+        `patch could not be applied: ${(err as Error).message.split('\n')[0]}`,
+      );
+    }
+    for (const field of touched) {
+      const parsed = FIELD_SCHEMAS[field].safeParse(next[field]);
+      if (!parsed.success) {
+        throw new DeltaRejectedException(
+          DeltaRejectionCode.InvalidState,
+          `patch leaves "${field}" invalid: ${describeZodError(parsed.error)}`,
+        );
+      }
+    }
+  }
+  const turn = next.turn;
+  next.action_history = next.action_history.slice();
+  next.usage = next.usage.slice();
+  // The start action's patch moves `turn` one past the recorded turns: open the turn's lists,
+  // which belong to the reducer alone.
+  if (turn === next.action_history.length && turn === next.usage.length) {
+    next.action_history.push([]);
+    next.usage.push({ ...ZERO_USAGE });
+  }
+  const turnActions = next.action_history[turn];
+  if (!turnActions || next.usage[turn] === undefined) {
+    throw new DeltaRejectedException(
+      DeltaRejectionCode.TurnMismatch,
+      `turn ${turn} is not open (the thread has ${state.action_history.length} turns)`,
+    );
+  }
+  next.action_history[turn] = [...turnActions, delta.action];
+  next.usage[turn] = addUsage(next.usage[turn], delta.action.usage);
+  next.version = state.version + 1;
+  return next;
+}
+
+/** The patch with which the orchestrator's `start` action opens turn `turn` of a thread. */
+export function openTurnPatch(input: {
+  run_id: string;
+  turn: number;
+  prompt: string;
+  origin_files?: RuntimeState['origin_files'];
+}): JsonPatchOperation[] {
+  return [
+    { op: 'replace', path: '/run_id', value: input.run_id },
+    { op: 'replace', path: '/turn', value: input.turn },
+    { op: 'add', path: '/prompts/-', value: input.prompt },
+    { op: 'add', path: '/task_goals/-', value: '' },
+    { op: 'add', path: '/todos/-', value: [] },
+    { op: 'add', path: '/chat_history/-', value: { role: 'user', content: input.prompt } },
+    { op: 'replace', path: '/origin_files', value: input.origin_files ?? [] },
+  ];
+}
+
+export function sumUsages(list: readonly Usage[]): Usage {
+  return list.reduce(addUsage, { ...ZERO_USAGE });
+}

@@ -1,0 +1,71 @@
+import { LRUCache } from 'lru-cache';
+import type { CommittedDelta, RuntimeState } from '@switchyard/contracts';
+import { applyDelta } from './apply-delta';
+
+/** Where the cache reads the truth from (Postgres in production: libs/persistence). */
+export interface StateSource {
+  /** The state at exactly `version` (latest snapshot ≤ version + the deltas after it). */
+  load(threadId: string, version: number): Promise<RuntimeState>;
+  /** The committed deltas with afterVersion < version ≤ uptoVersion, in order. */
+  deltasBetween(threadId: string, afterVersion: number, uptoVersion: number): Promise<CommittedDelta[]>;
+}
+
+export interface StateCacheStats {
+  hits: number;
+  catchUps: number;
+  misses: number;
+}
+
+/**
+ * An LRU of thread states, one per thread at the newest version asked for. A task for version v
+ * is served from memory when the cached state is at v, by applying only the missing deltas (one
+ * indexed query) when it is behind, and by a full load otherwise.
+ */
+export class StateCache {
+  private readonly lru: LRUCache<string, RuntimeState>;
+  readonly stats: StateCacheStats = { hits: 0, catchUps: 0, misses: 0 };
+
+  constructor(
+    private readonly source: StateSource,
+    maxThreads = 1000,
+  ) {
+    this.lru = new LRUCache({ max: maxThreads });
+  }
+
+  async get(threadId: string, version: number): Promise<RuntimeState> {
+    const cached = this.lru.get(threadId);
+    if (cached && cached.version === version) {
+      this.stats.hits++;
+      return cached;
+    }
+    let state: RuntimeState;
+    if (cached && cached.version < version) {
+      this.stats.catchUps++;
+      const deltas = await this.source.deltasBetween(threadId, cached.version, version);
+      state = deltas.reduce(applyDelta, cached);
+      if (state.version !== version) {
+        // A gap in the log (should not happen): fall back to a full load.
+        state = await this.source.load(threadId, version);
+      }
+    } else {
+      this.stats.misses++;
+      state = await this.source.load(threadId, version);
+    }
+    if (!cached || cached.version <= state.version) {
+      this.lru.set(threadId, state);
+    }
+    return state;
+  }
+
+  /** Records a state the caller computed itself (the orchestrator after a commit). */
+  put(state: RuntimeState): void {
+    const cached = this.lru.get(state.thread_id);
+    if (!cached || cached.version <= state.version) {
+      this.lru.set(state.thread_id, state);
+    }
+  }
+
+  evict(threadId: string): void {
+    this.lru.delete(threadId);
+  }
+}

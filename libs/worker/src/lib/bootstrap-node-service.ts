@@ -1,0 +1,27 @@
+import type { INestApplication, Type } from '@nestjs/common';
+import { STREAMS, taskFilter } from '@switchyard/contracts';
+import { bootstrapService } from '@switchyard/platform';
+
+/** Starts a node service: HTTP health on `port`, and the shared durable consumer of its tasks. */
+export function bootstrapNodeService(
+  module: Type<unknown>,
+  opts: { service: string; port: number; concurrency?: number },
+): Promise<INestApplication> {
+  return bootstrapService(module, {
+    service: opts.service,
+    port: opts.port,
+    streams: [STREAMS.tasks, STREAMS.deltas, STREAMS.runs],
+    consumers: [
+      {
+        stream: STREAMS.tasks.name,
+        durable: `svc-${opts.service}`,
+        filter: taskFilter(opts.service),
+        ackWaitMs: 30_000,
+        // The runtime turns the last delivery's failure into the action's error; JetStream's own
+        // limit sits above it so that message is never dropped silently.
+        maxDeliver: 10,
+        concurrency: opts.concurrency ?? 16,
+      },
+    ],
+  });
+}

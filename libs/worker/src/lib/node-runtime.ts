@@ -1,0 +1,175 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  type Action,
+  type ActionError,
+  type DeltaMessage,
+  type JsonPatchOperation,
+  type RuntimeState,
+  SUBJECTS,
+  StateDeltaSchema,
+  type TaskMessage,
+  TaskMessageSchema,
+  type Usage,
+  ZERO_USAGE,
+  deltaSubject,
+  describeZodError,
+} from '@switchyard/contracts';
+import { RunEventWriter } from '@switchyard/events';
+import { JetStreamConnection, type JetStreamContext, NonRetryableMessageError, isRetryable } from '@switchyard/jetstream';
+import { ServiceConfig } from '@switchyard/platform';
+import { StateCache } from '@switchyard/state';
+import { CancelRegistry } from './cancel.registry';
+
+/** What a node's code receives. Treat `state` as read-only: it is shared with the cache. */
+export interface NodeInput {
+  task: TaskMessage;
+  state: Readonly<RuntimeState>;
+  /** Aborted when the run is cancelled: pass it to every LLM and HTTP call. */
+  signal: AbortSignal;
+  attempt: number;
+  /** Streams a piece of generated text to the run's event stream (`token` events). */
+  emitToken: (text: string) => Promise<void>;
+}
+
+/** What a node's code returns; the runtime turns it into the action of a delta. */
+export interface NodeOutput {
+  preparation?: string;
+  summary: string;
+  result: unknown;
+  next: string[];
+  usage?: Usage;
+  patch?: JsonPatchOperation[];
+  context?: Action['context'];
+  relevance?: number;
+  error?: ActionError;
+}
+
+export type NodeImpl = (input: NodeInput) => Promise<NodeOutput>;
+
+/** Deliveries of one task before a retryable failure becomes the action's error. */
+export const MAX_DELIVER = 5;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Runs one task of a node: validates the message, reads the state at the task's version from the
+ * cache, calls the node's code with a cancel signal, and publishes the resulting delta with a
+ * publish ack (`Nats-Msg-Id` = task id) before the transport acks the task.
+ */
+@Injectable()
+export class NodeRuntime {
+  private readonly logger = new Logger(NodeRuntime.name);
+
+  constructor(
+    @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
+    @Inject(StateCache) private readonly cache: StateCache,
+    @Inject(RunEventWriter) private readonly events: RunEventWriter,
+    @Inject(CancelRegistry) private readonly cancels: CancelRegistry,
+    @Inject(ServiceConfig) private readonly config: ServiceConfig,
+  ) {}
+
+  async execute(data: unknown, ctx: JetStreamContext, impl: NodeImpl): Promise<void> {
+    const task = await this.parseTask(data, ctx.getSubject());
+    const log = { run_id: task.run_id, thread_id: task.thread_id, task_id: task.task_id, node: task.node };
+    if (this.cancels.isCancelled(task.run_id)) {
+      this.logger.log({ ...log, msg: 'task of a cancelled run skipped' });
+      return;
+    }
+    const deliveries = ctx.getDeliveryCount();
+    const attempt = task.attempt + deliveries - 1;
+    const startedAt = new Date().toISOString();
+    await this.events
+      .append(task.run_id, 'node_started', { node: task.node, task_id: task.task_id, attempt })
+      .catch((err: Error) => this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }));
+
+    const state = await this.cache.get(task.thread_id, task.version);
+    const { signal, release } = this.cancels.open(task.run_id);
+    let out: NodeOutput;
+    try {
+      out = await impl({
+        task,
+        state,
+        signal,
+        attempt,
+        emitToken: async (text) => {
+          await this.events.append(task.run_id, 'token', { node: task.node, task_id: task.task_id, text });
+        },
+      });
+    } catch (err) {
+      if (signal.aborted) {
+        this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });
+        return;
+      }
+      const e = err as Error & { code?: string };
+      if (isRetryable(err) && deliveries < MAX_DELIVER) {
+        this.logger.warn({ ...log, err: e, msg: `node failed (delivery ${deliveries}/${MAX_DELIVER}); will retry` });
+        throw err;
+      }
+      this.logger.error({ ...log, err: e, msg: 'node failed; the run fails with its error' });
+      out = {
+        summary: `${task.node} failed: ${e.message}`,
+        result: null,
+        next: [],
+        error: { code: typeof e.code === 'string' ? e.code : 'node_failed', message: e.message || String(err) },
+      };
+    } finally {
+      release();
+    }
+
+    const delta = {
+      action: {
+        node: task.node,
+        preparation: out.preparation ?? '',
+        summary: out.summary,
+        result: out.result ?? null,
+        ...(out.context ? { context: out.context } : {}),
+        ...(out.relevance !== undefined ? { relevance: out.relevance } : {}),
+        usage: out.usage ?? { ...ZERO_USAGE },
+        next: out.next,
+        ...(out.error ? { error: out.error } : {}),
+        started_at: startedAt,
+        finished_at: new Date().toISOString(),
+        attempt,
+      },
+      ...(out.patch?.length ? { patch: out.patch } : {}),
+    };
+    // A node bug must surface as a failed run with a clear message, not as a poison delta.
+    const checked = StateDeltaSchema.safeParse(delta);
+    const message: DeltaMessage = {
+      task_id: task.task_id,
+      run_id: task.run_id,
+      node: task.node,
+      base_version: task.version,
+      delta: checked.success
+        ? checked.data
+        : {
+            action: {
+              ...delta.action,
+              result: null,
+              next: [],
+              error: { code: 'invalid_delta', message: `node produced an invalid delta: ${describeZodError(checked.error)}` },
+            },
+          },
+    };
+    await this.nats.publish(deltaSubject(this.config.service), message, { msgId: task.task_id });
+    this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
+  }
+
+  private async parseTask(data: unknown, subject: string): Promise<TaskMessage> {
+    const parsed = TaskMessageSchema.safeParse(data);
+    if (parsed.success) {
+      return parsed.data;
+    }
+    const reason = describeZodError(parsed.error);
+    const runId = (data as { run_id?: unknown } | null)?.run_id;
+    this.logger.error({ subject, run_id: runId, msg: `invalid task message: ${reason}` });
+    if (typeof runId === 'string' && UUID.test(runId)) {
+      await this.nats.publish(
+        SUBJECTS.runFail,
+        { run_id: runId, code: 'invalid_task', message: `invalid task on ${subject}: ${reason}`, subject },
+        { msgId: `fail:${subject}:${runId}:${(data as { task_id?: unknown }).task_id ?? ''}` },
+      );
+    }
+    throw new NonRetryableMessageError(`invalid task message on ${subject}: ${reason}`);
+  }
+}

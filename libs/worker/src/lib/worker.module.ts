@@ -1,0 +1,30 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { PgStateSource } from '@switchyard/persistence';
+import { StateCache } from '@switchyard/state';
+import { CancelRegistry } from './cancel.registry';
+import { NodeRegistrar } from './node-registrar';
+import { NodeRuntime } from './node-runtime';
+
+/** Everything a node service needs to serve tasks: the runtime, the state cache, registration, cancel. */
+@Module({})
+export class WorkerModule {
+  static forRoot(opts: { cacheThreads?: number } = {}): DynamicModule {
+    return {
+      module: WorkerModule,
+      global: true,
+      imports: [DiscoveryModule],
+      providers: [
+        {
+          provide: StateCache,
+          useFactory: (source: PgStateSource) => new StateCache(source, opts.cacheThreads ?? 1000),
+          inject: [PgStateSource],
+        },
+        CancelRegistry,
+        NodeRegistrar,
+        NodeRuntime,
+      ],
+      exports: [StateCache, CancelRegistry, NodeRuntime, NodeRegistrar],
+    };
+  }
+}
