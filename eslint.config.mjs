@@ -124,7 +124,7 @@ export default defineConfig(
       ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       // In files with decorators (NestJS DI) typescript-eslint skips this rule because
       // tsconfig has experimentalDecorators + emitDecoratorMetadata.
       '@typescript-eslint/consistent-type-imports': [

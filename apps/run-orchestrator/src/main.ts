@@ -10,8 +10,22 @@ void bootstrapService(AppModule, {
   streams: [STREAMS.runs, STREAMS.tasks, STREAMS.deltas],
   consumers: [
     // One durable consumer per stream, shared by every orchestrator replica.
-    { stream: STREAMS.runs.name, durable: 'orchestrator-runs', filter: 'sy.run.>', ackWaitMs: 30_000, maxDeliver: 20, concurrency: 32 },
-    { stream: STREAMS.deltas.name, durable: 'orchestrator-deltas', filter: 'sy.delta.>', ackWaitMs: 30_000, maxDeliver: 20, concurrency: 32 },
+    {
+      stream: STREAMS.runs.name,
+      durable: 'orchestrator-runs',
+      filter: 'sy.run.>',
+      ackWaitMs: 30_000,
+      maxDeliver: 20,
+      concurrency: 32,
+    },
+    {
+      stream: STREAMS.deltas.name,
+      durable: 'orchestrator-deltas',
+      filter: 'sy.delta.>',
+      ackWaitMs: 30_000,
+      maxDeliver: 20,
+      concurrency: 32,
+    },
   ],
   configure: async (app) => {
     await runMigrationsLocked(app.get(DataSource));

@@ -1,1 +1,9 @@
-export { loadConfig, ConfigException, baseEnvSchema, llmEnvSchema, port, type BaseEnv, type LlmEnv } from './lib/load-config';
+export {
+  loadConfig,
+  ConfigException,
+  baseEnvSchema,
+  llmEnvSchema,
+  port,
+  type BaseEnv,
+  type LlmEnv,
+} from './lib/load-config';

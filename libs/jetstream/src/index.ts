@@ -6,7 +6,11 @@ export {
   type ConsumerSpec,
   type PublishOptions,
 } from './lib/jetstream.connection';
-export { JetStreamServer, type JetStreamServerOptions, type JetStreamConsumerOptions } from './lib/jetstream.server';
+export {
+  JetStreamServer,
+  type JetStreamServerOptions,
+  type JetStreamConsumerOptions,
+} from './lib/jetstream.server';
 export { JetStreamContext } from './lib/jetstream.context';
 export { NonRetryableMessageError, isRetryable } from './lib/jetstream.exception';
 export { subjectMatches } from './lib/subject-match';

@@ -26,7 +26,9 @@ export class OutputController {
   private async answer({ state, signal, emitToken }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
     const actions = state.action_history[turn] ?? [];
-    const evidence = actions.filter(isEvidence).map((a) => `- ${a.node}: ${a.error ? `error: ${a.error.message}` : JSON.stringify(a.result)}`);
+    const evidence = actions
+      .filter(isEvidence)
+      .map((a) => `- ${a.node}: ${a.error ? `error: ${a.error.message}` : JSON.stringify(a.result)}`);
     const system = [
       SYSTEM,
       state.output_style ? `Style: ${state.output_style}` : '',
@@ -37,7 +39,9 @@ export class OutputController {
     let answer = '';
     let last: AIMessageChunk | undefined;
     try {
-      const stream = await this.models.chat().stream([new SystemMessage(system), new HumanMessage(state.prompts[turn])], { signal });
+      const stream = await this.models
+        .chat()
+        .stream([new SystemMessage(system), new HumanMessage(state.prompts[turn])], { signal });
       for await (const chunk of stream) {
         last = last ? last.concat(chunk) : chunk;
         const text = typeof chunk.content === 'string' ? chunk.content : '';

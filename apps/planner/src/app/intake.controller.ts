@@ -8,7 +8,6 @@ import { ChatModels, LlmCallException, classifyLlmError, parseJsonReply, usageOf
 import { sumUsages } from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
 
-
 const IntakeReplySchema = z.object({
   task_goal: z.string().min(1),
   scenario: z.string().default(''),
@@ -66,8 +65,15 @@ export class IntakeController {
         };
       }
       lastError = parsed.error;
-      messages.push(new AIMessage(String(reply.content)), new HumanMessage(`Your reply was invalid: ${lastError}. Reply again with the JSON object only.`));
+      messages.push(
+        new AIMessage(String(reply.content)),
+        new HumanMessage(`Your reply was invalid: ${lastError}. Reply again with the JSON object only.`),
+      );
     }
-    throw new LlmCallException(`intake: the model's reply did not parse after ${PARSE_ATTEMPTS} attempts: ${lastError}`, 'unparseable_reply', false);
+    throw new LlmCallException(
+      `intake: the model's reply did not parse after ${PARSE_ATTEMPTS} attempts: ${lastError}`,
+      'unparseable_reply',
+      false,
+    );
   }
 }

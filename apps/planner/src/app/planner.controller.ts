@@ -1,6 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
 import { type Action, type PlannerResult, PlannerResultSchema, type ToolCall } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
@@ -33,7 +39,11 @@ export class PlannerController {
   private async plan({ state, signal }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
     const tools = this.directory.list().filter((n) => n.tool && n.kind === 'service');
-    const messages = conversation(state.prompts[turn], state.task_goals[turn], state.action_history[turn] ?? []);
+    const messages = conversation(
+      state.prompts[turn],
+      state.task_goals[turn],
+      state.action_history[turn] ?? [],
+    );
     const model = tools.length
       ? this.models.chat().bindTools(
           tools.map((t) => ({
@@ -50,7 +60,10 @@ export class PlannerController {
       name: c.name,
       args: c.args,
     }));
-    const result: PlannerResult = { content: typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content), tool_calls: calls };
+    const result: PlannerResult = {
+      content: typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content),
+      tool_calls: calls,
+    };
     const preparation = `Offered ${tools.length} tools (${tools.map((t) => t.name).join(', ') || 'none'}) to ${this.models.modelName} with ${messages.length} messages.`;
     if (calls.length === 0) {
       return { preparation, summary: 'Ready to answer.', result, usage: usageOf(reply), next: ['output'] };
@@ -75,7 +88,11 @@ function conversation(prompt: string, goal: string, actions: readonly Action[]):
   const notes = actions
     .filter((a) => a.node === 'reflection' || a.node === 'memory')
     .map((a) => `- ${a.node}: ${a.summary}`);
-  const system = [SYSTEM, goal ? `Task goal: ${goal}` : '', notes.length ? `Notes so far:\n${notes.join('\n')}` : '']
+  const system = [
+    SYSTEM,
+    goal ? `Task goal: ${goal}` : '',
+    notes.length ? `Notes so far:\n${notes.join('\n')}` : '',
+  ]
     .filter(Boolean)
     .join('\n\n');
   const messages: BaseMessage[] = [new SystemMessage(system), new HumanMessage(prompt)];
@@ -88,7 +105,12 @@ function conversation(prompt: string, goal: string, actions: readonly Action[]):
         messages.push(
           new AIMessage({
             content: parsed.success ? parsed.data.content : '',
-            tool_calls: pending.map((c) => ({ id: c.id, name: c.name, args: c.args, type: 'tool_call' as const })),
+            tool_calls: pending.map((c) => ({
+              id: c.id,
+              name: c.name,
+              args: c.args,
+              type: 'tool_call' as const,
+            })),
           }),
         );
       }

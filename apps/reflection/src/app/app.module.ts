@@ -5,7 +5,11 @@ import { WorkerModule } from '@switchyard/worker';
 import { ReflectionController } from './reflection.controller';
 
 @Module({
-  imports: [PlatformModule.forRoot({ service: 'reflection' }), WorkerModule.forRoot(), ModelsModule.forRoot()],
+  imports: [
+    PlatformModule.forRoot({ service: 'reflection' }),
+    WorkerModule.forRoot(),
+    ModelsModule.forRoot(),
+  ],
   controllers: [ReflectionController],
 })
 export class AppModule {}

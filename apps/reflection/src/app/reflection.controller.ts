@@ -1,6 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
 import { z } from 'zod';
 import { type Action, PlannerResultSchema, type Todo, type Usage } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
@@ -48,7 +54,12 @@ export class ReflectionController {
       messages.push(
         new AIMessage({
           content: call.content,
-          tool_calls: call.tool_calls.map((c) => ({ id: c.id, name: c.name, args: c.args, type: 'tool_call' as const })),
+          tool_calls: call.tool_calls.map((c) => ({
+            id: c.id,
+            name: c.name,
+            args: c.args,
+            type: 'tool_call' as const,
+          })),
         }),
       );
       const pending = [...call.tool_calls];
@@ -84,7 +95,13 @@ export class ReflectionController {
           result: v,
           relevance: v.match === 'full' ? 1 : v.match === 'part' ? 0.5 : 0,
           usage: sumUsages(usages),
-          patch: todoUpdates(state.todos[turn] ?? [], turn, call?.tool_calls.map((c) => c.id) ?? [], results, v.match),
+          patch: todoUpdates(
+            state.todos[turn] ?? [],
+            turn,
+            call?.tool_calls.map((c) => c.id) ?? [],
+            results,
+            v.match,
+          ),
           next: ['planner'],
         };
       }
@@ -107,14 +124,23 @@ function latestToolRound(actions: readonly Action[]) {
   for (let i = actions.length - 1; i >= 0; i--) {
     if (actions[i].node === 'planner') {
       const parsed = PlannerResultSchema.safeParse(actions[i].result);
-      return { call: parsed.success ? parsed.data : undefined, results: actions.slice(i + 1).filter((a) => a.node !== 'reflection') };
+      return {
+        call: parsed.success ? parsed.data : undefined,
+        results: actions.slice(i + 1).filter((a) => a.node !== 'reflection'),
+      };
     }
   }
   return { call: undefined, results: [] as Action[] };
 }
 
 /** Marks the todos of the judged calls done (or failed, with the error kept in their history). */
-function todoUpdates(todos: readonly Todo[], turn: number, callIds: string[], results: Action[], match: string) {
+function todoUpdates(
+  todos: readonly Todo[],
+  turn: number,
+  callIds: string[],
+  results: Action[],
+  match: string,
+) {
   const failed = new Map(results.filter((r) => r.error).map((r) => [r.node, r.error!.message]));
   return todos.flatMap((todo, i) => {
     if (!callIds.includes(todo.id) || todo.status !== 'in_progress') {
@@ -123,7 +149,11 @@ function todoUpdates(todos: readonly Todo[], turn: number, callIds: string[], re
     const toolName = todo.content.split(' ')[0];
     const error = failed.get(toolName);
     const status = error || match === 'none' ? ('failed' as const) : ('done' as const);
-    const value: Todo = { ...todo, status, ...(error ? { error_history: [...(todo.error_history ?? []), error] } : {}) };
+    const value: Todo = {
+      ...todo,
+      status,
+      ...(error ? { error_history: [...(todo.error_history ?? []), error] } : {}),
+    };
     return [{ op: 'replace' as const, path: `/todos/${turn}/${i}`, value }];
   });
 }

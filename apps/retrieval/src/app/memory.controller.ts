@@ -22,7 +22,9 @@ export class MemoryController {
       const items = relatedTurns(state);
       return {
         preparation: `Compared the prompt with ${state.turn} earlier turn(s) of the thread.`,
-        summary: items.length ? `Found ${items.length} related earlier turn(s).` : 'No related history found.',
+        summary: items.length
+          ? `Found ${items.length} related earlier turn(s).`
+          : 'No related history found.',
         result: { found: items.length },
         patch: [{ op: 'replace', path: '/memory', value: items }],
         next: ['planner'],

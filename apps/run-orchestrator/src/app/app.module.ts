@@ -13,7 +13,11 @@ import { TaskOutbox } from './task-outbox.service';
   imports: [PlatformModule.forRoot({ service: 'run-orchestrator', poolSize: 20 })],
   controllers: [RunsConsumer],
   providers: [
-    { provide: StateCache, useFactory: (source: PgStateSource) => new StateCache(source, 5000), inject: [PgStateSource] },
+    {
+      provide: StateCache,
+      useFactory: (source: PgStateSource) => new StateCache(source, 5000),
+      inject: [PgStateSource],
+    },
     NodeDirectory,
     RunStepper,
     TaskOutbox,

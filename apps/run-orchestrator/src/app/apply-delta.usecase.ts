@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
-import { type Action, type DeltaMessage, type RuntimeState, type StateDelta, isTerminal } from '@switchyard/contracts';
+import {
+  type Action,
+  type DeltaMessage,
+  type RuntimeState,
+  type StateDelta,
+  isTerminal,
+} from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { RunFailureCode } from './orchestrator.exception';
@@ -37,9 +43,14 @@ export class ApplyDeltaUseCase {
     let committed: RuntimeState | undefined;
     const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
       const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
-      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [msg.run_id])) as RunRow[];
+      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
+        msg.run_id,
+      ])) as RunRow[];
       if (!run) {
-        throw new NonRetryableMessageError(`delta for run ${msg.run_id}, which does not exist`, 'unknown_run');
+        throw new NonRetryableMessageError(
+          `delta for run ${msg.run_id}, which does not exist`,
+          'unknown_run',
+        );
       }
       if (isTerminal(run.status)) {
         this.logger.log({ ...log, msg: `late delta discarded: run is ${run.status}` });
@@ -57,17 +68,21 @@ export class ApplyDeltaUseCase {
         return noEffects(run.id);
       }
       if (task.node !== msg.node || msg.delta.action.node !== msg.node) {
-        return this.fail(m, run, `delta for task ${task.id} of node "${task.node}" claims node "${msg.delta.action.node}"`);
+        return this.fail(
+          m,
+          run,
+          `delta for task ${task.id} of node "${task.node}" claims node "${msg.delta.action.node}"`,
+        );
       }
       try {
         assertPatchAllowed(msg.node, service, msg.delta.patch ?? []);
       } catch (err) {
         return this.reject(m, run, err);
       }
-      await m.query(`UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`, [
-        task.id,
-        JSON.stringify(msg.delta),
-      ]);
+      await m.query(
+        `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
+        [task.id, JSON.stringify(msg.delta)],
+      );
       const stepTasks = (await m.query(
         'SELECT id, node, status, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
         [run.id, task.step],
@@ -78,7 +93,9 @@ export class ApplyDeltaUseCase {
       }
       stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
 
-      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1', [run.thread_id])) as { version: number }[];
+      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1', [run.thread_id])) as {
+        version: number;
+      }[];
       let state = await this.cache.get(run.thread_id, thread.version);
       const actions: Action[] = [];
       const rows: unknown[][] = [];
@@ -94,12 +111,18 @@ export class ApplyDeltaUseCase {
       } catch (err) {
         return this.reject(m, run, err);
       }
-      const values = rows.map((_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`);
+      const values = rows.map(
+        (_, i) =>
+          `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`,
+      );
       await m.query(
         `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
         rows.flat(),
       );
-      await m.query(`UPDATE run_tasks SET status = 'applied' WHERE run_id = $1 AND step = $2`, [run.id, task.step]);
+      await m.query(`UPDATE run_tasks SET status = 'applied' WHERE run_id = $1 AND step = $2`, [
+        run.id,
+        task.step,
+      ]);
       await m.query('UPDATE threads SET version = $2 WHERE id = $1', [run.thread_id, state.version]);
       committed = state;
       return this.stepper.advance(m, run, state, actions, task.step);

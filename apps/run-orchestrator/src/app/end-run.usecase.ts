@@ -28,9 +28,15 @@ export class EndRunUseCase {
     return this.end(msg.run_id, 'cancelled', null);
   }
 
-  private async end(runId: string, status: 'failed' | 'cancelled', error: { code: string; message: string } | null): Promise<void> {
+  private async end(
+    runId: string,
+    status: 'failed' | 'cancelled',
+    error: { code: string; message: string } | null,
+  ): Promise<void> {
     const effects = await this.ds.transaction(async (m) => {
-      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [runId])) as RunRow[];
+      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
+        runId,
+      ])) as RunRow[];
       if (!run || isTerminal(run.status)) {
         this.logger.log({ run_id: runId, msg: `${status} ignored: run is ${run ? run.status : 'unknown'}` });
         return noEffects(runId);

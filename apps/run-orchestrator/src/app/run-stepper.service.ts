@@ -21,13 +21,26 @@ export class RunStepper {
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
   ) {}
 
-  async advance(m: EntityManager, run: RunRow, state: RuntimeState, actions: Action[], step: number): Promise<StepEffects> {
+  async advance(
+    m: EntityManager,
+    run: RunRow,
+    state: RuntimeState,
+    actions: Action[],
+    step: number,
+  ): Promise<StepEffects> {
     const effects: StepEffects = {
       runId: run.id,
       tasks: [],
       events: actions.map((a) => ({
         type: 'action' as const,
-        payload: { id: a.id, node: a.node, summary: a.summary, next: a.next, usage: a.usage, ...(a.error ? { error: a.error } : {}) },
+        payload: {
+          id: a.id,
+          node: a.node,
+          summary: a.summary,
+          next: a.next,
+          usage: a.usage,
+          ...(a.error ? { error: a.error } : {}),
+        },
       })),
       finished: false,
     };
@@ -37,8 +50,20 @@ export class RunStepper {
 
     if (next.length === 0) {
       const answer = last.result as { answer?: unknown } | null;
-      const output = answer && typeof answer === 'object' && 'answer' in answer ? (answer as Record<string, unknown>) : null;
-      return this.finish(m, run, state, effects, steps, last.error ? 'failed' : 'succeeded', last.error ?? null, output);
+      const output =
+        answer && typeof answer === 'object' && 'answer' in answer
+          ? (answer as Record<string, unknown>)
+          : null;
+      return this.finish(
+        m,
+        run,
+        state,
+        effects,
+        steps,
+        last.error ? 'failed' : 'succeeded',
+        last.error ?? null,
+        output,
+      );
     }
     if (steps >= run.max_steps) {
       return this.finish(m, run, state, effects, steps, 'failed', {
@@ -95,9 +120,19 @@ export class RunStepper {
     await m.query(
       `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = now()
        WHERE id = $1`,
-      [run.id, status, error ? JSON.stringify(error) : null, output ? JSON.stringify(output) : null, usage ? JSON.stringify(usage) : null, steps],
+      [
+        run.id,
+        status,
+        error ? JSON.stringify(error) : null,
+        output ? JSON.stringify(output) : null,
+        usage ? JSON.stringify(usage) : null,
+        steps,
+      ],
     );
-    await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [run.thread_id, run.id]);
+    await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [
+      run.thread_id,
+      run.id,
+    ]);
     if (state) {
       // Bounded load cost for the next turn: its state starts from here.
       await m.query(
@@ -119,7 +154,20 @@ async function insertTasks(m: EntityManager, tasks: TaskRow[]): Promise<void> {
   if (tasks.length === 0) {
     return;
   }
-  const cols = ['id', 'run_id', 'thread_id', 'turn', 'step', 'seq', 'call_index', 'node', 'subject', 'version', 'attempt', 'deadline'] as const;
+  const cols = [
+    'id',
+    'run_id',
+    'thread_id',
+    'turn',
+    'step',
+    'seq',
+    'call_index',
+    'node',
+    'subject',
+    'version',
+    'attempt',
+    'deadline',
+  ] as const;
   const values: unknown[] = [];
   const rows = tasks.map((t, i) => {
     values.push(...cols.map((c) => t[c]));

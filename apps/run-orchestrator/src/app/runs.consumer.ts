@@ -50,7 +50,11 @@ export class RunsConsumer {
   }
 
   /** An invalid message is logged with its subject, fails its run, and is terminated. */
-  private async parse<S extends z.ZodType>(schema: S, data: unknown, ctx: JetStreamContext): Promise<z.infer<S>> {
+  private async parse<S extends z.ZodType>(
+    schema: S,
+    data: unknown,
+    ctx: JetStreamContext,
+  ): Promise<z.infer<S>> {
     const parsed = schema.safeParse(data);
     if (parsed.success) {
       return parsed.data;

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type Action, type CommittedDelta, type RunStartMessage, type RuntimeState, ZERO_USAGE } from '@switchyard/contracts';
+import {
+  type Action,
+  type CommittedDelta,
+  type RunStartMessage,
+  type RuntimeState,
+  ZERO_USAGE,
+} from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
 import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
@@ -28,9 +34,14 @@ export class StartRunUseCase {
   async execute(msg: RunStartMessage): Promise<void> {
     let committed: RuntimeState | undefined;
     const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
-      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [msg.run_id])) as RunRow[];
+      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
+        msg.run_id,
+      ])) as RunRow[];
       if (!run) {
-        throw new NonRetryableMessageError(`sy.run.start names run ${msg.run_id}, which does not exist`, 'unknown_run');
+        throw new NonRetryableMessageError(
+          `sy.run.start names run ${msg.run_id}, which does not exist`,
+          'unknown_run',
+        );
       }
       if (run.status !== 'queued') {
         this.logger.log({ run_id: run.id, msg: `start ignored: run is already ${run.status}` });
@@ -39,11 +50,15 @@ export class StartRunUseCase {
       if (run.cancel_requested) {
         return this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
       }
-      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1 FOR UPDATE', [run.thread_id])) as {
+      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1 FOR UPDATE', [
+        run.thread_id,
+      ])) as {
         version: number;
       }[];
       const before =
-        thread.version === 0 ? emptyState(run.thread_id, run.id) : await this.source.load(run.thread_id, thread.version, m);
+        thread.version === 0
+          ? emptyState(run.thread_id, run.id)
+          : await this.source.load(run.thread_id, thread.version, m);
       const turn = before.action_history.length;
       const now = new Date().toISOString();
       const action: Action = {
@@ -78,7 +93,10 @@ export class StartRunUseCase {
         state.version,
         run.id,
       ]);
-      await m.query(`UPDATE runs SET status = 'running', started_at = now(), turn = $2 WHERE id = $1`, [run.id, turn]);
+      await m.query(`UPDATE runs SET status = 'running', started_at = now(), turn = $2 WHERE id = $1`, [
+        run.id,
+        turn,
+      ]);
       const effects = await this.stepper.advance(m, { ...run, turn }, state, [action], 0);
       effects.events.unshift({ type: 'status', payload: { status: 'running' } });
       committed = state;

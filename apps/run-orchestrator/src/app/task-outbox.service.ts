@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_EVENTS_TTL_SECONDS, RunEventWriter } from '@switchyard/events';
 import { type TaskMessage, cancelSubject } from '@switchyard/contracts';
@@ -72,7 +78,9 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
         return this.nats.publish(t.subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),
     );
-    await this.ds.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [tasks.map((t) => t.id)]);
+    await this.ds.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
+      tasks.map((t) => t.id),
+    ]);
   }
 
   private async sweep(): Promise<void> {

@@ -6,7 +6,12 @@ const schema = z.object({
   SWITCHYARD_HTTP_ALLOW_HOSTS: z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
   SWITCHYARD_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
 });
 

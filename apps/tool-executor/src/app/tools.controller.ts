@@ -2,7 +2,12 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
-import { CalculatorError, calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
+import {
+  CalculatorError,
+  calculatorInputSchema,
+  calculatorTool,
+  evaluateExpression,
+} from '../tools/calculator.tool';
 import { HttpGetError, httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { ToolExecutorConfig } from './tool-executor.config';
 import { ToolInputException, toolArgs } from './tool-call.resolver';

@@ -11,7 +11,9 @@ function errorOf(expression: string): CalculatorError {
   try {
     evaluateExpression(expression);
   } catch (error) {
-    if (error instanceof CalculatorError) return error;
+    if (error instanceof CalculatorError) {
+      return error;
+    }
     throw error;
   }
   throw new Error(`expected ${JSON.stringify(expression)} to fail`);

@@ -114,7 +114,9 @@ function tokenize(expression: string): Token[] {
     if (/[\d.]/.test(char)) {
       NUMBER_RE.lastIndex = offset;
       const match = NUMBER_RE.exec(expression);
-      if (!match) throw new CalculatorError('syntax_error', `malformed number ${at(offset)}`, offset + 1);
+      if (!match) {
+        throw new CalculatorError('syntax_error', `malformed number ${at(offset)}`, offset + 1);
+      }
       // `1e` or `2e+` would otherwise lex as a number followed by the constant e.
       if (/^[eE](?:[+-]|$|[^A-Za-z0-9_])/.test(expression.slice(offset + match[0].length))) {
         throw new CalculatorError('syntax_error', `malformed number ${at(offset)}`, offset + 1);
@@ -169,10 +171,14 @@ class Parser {
   constructor(private readonly tokens: Token[]) {}
 
   parse(): number {
-    if (this.peek().kind === 'end') throw new CalculatorError('syntax_error', 'empty expression', 1);
+    if (this.peek().kind === 'end') {
+      throw new CalculatorError('syntax_error', 'empty expression', 1);
+    }
     const value = this.parseExpression();
     const next = this.peek();
-    if (next.kind !== 'end') this.unexpected(next);
+    if (next.kind !== 'end') {
+      this.unexpected(next);
+    }
     return value;
   }
 
@@ -216,7 +222,9 @@ class Parser {
   private parsePower(): number {
     const base = this.parsePrimary();
     const token = this.peek();
-    if (token.text !== '^' && token.text !== '**') return base;
+    if (token.text !== '^' && token.text !== '**') {
+      return base;
+    }
     this.index++;
     // The exponent is a unary so `2^-1` works; recursing into it makes `^` right-associative.
     const exponent = this.nested(token, () => this.parseUnary());
@@ -246,21 +254,27 @@ class Parser {
     const constant = CONSTANTS.get(name);
     const fn = FUNCTIONS.get(name);
     if (constant !== undefined) {
-      if (isCall) throw syntax(`'${token.text}' ${at(token.offset)} is a constant, not a function`, token);
+      if (isCall) {
+        throw syntax(`'${token.text}' ${at(token.offset)} is a constant, not a function`, token);
+      }
       return constant;
     }
-    if (!fn)
+    if (!fn) {
       throw syntax(
         `unknown ${isCall ? 'function' : 'identifier'} '${token.text}' ${at(token.offset)}`,
         token,
       );
-    if (!isCall)
+    }
+    if (!isCall) {
       throw syntax(`function '${token.text}' ${at(token.offset)} must be called with parentheses`, token);
+    }
 
     const open = this.next();
     const args = this.nested(token, () => {
       const values: number[] = [];
-      if (this.peek().kind === ')') return values;
+      if (this.peek().kind === ')') {
+        return values;
+      }
       values.push(this.parseExpression());
       while (this.peek().kind === ',') {
         this.index++;
@@ -302,7 +316,9 @@ class Parser {
       this.index++;
       return;
     }
-    if (token.kind === 'end') throw syntax(`unclosed '${opener.text}' ${at(opener.offset)}`, opener);
+    if (token.kind === 'end') {
+      throw syntax(`unclosed '${opener.text}' ${at(opener.offset)}`, opener);
+    }
     throw syntax(`expected '${kind}' but found ${describeToken(token)}`, token);
   }
 
@@ -317,7 +333,9 @@ class Parser {
   private next(): Token {
     const token = this.tokens[this.index];
     // The 'end' token stays put so a parser that overruns keeps seeing it.
-    if (token.kind !== 'end') this.index++;
+    if (token.kind !== 'end') {
+      this.index++;
+    }
     return token;
   }
 }
@@ -328,7 +346,9 @@ function syntax(message: string, token: Token): CalculatorError {
 
 // Overflow (10^400), domain errors (sqrt(-1), log(0)) and the like all surface as non-finite numbers.
 function checked(value: number, token: Token, what = `'${token.text}'`): number {
-  if (Number.isFinite(value)) return value;
+  if (Number.isFinite(value)) {
+    return value;
+  }
   const reason = Number.isNaN(value) ? 'is not a real number' : 'is out of range';
   throw new CalculatorError(
     'math_error',

@@ -23,7 +23,9 @@ const FAKE_DNS: Record<string, string[]> = {
 };
 const fakeLookup: HostLookup = async (hostname) => {
   const addresses = FAKE_DNS[hostname];
-  if (!addresses) throw new Error(`test DNS has no entry for ${hostname}`);
+  if (!addresses) {
+    throw new Error(`test DNS has no entry for ${hostname}`);
+  }
   return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
 };
 
@@ -31,7 +33,9 @@ async function failure(promise: Promise<unknown>): Promise<HttpGetError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof HttpGetError) return error;
+    if (error instanceof HttpGetError) {
+      return error;
+    }
     throw error;
   }
   throw new Error('expected the fetch to fail');
@@ -64,8 +68,11 @@ describe(httpGet.name, () => {
         res.writeHead(307, { location: url.searchParams.get('to') ?? '/' }).end();
       } else if (chain) {
         const left = Number(chain[1]);
-        if (left === 0) res.writeHead(200).end('end of chain');
-        else res.writeHead(301, { location: `/chain/${left - 1}` }).end();
+        if (left === 0) {
+          res.writeHead(200).end('end of chain');
+        } else {
+          res.writeHead(301, { location: `/chain/${left - 1}` }).end();
+        }
       } else if (url.pathname === '/loop') {
         res.writeHead(302, { location: '/loop' }).end();
       } else if (url.pathname === '/stall-body') {
@@ -202,7 +209,9 @@ describe(httpGet.name, () => {
     ])('returns %s as a result with status %p', async (path, status, body) => {
       const result = await httpGet({ url: `${base}${path}` }, local);
       expect(result).toMatchObject({ status, body });
-      if (path === '/no-type') expect(result.content_type).toBeNull();
+      if (path === '/no-type') {
+        expect(result.content_type).toBeNull();
+      }
     });
 
     it.each([

@@ -112,7 +112,9 @@ export function forbiddenAddressReason(address: string): string | undefined {
     return reason && `${reason} (IPv4-mapped ${parsed.toIPv4Address().toString()})`;
   }
   const range = parsed.range();
-  if (range !== 'unicast') return RANGE_LABELS[range] ?? `a non-public (${range}) address`;
+  if (range !== 'unicast') {
+    return RANGE_LABELS[range] ?? `a non-public (${range}) address`;
+  }
   // ipaddr calls unassigned IPv6 space (e.g. IPv4-compatible ::7f00:1) unicast; public hosts live in 2000::/3.
   if (parsed instanceof ipaddr.IPv6 && !parsed.match(GLOBAL_UNICAST_V6)) {
     return 'outside the global unicast range 2000::/3';
@@ -131,7 +133,9 @@ function normalizeHost(host: string): string {
 
 /** The URL for messages: credentials never reach logs or the model. */
 function display(url: URL): string {
-  if (!url.username && !url.password) return url.href;
+  if (!url.username && !url.password) {
+    return url.href;
+  }
   const copy = new URL(url.href);
   copy.username = '';
   copy.password = '';
@@ -191,7 +195,9 @@ async function vetHost(
 
   if (isIP(host)) {
     const reason = allowed ? undefined : forbiddenAddressReason(host);
-    if (reason) throw refuse(`${host} is ${reason}`);
+    if (reason) {
+      throw refuse(`${host} is ${reason}`);
+    }
     return undefined;
   }
   if (!allowed && (host === 'localhost' || host.endsWith('.localhost'))) {
@@ -202,7 +208,9 @@ async function vetHost(
   try {
     answers = await untilAborted(lookup(url.hostname), signal);
   } catch (error) {
-    if (signal.aborted) throw error;
+    if (signal.aborted) {
+      throw error;
+    }
     throw new HttpGetError('network_error', `cannot resolve ${host}${context}: ${(error as Error).message}`);
   }
   // Trust the address text, not the family a custom lookup claims.
@@ -214,7 +222,9 @@ async function vetHost(
     // One bad answer is enough: the connection could land on any of them.
     for (const { address } of addresses) {
       const reason = forbiddenAddressReason(address);
-      if (reason) throw refuse(`${host} resolves to ${address}, ${reason}`);
+      if (reason) {
+        throw refuse(`${host} resolves to ${address}, ${reason}`);
+      }
     }
   }
   return addresses;
@@ -345,9 +355,13 @@ export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): P
       current = parseUrl(location, current, ` (redirected from ${display(start)})`);
     }
   } catch (error) {
-    if (error instanceof HttpGetError) throw error;
+    if (error instanceof HttpGetError) {
+      throw error;
+    }
     // Which signal fired decides the code; the error itself is just Node's AbortError.
-    if (opts.signal?.aborted) throw new HttpGetError('aborted', `fetch of ${display(current)} was aborted`);
+    if (opts.signal?.aborted) {
+      throw new HttpGetError('aborted', `fetch of ${display(current)} was aborted`);
+    }
     if (timeout.signal.aborted) {
       throw new HttpGetError('timeout', `fetch of ${display(current)} timed out after ${timeoutMs} ms`);
     }

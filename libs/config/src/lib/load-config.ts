@@ -10,7 +10,10 @@ export class ConfigException extends Error {
 }
 
 /** Validates `env` against `schema` once, at boot; the result is the only place config is read from. */
-export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigException(
@@ -28,13 +31,16 @@ export function loadConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Process
 const isSecret = (name: string): boolean => /KEY|TOKEN|SECRET|PASSWORD/i.test(name);
 
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL with scheme ${protocols.join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL with scheme ${protocols.join(' or ')}`,
+  );
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 

@@ -1,4 +1,10 @@
-import type { DeltaMessage, RunCancelMessage, RunFailMessage, RunStartMessage, TaskMessage } from './messages.schema';
+import type {
+  DeltaMessage,
+  RunCancelMessage,
+  RunFailMessage,
+  RunStartMessage,
+  TaskMessage,
+} from './messages.schema';
 
 // Streams and subjects (DESIGN.md §4). NATS 2.9 allows one filter subject per consumer, so
 // subjects are grouped by the service that consumes them.

@@ -48,7 +48,11 @@ export class RunEventWriter {
   }
 
   /** Several events in one round trip, in order. */
-  async appendMany(runId: string, events: { type: EventType; payload: unknown }[], ttlSeconds?: number): Promise<void> {
+  async appendMany(
+    runId: string,
+    events: { type: EventType; payload: unknown }[],
+    ttlSeconds?: number,
+  ): Promise<void> {
     if (events.length === 0 && ttlSeconds === undefined) {
       return;
     }
@@ -74,7 +78,10 @@ export class RunEventReader {
 
   async after(runId: string, afterSeq: string | null, count = 500): Promise<RunEvent[]> {
     const start = afterSeq ? `(${afterSeq}` : '-';
-    const rows = (await this.redis.xrange(eventsKey(runId), start, '+', 'COUNT', count)) as [string, Fields][];
+    const rows = (await this.redis.xrange(eventsKey(runId), start, '+', 'COUNT', count)) as [
+      string,
+      Fields,
+    ][];
     return rows.map(([id, fields]) => toEvent(runId, id, fields));
   }
 
@@ -89,9 +96,15 @@ export class RunEventReader {
 
   /** Blocks up to `blockMs` for events after `afterSeq` (use a dedicated connection). */
   async follow(runId: string, afterSeq: string | null, blockMs: number): Promise<RunEvent[]> {
-    const res = (await this.redis.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', eventsKey(runId), afterSeq ?? '0-0')) as
-      | [string, [string, Fields][]][]
-      | null;
+    const res = (await this.redis.xread(
+      'COUNT',
+      500,
+      'BLOCK',
+      blockMs,
+      'STREAMS',
+      eventsKey(runId),
+      afterSeq ?? '0-0',
+    )) as [string, [string, Fields][]][] | null;
     if (!res) {
       return [];
     }

@@ -34,7 +34,10 @@ export class JetStreamClient extends ClientProxy {
       return this.conn;
     }
     this.connecting ??= (async () => {
-      const conn = await JetStreamConnection.connect({ servers: this.options.servers, name: this.options.name });
+      const conn = await JetStreamConnection.connect({
+        servers: this.options.servers,
+        name: this.options.name,
+      });
       for (const stream of this.options.streams) {
         await conn.ensureStream(stream);
       }

@@ -78,7 +78,10 @@ export class JetStreamConnection {
       const info = await this.jsm.streams.info(spec.name);
       const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
       if (missing.length > 0) {
-        await this.jsm.streams.update(spec.name, { ...info.config, subjects: [...info.config.subjects, ...missing] });
+        await this.jsm.streams.update(spec.name, {
+          ...info.config,
+          subjects: [...info.config.subjects, ...missing],
+        });
       }
     } catch (err) {
       if (!isNotFound(err)) {
@@ -149,6 +152,8 @@ export class JetStreamConnection {
 function isNotFound(err: unknown): boolean {
   const e = err as { code?: string; api_error?: { err_code?: number }; message?: string };
   return (
-    e?.api_error?.err_code === 10059 || e?.api_error?.err_code === 10014 || /not found/i.test(String(e?.message))
+    e?.api_error?.err_code === 10059 ||
+    e?.api_error?.err_code === 10014 ||
+    /not found/i.test(String(e?.message))
   );
 }

@@ -1,7 +1,12 @@
 import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
 import type { ConsumerMessages, JsMsg } from 'nats';
 import { lastValueFrom } from 'rxjs';
-import { type ConsumerSpec, JetStreamConnection, type StreamSpec, decodeJson } from './jetstream.connection';
+import {
+  type ConsumerSpec,
+  type JetStreamConnection,
+  type StreamSpec,
+  decodeJson,
+} from './jetstream.connection';
 import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
 import { subjectMatches } from './subject-match';
@@ -144,7 +149,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       }
       const attempt = msg.info.redeliveryCount;
       const delay = Math.min(this.options.maxBackoffMs ?? 30_000, 250 * 2 ** Math.min(attempt, 10));
-      this.logger.warn(`retrying message on ${msg.subject} in ${delay} ms (delivery ${attempt}): ${(err as Error).message}`);
+      this.logger.warn(
+        `retrying message on ${msg.subject} in ${delay} ms (delivery ${attempt}): ${(err as Error).message}`,
+      );
       msg.nak(delay);
     }
   }

@@ -6,7 +6,10 @@ export function parseJsonReply<S extends z.ZodType>(
   text: string,
   schema: S,
 ): { ok: true; value: z.infer<S> } | { ok: false; error: string } {
-  const body = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const body = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -14,5 +17,7 @@ export function parseJsonReply<S extends z.ZodType>(
     return { ok: false, error: `the reply is not JSON (${(err as Error).message})` };
   }
   const parsed = schema.safeParse(json);
-  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: describeZodError(parsed.error) };
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, error: describeZodError(parsed.error) };
 }

@@ -5,7 +5,10 @@ import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [InitialSchema1700000000000];
 
-export function dataSourceOptions(databaseUrl: string, opts: { poolSize?: number; name?: string } = {}): DataSourceOptions {
+export function dataSourceOptions(
+  databaseUrl: string,
+  opts: { poolSize?: number; name?: string } = {},
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,

@@ -9,7 +9,11 @@ import { type StateSource, applyDelta, emptyState } from '@switchyard/state';
 export class PgStateSource implements StateSource {
   constructor(private readonly ds: DataSource) {}
 
-  async load(threadId: string, version: number, manager: EntityManager = this.ds.manager): Promise<RuntimeState> {
+  async load(
+    threadId: string,
+    version: number,
+    manager: EntityManager = this.ds.manager,
+  ): Promise<RuntimeState> {
     const snaps: { version: number; state: RuntimeState }[] = await manager.query(
       `SELECT version, state FROM state_snapshots WHERE thread_id = $1 AND version <= $2
        ORDER BY version DESC LIMIT 1`,

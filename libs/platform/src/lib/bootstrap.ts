@@ -3,7 +3,12 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { ConfigException } from '@switchyard/config';
-import { JetStreamConnection, type JetStreamConsumerOptions, JetStreamServer, type StreamSpec } from '@switchyard/jetstream';
+import {
+  JetStreamConnection,
+  type JetStreamConsumerOptions,
+  JetStreamServer,
+  type StreamSpec,
+} from '@switchyard/jetstream';
 
 export interface BootstrapOptions {
   service: string;
@@ -17,7 +22,10 @@ export interface BootstrapOptions {
 }
 
 /** Starts a Switchyard service: HTTP + (optionally) the JetStream transport; exits cleanly on SIGTERM. */
-export async function bootstrapService(module: Type<unknown>, opts: BootstrapOptions): Promise<INestApplication> {
+export async function bootstrapService(
+  module: Type<unknown>,
+  opts: BootstrapOptions,
+): Promise<INestApplication> {
   let app: INestApplication;
   try {
     app = await NestFactory.create(module, { bufferLogs: true });

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import type { KV, QueuedIterator, KvEntry } from 'nats';
 import { NODE_REGISTRY_BUCKET, type NodeRegistration, NodeRegistrationSchema } from '@switchyard/contracts';
 import { JetStreamConnection, decodeJson } from '@switchyard/jetstream';

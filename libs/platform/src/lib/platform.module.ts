@@ -55,7 +55,10 @@ export class PlatformModule {
             level: env.LOG_LEVEL,
             autoLogging: false,
             redact: ['req.headers.authorization', 'req.headers.cookie', '*.api_key', '*.secret'],
-            transport: env.LOG_FORMAT === 'pretty' ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
+            transport:
+              env.LOG_FORMAT === 'pretty'
+                ? { target: 'pino-pretty', options: { singleLine: true } }
+                : undefined,
           },
         }),
       ],
@@ -64,23 +67,39 @@ export class PlatformModule {
         { provide: ServiceConfig, useValue: config },
         {
           provide: DataSource,
-          useFactory: () => createDataSource(env.DATABASE_URL, { poolSize: opts.poolSize, name: opts.service }),
+          useFactory: () =>
+            createDataSource(env.DATABASE_URL, { poolSize: opts.poolSize, name: opts.service }),
         },
         {
           provide: Redis,
-          useFactory: () => new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, connectionName: opts.service }),
+          useFactory: () =>
+            new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, connectionName: opts.service }),
         },
         {
           provide: JetStreamConnection,
-          useFactory: () => JetStreamConnection.connect({ servers: env.NATS_URL, name: `${opts.service}-${process.pid}` }),
+          useFactory: () =>
+            JetStreamConnection.connect({ servers: env.NATS_URL, name: `${opts.service}-${process.pid}` }),
         },
         { provide: RunEventWriter, useFactory: (redis: Redis) => new RunEventWriter(redis), inject: [Redis] },
         { provide: RunEventReader, useFactory: (redis: Redis) => new RunEventReader(redis), inject: [Redis] },
-        { provide: PgStateSource, useFactory: (ds: DataSource) => new PgStateSource(ds), inject: [DataSource] },
+        {
+          provide: PgStateSource,
+          useFactory: (ds: DataSource) => new PgStateSource(ds),
+          inject: [DataSource],
+        },
         Readiness,
         Shutdown,
       ],
-      exports: [ServiceConfig, DataSource, Redis, JetStreamConnection, RunEventWriter, RunEventReader, PgStateSource, Readiness],
+      exports: [
+        ServiceConfig,
+        DataSource,
+        Redis,
+        JetStreamConnection,
+        RunEventWriter,
+        RunEventReader,
+        PgStateSource,
+        Readiness,
+      ],
     };
   }
 }

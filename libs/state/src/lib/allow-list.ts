@@ -25,13 +25,20 @@ export function allowedPaths(node: string, service?: string): readonly string[] 
 /** The top-level field a JSON Pointer addresses (`/todos/0/1/status` → `todos`). */
 export function topLevelField(pointer: string): string {
   if (!pointer.startsWith('/')) {
-    throw new DeltaRejectedException(DeltaRejectionCode.PatchFailed, `patch path "${pointer}" is not a JSON Pointer`);
+    throw new DeltaRejectedException(
+      DeltaRejectionCode.PatchFailed,
+      `patch path "${pointer}" is not a JSON Pointer`,
+    );
   }
   return pointer.slice(1).split('/')[0].replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /** Throws unless every operation of `patch` stays inside the node's allow-list. */
-export function assertPatchAllowed(node: string, service: string | undefined, patch: readonly JsonPatchOperation[]): void {
+export function assertPatchAllowed(
+  node: string,
+  service: string | undefined,
+  patch: readonly JsonPatchOperation[],
+): void {
   const allowed = allowedPaths(node, service);
   for (const op of patch) {
     const field = topLevelField(op.path);

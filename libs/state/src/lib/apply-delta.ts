@@ -60,7 +60,10 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
     for (const op of patch) {
       const field = topLevelField(op.path);
       if (!(field in FIELD_SCHEMAS)) {
-        throw new DeltaRejectedException(DeltaRejectionCode.PatchFailed, `patch path "${op.path}" names no state field`);
+        throw new DeltaRejectedException(
+          DeltaRejectionCode.PatchFailed,
+          `patch path "${op.path}" names no state field`,
+        );
       }
       touched.add(field as Field);
     }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { KV } from 'nats';
 import { NODE_REGISTRY_BUCKET, type NodeRegistration } from '@switchyard/contracts';
@@ -33,9 +39,10 @@ export class NodeRegistrar implements OnApplicationBootstrap, OnApplicationShutd
         }
         const proto = Object.getPrototypeOf(instance) as object;
         for (const method of this.scanner.getAllMethodNames(proto)) {
-          const spec = Reflect.getMetadata(NODE_SPEC, (proto as Record<string, unknown>)[method] as object) as
-            | NodeSpec
-            | undefined;
+          const spec = Reflect.getMetadata(
+            NODE_SPEC,
+            (proto as Record<string, unknown>)[method] as object,
+          ) as NodeSpec | undefined;
           if (spec) {
             this.specs.push(spec);
           }

@@ -15,7 +15,12 @@ import {
   describeZodError,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
-import { JetStreamConnection, type JetStreamContext, NonRetryableMessageError, isRetryable } from '@switchyard/jetstream';
+import {
+  JetStreamConnection,
+  type JetStreamContext,
+  NonRetryableMessageError,
+  isRetryable,
+} from '@switchyard/jetstream';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
@@ -80,7 +85,9 @@ export class NodeRuntime {
     const startedAt = new Date().toISOString();
     await this.events
       .append(task.run_id, 'node_started', { node: task.node, task_id: task.task_id, attempt })
-      .catch((err: Error) => this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }));
+      .catch((err: Error) =>
+        this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
+      );
 
     const state = await this.cache.get(task.thread_id, task.version);
     const { signal, release } = this.cancels.open(task.run_id);
@@ -102,7 +109,11 @@ export class NodeRuntime {
       }
       const e = err as Error & { code?: string };
       if (isRetryable(err) && deliveries < MAX_DELIVER) {
-        this.logger.warn({ ...log, err: e, msg: `node failed (delivery ${deliveries}/${MAX_DELIVER}); will retry` });
+        this.logger.warn({
+          ...log,
+          err: e,
+          msg: `node failed (delivery ${deliveries}/${MAX_DELIVER}); will retry`,
+        });
         throw err;
       }
       this.logger.error({ ...log, err: e, msg: 'node failed; the run fails with its error' });
@@ -110,7 +121,10 @@ export class NodeRuntime {
         summary: `${task.node} failed: ${e.message}`,
         result: null,
         next: [],
-        error: { code: typeof e.code === 'string' ? e.code : 'node_failed', message: e.message || String(err) },
+        error: {
+          code: typeof e.code === 'string' ? e.code : 'node_failed',
+          message: e.message || String(err),
+        },
       };
     } finally {
       release();
@@ -147,7 +161,10 @@ export class NodeRuntime {
               ...delta.action,
               result: null,
               next: [],
-              error: { code: 'invalid_delta', message: `node produced an invalid delta: ${describeZodError(checked.error)}` },
+              error: {
+                code: 'invalid_delta',
+                message: `node produced an invalid delta: ${describeZodError(checked.error)}`,
+              },
             },
           },
     };

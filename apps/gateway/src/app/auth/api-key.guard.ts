@@ -1,4 +1,10 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable, createParamDecorator } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  createParamDecorator,
+} from '@nestjs/common';
 import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiErrorCode, ApiException } from '../http/api.exception';

@@ -24,13 +24,21 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof ApiException) {
       return {
         status: statusOf(exception.code),
-        body: { error: { code: exception.code, message: exception.message, ...(exception.details ? { details: exception.details } : {}) } },
+        body: {
+          error: {
+            code: exception.code,
+            message: exception.message,
+            ...(exception.details ? { details: exception.details } : {}),
+          },
+        },
       };
     }
     // Body-parser errors (express) carry a `type` and a status.
     const e = exception as { type?: string; status?: number; message?: string };
     if (e?.type === 'entity.too.large') {
-      return this.toBody(new ApiException(ApiErrorCode.PayloadTooLarge, 'the request body exceeds the 1 MiB limit'));
+      return this.toBody(
+        new ApiException(ApiErrorCode.PayloadTooLarge, 'the request body exceeds the 1 MiB limit'),
+      );
     }
     if (e?.type === 'entity.parse.failed') {
       return this.toBody(new ApiException(ApiErrorCode.InvalidRequest, 'the request body is not valid JSON'));
@@ -38,7 +46,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const code =
-        status === 404 ? ApiErrorCode.NotFound : status === 401 ? ApiErrorCode.Unauthorized : status < 500 ? ApiErrorCode.InvalidRequest : ApiErrorCode.Internal;
+        status === 404
+          ? ApiErrorCode.NotFound
+          : status === 401
+            ? ApiErrorCode.Unauthorized
+            : status < 500
+              ? ApiErrorCode.InvalidRequest
+              : ApiErrorCode.Internal;
       const message = status === 404 ? 'no such route' : exception.message;
       return { status, body: { error: { code, message } } };
     }

@@ -13,15 +13,19 @@ export interface StreamDeps {
   status: () => Promise<string | undefined>;
 }
 
-const frame = (e: RunEvent): string =>
-  `id: ${e.seq}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`;
+const frame = (e: RunEvent): string => `id: ${e.seq}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 /**
  * Writes a run's events as SSE: every stored event after the cursor, then the live ones as they
  * are appended (blocking XREAD on a connection of its own), until `done`. A comment heartbeat
  * keeps proxies from closing an idle stream.
  */
-export async function streamRunEvents(res: Response, runId: string, after: string | null, deps: StreamDeps): Promise<void> {
+export async function streamRunEvents(
+  res: Response,
+  runId: string,
+  after: string | null,
+  deps: StreamDeps,
+): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -64,16 +68,24 @@ export async function streamRunEvents(res: Response, runId: string, after: strin
       }
       if (events.length === 0 && open) {
         const status = await deps.status();
-        if (status && isTerminal(status as never) && (await deps.reader.after(runId, cursor, 1)).length === 0) {
+        if (
+          status &&
+          isTerminal(status as never) &&
+          (await deps.reader.after(runId, cursor, 1)).length === 0
+        ) {
           // The run ended but its `done` never reached Redis: say so rather than hang.
-          res.write(`event: done\ndata: ${JSON.stringify({ run_id: runId, event_type: 'done', payload: { status }, ts: Date.now() })}\n\n`);
+          res.write(
+            `event: done\ndata: ${JSON.stringify({ run_id: runId, event_type: 'done', payload: { status }, ts: Date.now() })}\n\n`,
+          );
           return;
         }
       }
     }
   } catch (err) {
     if (open) {
-      res.write(`event: error\ndata: ${JSON.stringify({ run_id: runId, event_type: 'error', payload: { code: 'unavailable', message: 'the event stream broke; reconnect with Last-Event-ID' }, ts: Date.now() })}\n\n`);
+      res.write(
+        `event: error\ndata: ${JSON.stringify({ run_id: runId, event_type: 'error', payload: { code: 'unavailable', message: 'the event stream broke; reconnect with Last-Event-ID' }, ts: Date.now() })}\n\n`,
+      );
     }
     if (open) {
       throw err;

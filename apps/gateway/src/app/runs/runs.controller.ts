@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import Redis from 'ioredis';
 import { RunEventReader } from '@switchyard/events';
@@ -53,10 +65,14 @@ export class RunsController {
     await this.runs.get(tenant.tenantId, runId);
     const raw = afterSeq ?? lastEventId;
     if (raw !== undefined && !/^(\d+|\d+-\d+)$/.test(raw)) {
-      throw new ApiException(ApiErrorCode.InvalidRequest, 'Last-Event-ID must be an event id or an integer count');
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'Last-Event-ID must be an event id or an integer count',
+      );
     }
     // An integer cursor means "after the first n events".
-    const cursor = raw === undefined ? null : /^\d+$/.test(raw) ? await this.reader.idOfNth(runId, Number(raw)) : raw;
+    const cursor =
+      raw === undefined ? null : /^\d+$/.test(raw) ? await this.reader.idOfNth(runId, Number(raw)) : raw;
     await streamRunEvents(res, runId, cursor, {
       redis: this.redis,
       reader: this.reader,

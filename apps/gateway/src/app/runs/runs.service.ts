@@ -56,57 +56,66 @@ export class RunsService {
    */
   async create(tenantId: string, body: CreateRunBody): Promise<{ created: boolean; run: CreatedRun }> {
     const runId = randomUUID();
-    const result = await this.ds.transaction(async (m) => {
-      let threadId = body.thread_id;
-      if (threadId) {
-        const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-          threadId,
-          tenantId,
-        ])) as { id: string }[];
-        if (!thread) {
-          throw ApiException.notFound('thread');
+    const result = await this.ds
+      .transaction(async (m) => {
+        let threadId = body.thread_id;
+        if (threadId) {
+          const [thread] = (await m.query(
+            'SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE',
+            [threadId, tenantId],
+          )) as { id: string }[];
+          if (!thread) {
+            throw ApiException.notFound('thread');
+          }
+        } else {
+          threadId = randomUUID();
+          await m.query('INSERT INTO threads (id, tenant_id, agent_id) VALUES ($1, $2, $3)', [
+            threadId,
+            tenantId,
+            body.agent_id,
+          ]);
         }
-      } else {
-        threadId = randomUUID();
-        await m.query('INSERT INTO threads (id, tenant_id, agent_id) VALUES ($1, $2, $3)', [threadId, tenantId, body.agent_id]);
-      }
-      const inserted = (await m.query(
-        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps)
+        const inserted = (await m.query(
+          `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps)
          VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8)
          ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
          RETURNING id, thread_id, status, created_at`,
-        [
-          runId,
-          tenantId,
-          threadId,
-          body.agent_id,
-          body.request_id ?? null,
-          JSON.stringify(body.input),
-          JSON.stringify(body.metadata),
-          this.config.defaultMaxSteps,
-        ],
-      )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
-      if (inserted.length === 0) {
-        // Seen before: roll back (a thread made for this request must not stay behind).
-        throw new DuplicateRequest();
-      }
-      if (body.thread_id) {
-        const busy = (await m.query(
-          `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) LIMIT 1`,
-          [threadId, runId, ACTIVE],
-        )) as { id: string }[];
-        if (busy.length > 0) {
-          // Rolls the transaction back: the new run is not kept.
-          throw new ApiException(ApiErrorCode.ThreadBusy, `thread ${threadId} has an active run (${busy[0].id})`);
+          [
+            runId,
+            tenantId,
+            threadId,
+            body.agent_id,
+            body.request_id ?? null,
+            JSON.stringify(body.input),
+            JSON.stringify(body.metadata),
+            this.config.defaultMaxSteps,
+          ],
+        )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
+        if (inserted.length === 0) {
+          // Seen before: roll back (a thread made for this request must not stay behind).
+          throw new DuplicateRequest();
         }
-      }
-      return { created: true as const, row: inserted[0] };
-    }).catch((err: unknown) => {
-      if (err instanceof DuplicateRequest) {
-        return { created: false as const };
-      }
-      throw err;
-    });
+        if (body.thread_id) {
+          const busy = (await m.query(
+            `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) LIMIT 1`,
+            [threadId, runId, ACTIVE],
+          )) as { id: string }[];
+          if (busy.length > 0) {
+            // Rolls the transaction back: the new run is not kept.
+            throw new ApiException(
+              ApiErrorCode.ThreadBusy,
+              `thread ${threadId} has an active run (${busy[0].id})`,
+            );
+          }
+        }
+        return { created: true as const, row: inserted[0] };
+      })
+      .catch((err: unknown) => {
+        if (err instanceof DuplicateRequest) {
+          return { created: false as const };
+        }
+        throw err;
+      });
 
     if (!result.created) {
       const [existing] = (await this.ds.query(
@@ -116,29 +125,49 @@ export class RunsService {
       // The idempotent answer repeats the first response, status included.
       return {
         created: false,
-        run: { run_id: existing.id, thread_id: existing.thread_id, status: 'queued', created_at: existing.created_at.toISOString() },
+        run: {
+          run_id: existing.id,
+          thread_id: existing.thread_id,
+          status: 'queued',
+          created_at: existing.created_at.toISOString(),
+        },
       };
     }
     const row = result.row;
     await this.events.append(row.id, 'status', { status: 'queued' });
-    const start: RunStartMessage = { run_id: row.id, thread_id: row.thread_id, tenant_id: tenantId, agent_id: body.agent_id };
+    const start: RunStartMessage = {
+      run_id: row.id,
+      thread_id: row.thread_id,
+      tenant_id: tenantId,
+      agent_id: body.agent_id,
+    };
     try {
       await this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` });
     } catch (err) {
       this.logger.error({ run_id: row.id, err, msg: 'could not hand the run to the orchestrator' });
       await this.ds.query(
         `UPDATE runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1 AND status = 'queued'`,
-        [row.id, JSON.stringify({ code: 'unavailable', message: 'the run could not be queued (NATS unavailable)' })],
+        [
+          row.id,
+          JSON.stringify({ code: 'unavailable', message: 'the run could not be queued (NATS unavailable)' }),
+        ],
       );
-      await this.events.appendMany(row.id, [
-        { type: 'status', payload: { status: 'failed' } },
-        { type: 'done', payload: { status: 'failed' } },
-      ]).catch(() => undefined);
+      await this.events
+        .appendMany(row.id, [
+          { type: 'status', payload: { status: 'failed' } },
+          { type: 'done', payload: { status: 'failed' } },
+        ])
+        .catch(() => undefined);
       throw new ApiException(ApiErrorCode.Unavailable, 'the run could not be queued; try again');
     }
     return {
       created: true,
-      run: { run_id: row.id, thread_id: row.thread_id, status: 'queued', created_at: new Date(row.created_at).toISOString() },
+      run: {
+        run_id: row.id,
+        thread_id: row.thread_id,
+        status: 'queued',
+        created_at: new Date(row.created_at).toISOString(),
+      },
     };
   }
 
@@ -156,7 +185,9 @@ export class RunsService {
   }
 
   async status(runId: string): Promise<RunStatus | undefined> {
-    const [row] = (await this.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as { status: RunStatus }[];
+    const [row] = (await this.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as {
+      status: RunStatus;
+    }[];
     return row?.status;
   }
 

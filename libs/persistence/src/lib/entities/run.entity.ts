@@ -7,7 +7,10 @@ export interface RunInput {
 }
 
 @Entity('runs')
-@Index('runs_tenant_request_uq', ['tenant_id', 'request_id'], { unique: true, where: 'request_id IS NOT NULL' })
+@Index('runs_tenant_request_uq', ['tenant_id', 'request_id'], {
+  unique: true,
+  where: 'request_id IS NOT NULL',
+})
 export class RunEntity {
   @PrimaryColumn('uuid') id!: string;
   @Index() @Column({ type: 'uuid' }) tenant_id!: string;
