@@ -45,7 +45,7 @@ export class RunStepper {
       finished: false,
     };
     const steps = run.steps + actions.length;
-    const next = [...new Set(actions.flatMap((a) => a.next))].filter((n) => n !== END);
+    const next = unionOfNext(actions);
     const last = actions[actions.length - 1];
 
     if (next.length === 0) {
@@ -148,6 +148,27 @@ export class RunStepper {
     effects.tasks = [];
     return effects;
   }
+}
+
+/**
+ * The join rule: the union of the step's `next` lists, in order. A node named k times by one
+ * action is k tasks (a fan-out of k calls); named by several actions it runs as often as the
+ * action naming it most often asks, not once per action.
+ */
+export function unionOfNext(actions: readonly Pick<Action, 'next'>[]): string[] {
+  const want = new Map<string, number>();
+  for (const a of actions) {
+    const counts = new Map<string, number>();
+    for (const n of a.next) {
+      if (n !== END) {
+        counts.set(n, (counts.get(n) ?? 0) + 1);
+      }
+    }
+    for (const [n, c] of counts) {
+      want.set(n, Math.max(want.get(n) ?? 0, c));
+    }
+  }
+  return [...want].flatMap(([n, c]) => Array<string>(c).fill(n));
 }
 
 async function insertTasks(m: EntityManager, tasks: TaskRow[]): Promise<void> {

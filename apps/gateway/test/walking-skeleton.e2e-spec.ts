@@ -1,0 +1,278 @@
+import { connect } from 'nats';
+import {
+  ActionSchema,
+  type Action,
+  NODE_REGISTRY_BUCKET,
+  NodeRegistrationSchema,
+  type RunEvent,
+  deltaSubject,
+} from '@switchyard/contracts';
+import { TestStack, readSse } from '@switchyard/testing';
+
+// The whole system as real processes: NATS JetStream, Postgres, Redis, the scripted model
+// server, and the seven services; every request is real HTTP through the gateway.
+
+const ACTION_FIELDS = ['id', 'node', 'preparation', 'summary', 'result', 'usage', 'next', 'started_at', 'finished_at', 'attempt'];
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function startRun(prompt: string): Promise<string> {
+  const res = await stack.api('POST', '/v1/runs', { input: { prompt } });
+  expect(res.status).toBe(202);
+  return res.body.run_id as string;
+}
+
+async function follow(runId: string, headers: Record<string, string> = {}, query = ''): Promise<RunEvent[]> {
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events${query}`, {
+    headers: { Authorization: `Bearer ${stack.key}`, ...headers },
+    timeoutMs: 60_000,
+  });
+  expect(read.status).toBe(200);
+  return read.frames.map((f) => {
+    const e = JSON.parse(f.data) as RunEvent;
+    expect(f.id).toBe(e.seq);
+    expect(f.event).toBe(e.event_type);
+    return e;
+  });
+}
+
+async function actionsOf(runId: string): Promise<Action[]> {
+  const res = await stack.api('GET', `/v1/runs/${runId}/actions`);
+  expect(res.status).toBe(200);
+  return res.body.actions as Action[];
+}
+
+describe('walking skeleton: one agent run end to end', () => {
+  let runId: string;
+  let live: RunEvent[];
+
+  beforeAll(async () => {
+    runId = await startRun('what is 2+3*4?');
+    live = await follow(runId);
+  }, 90_000);
+
+  it('succeeds with the calculator result in the answer', async () => {
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.status).toBe(200);
+    expect(run.body.status).toBe('succeeded');
+    expect(run.body.error).toBeNull();
+    expect(run.body.output.answer).toContain('14');
+    expect(run.body.turn).toBe(0);
+  });
+
+  it('takes the design flow, one action per step, ids contiguous', async () => {
+    const actions = await actionsOf(runId);
+    expect(actions.map((a) => a.node)).toEqual([
+      'start', 'intake', 'memory', 'planner', 'calculator', 'reflection', 'planner', 'output',
+    ]);
+    expect(actions.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(actions.map((a) => a.next)).toEqual([
+      ['intake'], ['memory'], ['planner'], ['calculator'], ['reflection'], ['planner'], ['output'], [],
+    ]);
+    const calc = actions[4];
+    expect(calc.result).toEqual({ expression: '2+3*4', value: 14 });
+    const planner = actions[3].result as { tool_calls: { name: string; args: unknown }[] };
+    expect(planner.tool_calls.map((c) => c.name)).toEqual(['calculator']);
+  });
+
+  it('records every field of the action contract on every action', async () => {
+    for (const action of await actionsOf(runId)) {
+      for (const field of ACTION_FIELDS) {
+        expect(action).toHaveProperty(field);
+      }
+      expect(ActionSchema.safeParse(action).success).toBe(true);
+      expect(Date.parse(action.finished_at)).toBeGreaterThanOrEqual(Date.parse(action.started_at));
+      expect(action.attempt).toBe(1);
+    }
+  });
+
+  it("sums the actions' usage into the run's usage, and it is what the model server reported", async () => {
+    const actions = await actionsOf(runId);
+    const sum = actions.reduce(
+      (s, a) => ({
+        prompt_tokens: s.prompt_tokens + a.usage.prompt_tokens,
+        completion_tokens: s.completion_tokens + a.usage.completion_tokens,
+        total_tokens: s.total_tokens + a.usage.total_tokens,
+      }),
+      { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    );
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.usage).toEqual(sum);
+    // intake 20+6, planner 35+8, reflection 30+12, planner 40+5, output 25+5 (the script's numbers).
+    expect(sum).toEqual({ prompt_tokens: 150, completion_tokens: 36, total_tokens: 186 });
+  });
+
+  it('streams status, node_started, action, token and done events live, ending with done', () => {
+    const types = live.map((e) => e.event_type);
+    expect(types[0]).toBe('status');
+    expect(live[0].payload).toEqual({ status: 'queued' });
+    expect(types[types.length - 1]).toBe('done');
+    expect(live[live.length - 1].payload).toEqual({ status: 'succeeded' });
+    expect(types.filter((t) => t === 'action')).toHaveLength(8);
+    expect(types.filter((t) => t === 'node_started')).toHaveLength(7);
+    expect(types).toContain('token');
+    const seqs = live.map((e) => e.seq);
+    expect(new Set(seqs).size).toBe(seqs.length);
+  });
+
+  it('streams the answer as tokens while it is generated: they concatenate to the answer', async () => {
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    const tokens = live.filter((e) => e.event_type === 'token').map((e) => (e.payload as { text: string }).text);
+    expect(tokens.length).toBeGreaterThan(1);
+    expect(tokens.join('')).toBe(run.body.output.answer);
+    // Tokens come before the output action is committed.
+    const lastToken = live.map((e) => e.event_type).lastIndexOf('token');
+    const outputAction = live.findIndex((e) => e.event_type === 'action' && (e.payload as { node: string }).node === 'output');
+    expect(lastToken).toBeLessThan(outputAction);
+  });
+
+  it('replays the same events from the start after the run ended', async () => {
+    expect(await follow(runId)).toEqual(live);
+  });
+
+  it('resumes after a cursor: Last-Event-ID, after_seq id, and an integer count', async () => {
+    const cut = 5;
+    expect(await follow(runId, { 'Last-Event-ID': live[cut - 1].seq })).toEqual(live.slice(cut));
+    expect(await follow(runId, {}, `?after_seq=${live[cut - 1].seq}`)).toEqual(live.slice(cut));
+    expect(await follow(runId, {}, `?after_seq=${cut}`)).toEqual(live.slice(cut));
+  });
+});
+
+describe('node registry', () => {
+  it('holds every node, with the service that serves it and tool schemas', async () => {
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      const kv = await nc.jetstream().views.kv(NODE_REGISTRY_BUCKET);
+      const services: Record<string, string> = {};
+      // Collect the keys first: a kv.get inside the keys() iteration ends it early (nats.js).
+      const keys: string[] = [];
+      for await (const key of await kv.keys()) {
+        keys.push(key);
+      }
+      for (const key of keys) {
+        const entry = await kv.get(key);
+        const reg = NodeRegistrationSchema.parse(JSON.parse(new TextDecoder().decode(entry!.value)));
+        services[reg.name] = reg.service;
+        if (reg.tool) {
+          expect(reg.input_schema).toHaveProperty('properties');
+        }
+      }
+      expect(services).toEqual({
+        intake: 'planner',
+        planner: 'planner',
+        calculator: 'tool-executor',
+        http_get: 'tool-executor',
+        reflection: 'reflection',
+        memory: 'retrieval',
+        output: 'output',
+      });
+    } finally {
+      await nc.close();
+    }
+  });
+});
+
+describe('failures are visible, never silent', () => {
+  it('fans out two tool calls in one step, joins them in dispatch order, and records a tool error', async () => {
+    const runId = await startRun('[fanout] two sums');
+    await follow(runId);
+    const actions = await actionsOf(runId);
+    expect(actions.map((a) => a.node)).toEqual([
+      'start', 'intake', 'memory', 'planner', 'calculator', 'calculator', 'reflection', 'planner', 'output',
+    ]);
+    expect(actions[4].result).toEqual({ expression: '6*7', value: 42 });
+    expect(actions[5].error?.code).toBe('math_error');
+    expect(actions[5].next).toEqual(['reflection']);
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.status).toBe('succeeded');
+  });
+
+  it('refuses http_get to a loopback address and goes on', async () => {
+    const runId = await startRun('[fetch-local] read the secret');
+    await follow(runId);
+    const fetchAction = (await actionsOf(runId)).find((a) => a.node === 'http_get');
+    expect(fetchAction?.error?.code).toBe('forbidden_address');
+    expect(fetchAction?.error?.message).toContain('127.0.0.1');
+    expect((await stack.api('GET', `/v1/runs/${runId}`)).body.status).toBe('succeeded');
+  });
+
+  it('fails a run whose next names a node no service registered, naming the node and the action', async () => {
+    const runId = await startRun('[teleport] go');
+    const events = await follow(runId);
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error.code).toBe('unknown_node');
+    expect(run.body.error.message).toMatch(/action #4 \(node "planner"\) asked for node "teleport"/);
+    expect(events.map((e) => e.event_type).slice(-3)).toEqual(['error', 'status', 'done']);
+  });
+
+  it('terminates an invalid delta message, logs its subject, and fails its run with a clear error', async () => {
+    const runId = await startRun('[slow] think');
+    // Wait until the (slow) planner is working, then inject a malformed delta for the run.
+    const seen = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+      stopAfter: 20,
+      timeoutMs: 3000,
+    });
+    expect(seen.frames.some((f) => f.event === 'node_started' && f.data.includes('"planner"'))).toBe(true);
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      const js = nc.jetstream();
+      await js.publish(deltaSubject('planner'), new TextEncoder().encode(JSON.stringify({ run_id: runId, node: 'planner' })), {
+        msgID: `bad-${runId}`,
+      });
+    } finally {
+      await nc.close();
+    }
+    const events = await follow(runId);
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error.code).toBe('invalid_delta');
+    expect(run.body.error.message).toContain('sy.delta.planner');
+    expect(events[events.length - 1].payload).toEqual({ status: 'failed' });
+    expect(stack.log('run-orchestrator')).toMatch(/"subject":"sy\.delta\.planner".*invalid message/);
+    // The slow planner's real delta arrives after the failure and is discarded: no action after it.
+    await new Promise((r) => setTimeout(r, 4500));
+    const after = await follow(runId);
+    expect(after.filter((e) => e.event_type === 'action').map((e) => (e.payload as { node: string }).node)).toEqual([
+      'start', 'intake', 'memory',
+    ]);
+  });
+});
+
+describe('gateway basics', () => {
+  it('answers 401 without a key, 400 for a bad id, 404 for an unknown run, 400 with details for a bad body', async () => {
+    const noKey = await fetch(`${stack.gatewayUrl}/v1/runs/00000000-0000-4000-8000-000000000000`);
+    expect(noKey.status).toBe(401);
+    expect(((await noKey.json()) as { error: { code: string } }).error.code).toBe('unauthorized');
+    const badId = await stack.api('GET', '/v1/runs/not-a-uuid');
+    expect(badId.status).toBe(400);
+    expect(badId.body.error.code).toBe('invalid_request');
+    const unknown = await stack.api('GET', '/v1/runs/00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    const badBody = await stack.api('POST', '/v1/runs', { input: { prompt: '' }, extra: 1 });
+    expect(badBody.status).toBe(400);
+    expect(badBody.body.error.details.map((d: { field: string }) => d.field)).toEqual(
+      expect.arrayContaining(['input.prompt']),
+    );
+    const badCursor = await stack.api('GET', `/v1/runs/00000000-0000-4000-8000-000000000000/events?after_seq=abc`);
+    expect(badCursor.status).toBe(400);
+  });
+
+  it('serves health, readiness and metrics', async () => {
+    expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${stack.gatewayUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(JSON.stringify(await ready.json())).toMatch(/postgres.*redis.*nats/);
+    expect(await (await fetch(`${stack.gatewayUrl}/metrics`)).text()).toContain('process_cpu_seconds_total');
+  });
+});

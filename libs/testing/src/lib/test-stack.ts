@@ -1,0 +1,224 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { connect } from 'nats';
+import { freePort, waitFor } from './free-port';
+
+const ROOT = resolve(__dirname, '..', '..', '..', '..');
+
+export const SERVICE_APPS = [
+  'run-orchestrator',
+  'planner',
+  'tool-executor',
+  'reflection',
+  'retrieval',
+  'output',
+  'gateway',
+] as const;
+export type ServiceApp = (typeof SERVICE_APPS)[number];
+type ProcName = ServiceApp | 'scripted-llm' | 'nats';
+
+export interface TestStackOptions {
+  /** Path (from the repo root) of the scripted model server's script. */
+  script: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * The whole system as separate real processes for end-to-end tests: a NATS server with
+ * JetStream of its own (spare port, temporary store, so tests never share streams with a dev
+ * stack), a fresh Postgres database, the machine's Redis, the scripted model server, and the
+ * seven services started from dist/.
+ */
+export class TestStack {
+  readonly key = `sy_test_${randomBytes(16).toString('hex')}`;
+  readonly ports = new Map<ProcName, number>();
+  private readonly procs = new Map<ProcName, ChildProcess>();
+  private readonly id = `${process.pid}_${randomBytes(3).toString('hex')}`;
+  readonly dir = join(ROOT, 'tmp', 'e2e', this.id);
+  readonly databaseUrl: string;
+  readonly redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  natsUrl = '';
+  private env: Record<string, string> = {};
+
+  private constructor(private readonly opts: TestStackOptions) {
+    const base = new URL(process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/switchyard');
+    base.pathname = `/switchyard_e2e_${this.id}`;
+    this.databaseUrl = base.toString();
+  }
+
+  static async start(opts: TestStackOptions): Promise<TestStack> {
+    const stack = new TestStack(opts);
+    try {
+      await stack.boot();
+    } catch (err) {
+      await stack.stop();
+      throw err;
+    }
+    return stack;
+  }
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${this.ports.get('gateway')}`;
+  }
+
+  get llmUrl(): string {
+    return `http://127.0.0.1:${this.ports.get('scripted-llm')}`;
+  }
+
+  /** Authorised JSON request to the gateway. */
+  async api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+    const res = await fetch(`${this.gatewayUrl}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${this.key}`,
+        ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, body: parsed };
+  }
+
+  log(name: ProcName): string {
+    const f = join(this.dir, `${name}.log`);
+    return existsSync(f) ? readFileSync(f, 'utf8') : '';
+  }
+
+  /** `kill -9` (or another signal) to one service process. */
+  kill(name: ProcName, signal: NodeJS.Signals = 'SIGKILL'): void {
+    this.procs.get(name)?.kill(signal);
+  }
+
+  async restart(name: ServiceApp): Promise<void> {
+    await this.stopProc(name);
+    await this.startService(name);
+  }
+
+  async stop(): Promise<void> {
+    for (const name of [...SERVICE_APPS].reverse()) {
+      await this.stopProc(name);
+    }
+    await this.stopProc('scripted-llm');
+    await this.stopProc('nats');
+    if (!process.env['KEEP_E2E_LOGS']) {
+      rmSync(join(this.dir, 'nats-store'), { recursive: true, force: true });
+    }
+    const admin = new URL(this.databaseUrl);
+    admin.pathname = '/postgres';
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect().catch(() => undefined);
+    await client
+      .query(`DROP DATABASE IF EXISTS "switchyard_e2e_${this.id}" WITH (FORCE)`)
+      .catch(() => undefined);
+    await client.end().catch(() => undefined);
+  }
+
+  private async boot(): Promise<void> {
+    for (const app of SERVICE_APPS) {
+      if (!existsSync(join(ROOT, 'dist', 'apps', app, 'src', 'main.js'))) {
+        throw new Error(`dist/apps/${app} is missing: build first (npm run build)`);
+      }
+    }
+    mkdirSync(this.dir, { recursive: true });
+    const natsPort = await freePort();
+    this.ports.set('nats', natsPort);
+    this.natsUrl = `nats://127.0.0.1:${natsPort}`;
+    this.spawn('nats', process.env['NATS_SERVER_BIN'] ?? 'nats-server', [
+      '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(this.dir, 'nats-store'),
+    ]);
+    await waitFor('nats-server with JetStream', async () => {
+      const nc = await connect({ servers: this.natsUrl, reconnect: false });
+      try {
+        await (await nc.jetstreamManager()).getAccountInfo();
+        return true;
+      } finally {
+        await nc.close();
+      }
+    });
+
+    const llmPort = await freePort();
+    this.ports.set('scripted-llm', llmPort);
+    this.spawn('scripted-llm', process.execPath, [join(ROOT, 'dist/tools/scripted-llm/src/main.js')], {
+      SCRIPTED_LLM_PORT: String(llmPort),
+      SCRIPTED_LLM_SCRIPT: join(ROOT, this.opts.script),
+    });
+    await waitFor('scripted model server', async () => (await fetch(`${this.llmUrl}/v1/models`)).ok);
+
+    this.env = {
+      DATABASE_URL: this.databaseUrl,
+      REDIS_URL: this.redisUrl,
+      NATS_URL: this.natsUrl,
+      SWITCHYARD_BOOTSTRAP_KEY: this.key,
+      SWITCHYARD_LLM_BASE_URL: `${this.llmUrl}/v1`,
+      SWITCHYARD_LLM_API_KEY: 'scripted',
+      SWITCHYARD_LLM_MODEL: 'scripted',
+      SWITCHYARD_LLM_MAX_RETRIES: '0',
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
+      ...this.opts.env,
+    };
+    const client = new pg.Client({ connectionString: new URL('/postgres', this.databaseUrl).toString() });
+    await client.connect();
+    await client.query(`CREATE DATABASE "switchyard_e2e_${this.id}"`);
+    await client.end();
+
+    // The orchestrator applies the migrations; everyone else starts once it is ready.
+    await this.startService('run-orchestrator');
+    await Promise.all(SERVICE_APPS.filter((a) => a !== 'run-orchestrator').map((a) => this.startService(a)));
+  }
+
+  private async startService(app: ServiceApp): Promise<void> {
+    const port = this.ports.get(app) ?? (await freePort());
+    this.ports.set(app, port);
+    const child = this.spawn(app, process.execPath, ['--enable-source-maps', join(ROOT, 'dist/apps', app, 'src/main.js')], {
+      ...this.env,
+      PORT: String(port),
+    });
+    await waitFor(
+      `${app} /readyz (log: ${join(this.dir, `${app}.log`)})`,
+      async () => {
+        if (child.exitCode !== null) {
+          throw new Error(`${app} exited with ${child.exitCode}:\n${this.log(app).slice(-2000)}`);
+        }
+        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+      },
+      60_000,
+    );
+  }
+
+  private spawn(name: ProcName, cmd: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+    const out = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.pipe(out);
+    child.stderr?.pipe(out);
+    this.procs.set(name, child);
+    return child;
+  }
+
+  private async stopProc(name: ProcName): Promise<void> {
+    const child = this.procs.get(name);
+    this.procs.delete(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
