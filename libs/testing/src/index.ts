@@ -1,0 +1,3 @@
+export { TestStack, SERVICE_APPS, type ServiceApp, type TestStackOptions } from './lib/test-stack';
+export { readSse, type SseFrame, type SseRead } from './lib/sse-client';
+export { freePort, waitFor } from './lib/free-port';
