@@ -32,5 +32,7 @@ export async function waitFor<T>(
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${lastErr ? `: ${(lastErr as Error).message}` : ''}`,
+  );
 }

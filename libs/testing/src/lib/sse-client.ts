@@ -19,13 +19,22 @@ export interface SseRead {
  */
 export async function readSse(
   url: string,
-  opts: { headers?: Record<string, string>; stopAfter?: number; timeoutMs?: number } = {},
+  opts: {
+    headers?: Record<string, string>;
+    stopAfter?: number;
+    timeoutMs?: number;
+    /** Called as each frame arrives (live display). */
+    onFrame?: (frame: SseFrame) => void;
+  } = {},
 ): Promise<SseRead> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? 30_000);
   const frames: SseFrame[] = [];
   const comments: string[] = [];
-  const res = await fetch(url, { headers: { Accept: 'text/event-stream', ...opts.headers }, signal: controller.signal });
+  const res = await fetch(url, {
+    headers: { Accept: 'text/event-stream', ...opts.headers },
+    signal: controller.signal,
+  });
   const out: SseRead = { frames, comments, status: res.status, contentType: res.headers.get('content-type') };
   if (!res.body || res.status !== 200) {
     clearTimeout(timer);
@@ -56,6 +65,7 @@ export async function readSse(
         if (data.length || frame.event) {
           frame.data = data.join('\n');
           frames.push(frame);
+          opts.onFrame?.(frame);
           if (opts.stopAfter !== undefined && frames.length >= opts.stopAfter) {
             controller.abort();
             return out;

@@ -69,7 +69,13 @@ export class TestStack {
   }
 
   /** Authorised JSON request to the gateway. */
-  async api(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  async api(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
+  ): Promise<{ status: number; body: any }> {
     const res = await fetch(`${this.gatewayUrl}${path}`, {
       method,
       headers: {
@@ -134,7 +140,13 @@ export class TestStack {
     this.ports.set('nats', natsPort);
     this.natsUrl = `nats://127.0.0.1:${natsPort}`;
     this.spawn('nats', process.env['NATS_SERVER_BIN'] ?? 'nats-server', [
-      '-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', join(this.dir, 'nats-store'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(natsPort),
+      '-js',
+      '-sd',
+      join(this.dir, 'nats-store'),
     ]);
     await waitFor('nats-server with JetStream', async () => {
       const nc = await connect({ servers: this.natsUrl, reconnect: false });
@@ -180,10 +192,15 @@ export class TestStack {
   private async startService(app: ServiceApp): Promise<void> {
     const port = this.ports.get(app) ?? (await freePort());
     this.ports.set(app, port);
-    const child = this.spawn(app, process.execPath, ['--enable-source-maps', join(ROOT, 'dist/apps', app, 'src/main.js')], {
-      ...this.env,
-      PORT: String(port),
-    });
+    const child = this.spawn(
+      app,
+      process.execPath,
+      ['--enable-source-maps', join(ROOT, 'dist/apps', app, 'src/main.js')],
+      {
+        ...this.env,
+        PORT: String(port),
+      },
+    );
     await waitFor(
       `${app} /readyz (log: ${join(this.dir, `${app}.log`)})`,
       async () => {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The second README command: everything CI checks. Installs and starts what the tests need,
+# builds, type-checks, lints, then runs the unit tests and the end-to-end tests (real Postgres,
+# Redis and NATS JetStream; every service a real process).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export NX_DAEMON=false TZ=UTC
+bash tools/scripts/prepare.sh
+
+echo "== typecheck"
+npx tsc -p tsconfig.json --noEmit
+echo "== lint"
+npx eslint apps libs tools --max-warnings 0
+echo "== format"
+npx prettier --check "apps/**/*.ts" "libs/**/*.ts" "tools/**/*.ts" --log-level warn
+
+mkdir -p tmp
+status=0
+echo "== unit tests"
+npx jest -c jest.unit.config.js --json --outputFile=tmp/jest-unit.json || status=1
+echo "== end-to-end tests"
+npx jest -c jest.e2e.config.js --runInBand --forceExit --json --outputFile=tmp/jest-e2e.json || status=1
+
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0;
+  for (const f of ["tmp/jest-unit.json", "tmp/jest-e2e.json"]) {
+    if (!fs.existsSync(f)) { failed++; continue; }
+    const r = JSON.parse(fs.readFileSync(f, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
+  }
+  process.stdout.write(`tests: ${passed} passed, ${failed} failed\n`);
+'
+exit $status
