@@ -12,7 +12,18 @@ import { TestStack, readSse } from '@switchyard/testing';
 // The whole system as real processes: NATS JetStream, Postgres, Redis, the scripted model
 // server, and the seven services; every request is real HTTP through the gateway.
 
-const ACTION_FIELDS = ['id', 'node', 'preparation', 'summary', 'result', 'usage', 'next', 'started_at', 'finished_at', 'attempt'];
+const ACTION_FIELDS = [
+  'id',
+  'node',
+  'preparation',
+  'summary',
+  'result',
+  'usage',
+  'next',
+  'started_at',
+  'finished_at',
+  'attempt',
+];
 
 let stack: TestStack;
 
@@ -71,11 +82,25 @@ describe('walking skeleton: one agent run end to end', () => {
   it('takes the design flow, one action per step, ids contiguous', async () => {
     const actions = await actionsOf(runId);
     expect(actions.map((a) => a.node)).toEqual([
-      'start', 'intake', 'memory', 'planner', 'calculator', 'reflection', 'planner', 'output',
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'calculator',
+      'reflection',
+      'planner',
+      'output',
     ]);
     expect(actions.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(actions.map((a) => a.next)).toEqual([
-      ['intake'], ['memory'], ['planner'], ['calculator'], ['reflection'], ['planner'], ['output'], [],
+      ['intake'],
+      ['memory'],
+      ['planner'],
+      ['calculator'],
+      ['reflection'],
+      ['planner'],
+      ['output'],
+      [],
     ]);
     const calc = actions[4];
     expect(calc.result).toEqual({ expression: '2+3*4', value: 14 });
@@ -106,6 +131,31 @@ describe('walking skeleton: one agent run end to end', () => {
     );
     const run = await stack.api('GET', `/v1/runs/${runId}`);
     expect(run.body.usage).toEqual(sum);
+    // The thread state, rebuilt from the checkpoint log: usage[turn] is the same sum.
+    const state = await stack.api('GET', `/v1/threads/${run.body.thread_id}/state`);
+    expect(state.status).toBe(200);
+    expect(state.body.usage[0]).toEqual(sum);
+    expect(state.body.version).toBe(actions.length);
+    expect(state.body.action_history[0]).toEqual(actions);
+    expect(state.body.chat_history).toEqual([
+      { role: 'user', content: 'what is 2+3*4?' },
+      { role: 'assistant', content: run.body.output.answer },
+    ]);
+    expect(state.body.task_goals).toEqual(['what is 2+3*4?']);
+    expect(state.body.todos[0]).toEqual([
+      expect.objectContaining({ content: 'calculator {"expression":"2+3*4"}', status: 'done' }),
+    ]);
+    // Time travel: the state right after the calculator step has its result and no answer yet.
+    const v5 = await stack.api('GET', `/v1/threads/${run.body.thread_id}/state?version=5`);
+    expect(v5.body.version).toBe(5);
+    expect(v5.body.action_history[0].map((a: Action) => a.node)).toEqual([
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'calculator',
+    ]);
+    expect(v5.body.chat_history).toHaveLength(1);
     // intake 20+6, planner 35+8, reflection 30+12, planner 40+5, output 25+5 (the script's numbers).
     expect(sum).toEqual({ prompt_tokens: 150, completion_tokens: 36, total_tokens: 186 });
   });
@@ -125,12 +175,16 @@ describe('walking skeleton: one agent run end to end', () => {
 
   it('streams the answer as tokens while it is generated: they concatenate to the answer', async () => {
     const run = await stack.api('GET', `/v1/runs/${runId}`);
-    const tokens = live.filter((e) => e.event_type === 'token').map((e) => (e.payload as { text: string }).text);
+    const tokens = live
+      .filter((e) => e.event_type === 'token')
+      .map((e) => (e.payload as { text: string }).text);
     expect(tokens.length).toBeGreaterThan(1);
     expect(tokens.join('')).toBe(run.body.output.answer);
     // Tokens come before the output action is committed.
     const lastToken = live.map((e) => e.event_type).lastIndexOf('token');
-    const outputAction = live.findIndex((e) => e.event_type === 'action' && (e.payload as { node: string }).node === 'output');
+    const outputAction = live.findIndex(
+      (e) => e.event_type === 'action' && (e.payload as { node: string }).node === 'output',
+    );
     expect(lastToken).toBeLessThan(outputAction);
   });
 
@@ -186,7 +240,15 @@ describe('failures are visible, never silent', () => {
     await follow(runId);
     const actions = await actionsOf(runId);
     expect(actions.map((a) => a.node)).toEqual([
-      'start', 'intake', 'memory', 'planner', 'calculator', 'calculator', 'reflection', 'planner', 'output',
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'calculator',
+      'calculator',
+      'reflection',
+      'planner',
+      'output',
     ]);
     expect(actions[4].result).toEqual({ expression: '6*7', value: 42 });
     expect(actions[5].error?.code).toBe('math_error');
@@ -226,9 +288,13 @@ describe('failures are visible, never silent', () => {
     const nc = await connect({ servers: stack.natsUrl });
     try {
       const js = nc.jetstream();
-      await js.publish(deltaSubject('planner'), new TextEncoder().encode(JSON.stringify({ run_id: runId, node: 'planner' })), {
-        msgID: `bad-${runId}`,
-      });
+      await js.publish(
+        deltaSubject('planner'),
+        new TextEncoder().encode(JSON.stringify({ run_id: runId, node: 'planner' })),
+        {
+          msgID: `bad-${runId}`,
+        },
+      );
     } finally {
       await nc.close();
     }
@@ -242,9 +308,9 @@ describe('failures are visible, never silent', () => {
     // The slow planner's real delta arrives after the failure and is discarded: no action after it.
     await new Promise((r) => setTimeout(r, 4500));
     const after = await follow(runId);
-    expect(after.filter((e) => e.event_type === 'action').map((e) => (e.payload as { node: string }).node)).toEqual([
-      'start', 'intake', 'memory',
-    ]);
+    expect(
+      after.filter((e) => e.event_type === 'action').map((e) => (e.payload as { node: string }).node),
+    ).toEqual(['start', 'intake', 'memory']);
   });
 });
 
@@ -264,7 +330,10 @@ describe('gateway basics', () => {
     expect(badBody.body.error.details.map((d: { field: string }) => d.field)).toEqual(
       expect.arrayContaining(['input.prompt']),
     );
-    const badCursor = await stack.api('GET', `/v1/runs/00000000-0000-4000-8000-000000000000/events?after_seq=abc`);
+    const badCursor = await stack.api(
+      'GET',
+      `/v1/runs/00000000-0000-4000-8000-000000000000/events?after_seq=abc`,
+    );
     expect(badCursor.status).toBe(400);
   });
 

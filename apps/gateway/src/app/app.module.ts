@@ -8,10 +8,11 @@ import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
+import { ThreadsController } from './threads/threads.controller';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
-  controllers: [RunsController],
+  controllers: [RunsController, ThreadsController],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
