@@ -55,6 +55,10 @@ export class RunsService {
    * run is answered and nothing new is made (the unique index decides, not a prior read).
    */
   async create(tenantId: string, body: CreateRunBody): Promise<{ created: boolean; run: CreatedRun }> {
+    if (body.agent_id !== 'default') {
+      // Agents other than the built-in one come with the agents API.
+      throw ApiException.notFound(`agent "${body.agent_id}"`);
+    }
     const runId = randomUUID();
     const result = await this.ds
       .transaction(async (m) => {
