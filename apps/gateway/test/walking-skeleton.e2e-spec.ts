@@ -312,6 +312,30 @@ describe('failures are visible, never silent', () => {
       after.filter((e) => e.event_type === 'action').map((e) => (e.payload as { node: string }).node),
     ).toEqual(['start', 'intake', 'memory']);
   });
+  it('terminates an invalid task message at the node service and fails its run, naming the subject', async () => {
+    const runId = await startRun('[slow] ponder');
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      await nc
+        .jetstream()
+        .publish(
+          'sy.task.tool-executor.calculator',
+          new TextEncoder().encode(JSON.stringify({ run_id: runId, node: 'calculator', version: 'x' })),
+          { msgID: `bad-task-${runId}` },
+        );
+    } finally {
+      await nc.close();
+    }
+    const events = await follow(runId);
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error.code).toBe('invalid_task');
+    expect(run.body.error.message).toContain('sy.task.tool-executor.calculator');
+    expect(events.filter((e) => e.event_type === 'error')).toHaveLength(1);
+    expect(stack.log('tool-executor')).toMatch(
+      /"subject":"sy\.task\.tool-executor\.calculator".*invalid task message/,
+    );
+  });
 });
 
 describe('gateway basics', () => {
