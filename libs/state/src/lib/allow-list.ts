@@ -19,7 +19,11 @@ const BY_SERVICE: Record<string, readonly string[]> = {
 };
 
 export function allowedPaths(node: string, service?: string): readonly string[] {
-  return BY_NODE[node] ?? (service ? BY_SERVICE[service] : undefined) ?? [];
+  // Own properties only: a node may be called `constructor`.
+  if (Object.hasOwn(BY_NODE, node)) {
+    return BY_NODE[node];
+  }
+  return service && Object.hasOwn(BY_SERVICE, service) ? BY_SERVICE[service] : [];
 }
 
 /** The top-level field a JSON Pointer addresses (`/todos/0/1/status` → `todos`). */

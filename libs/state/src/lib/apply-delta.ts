@@ -42,6 +42,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 const FIELD_SCHEMAS = RuntimeStateSchema.shape;
+const PATCH_OPS = new Set(['add', 'replace', 'remove', 'test']);
 type Field = keyof typeof FIELD_SCHEMAS;
 
 /**
@@ -58,8 +59,15 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
   if (patch.length > 0) {
     const touched = new Set<Field>();
     for (const op of patch) {
+      // Only value-carrying ops: `move`/`copy` would read a field this reducer did not copy.
+      if (!PATCH_OPS.has(op.op)) {
+        throw new DeltaRejectedException(
+          DeltaRejectionCode.PatchFailed,
+          `patch op "${String(op.op)}" is not allowed`,
+        );
+      }
       const field = topLevelField(op.path);
-      if (!(field in FIELD_SCHEMAS)) {
+      if (!Object.hasOwn(FIELD_SCHEMAS, field)) {
         throw new DeltaRejectedException(
           DeltaRejectionCode.PatchFailed,
           `patch path "${op.path}" names no state field`,
@@ -92,8 +100,9 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
   next.action_history = next.action_history.slice();
   next.usage = next.usage.slice();
   // The start action's patch moves `turn` one past the recorded turns: open the turn's lists,
-  // which belong to the reducer alone.
-  if (turn === next.action_history.length && turn === next.usage.length) {
+  // which belong to the reducer alone. Only a patch that sets `/turn` opens a turn.
+  const opensTurn = patch.some((op) => op.op === 'replace' && op.path === '/turn');
+  if (opensTurn && turn === next.action_history.length && turn === next.usage.length) {
     next.action_history.push([]);
     next.usage.push({ ...ZERO_USAGE });
   }

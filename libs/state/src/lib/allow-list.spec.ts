@@ -1,0 +1,175 @@
+import { type JsonPatchOperation, NodeNameSchema, RuntimeStateSchema } from '@switchyard/contracts';
+import { allowedPaths, assertPatchAllowed, topLevelField } from './allow-list';
+import { DeltaRejectedException, DeltaRejectionCode } from './state.exception';
+
+const ALL_FIELDS = Object.keys(RuntimeStateSchema.shape);
+const REDUCER_ONLY = ['version', 'action_history', 'usage', 'thread_id'];
+
+/** What DESIGN.md §3 lets each node patch: [node, service, allowed top-level fields]. */
+const NODES: [string, string | undefined, string[]][] = [
+  ['start', undefined, ['run_id', 'turn', 'prompts', 'task_goals', 'todos', 'chat_history', 'origin_files']],
+  ['intake', 'planner', ['task_goals', 'scenario', 'output_style', 'output_structure', 'user_context']],
+  ['planner', 'planner', ['task_goals', 'todos', 'scenario', 'output_style', 'output_structure']],
+  ['reflection', 'reflection', ['todos']],
+  ['memory', 'retrieval', ['memory']],
+  ['retrieval', 'retrieval', ['memory']],
+  ['output', 'output', ['chat_history', 'output_structure']],
+  ['calculator', 'tool-executor', ['preprocessed_files']],
+  ['mcp.github.search_issues', 'tool-executor', ['preprocessed_files']],
+  ['mystery', undefined, []],
+  ['mystery', 'some-other-service', []],
+];
+
+const ALLOWED = NODES.flatMap(([node, service, fields]) =>
+  fields.map((field) => [node, service, field] as const),
+);
+const REFUSED = NODES.flatMap(([node, service, fields]) =>
+  ALL_FIELDS.filter((f) => !fields.includes(f)).map((field) => [node, service, field] as const),
+);
+
+function refusalOf(fn: () => unknown): DeltaRejectedException {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DeltaRejectedException) {
+      return err;
+    }
+    throw err;
+  }
+  throw new Error('expected the patch to be refused');
+}
+
+const replace = (path: string): JsonPatchOperation => ({ op: 'replace', path, value: 'x' });
+
+describe(allowedPaths.name, () => {
+  it.each(NODES)('lists what %s (service %s) may patch', (node, service, fields) => {
+    expect([...allowedPaths(node, service)].sort()).toEqual([...fields].sort());
+  });
+
+  it('names only real state fields', () => {
+    for (const [node, service] of NODES) {
+      for (const field of allowedPaths(node, service)) {
+        expect(ALL_FIELDS).toContain(field);
+      }
+    }
+  });
+
+  it("prefers a named node's list over its service's", () => {
+    expect(allowedPaths('planner', 'tool-executor')).not.toContain('preprocessed_files');
+    expect(allowedPaths('reflection', 'tool-executor')).toEqual(['todos']);
+  });
+});
+
+describe(assertPatchAllowed.name, () => {
+  it.each(ALLOWED)('lets %s (service %s) patch %s', (node, service, field) => {
+    const patch: JsonPatchOperation[] = [
+      replace(`/${field}`),
+      { op: 'add', path: `/${field}/0/nested`, value: 1 },
+      { op: 'remove', path: `/${field}/0` },
+      { op: 'test', path: `/${field}`, value: 'x' },
+    ];
+
+    expect(() => assertPatchAllowed(node, service, patch)).not.toThrow();
+  });
+
+  it.each(REFUSED)('refuses %s (service %s) a patch to %s', (node, service, field) => {
+    const err = refusalOf(() =>
+      assertPatchAllowed(node, service, [{ op: 'add', path: `/${field}/-`, value: 1 }]),
+    );
+
+    expect(err.code).toBe(DeltaRejectionCode.PatchNotAllowed);
+    expect(err.retryable).toBe(false);
+  });
+
+  it.each(NODES.flatMap(([node, service]) => REDUCER_ONLY.map((field) => [node, service, field] as const)))(
+    'refuses %s (service %s) the reducer-owned field %s',
+    (node, service, field) => {
+      const err = refusalOf(() => assertPatchAllowed(node, service, [replace(`/${field}`)]));
+
+      expect(err.code).toBe(DeltaRejectionCode.PatchNotAllowed);
+    },
+  );
+
+  it('names the node, the refused path and what it may patch', () => {
+    const err = refusalOf(() =>
+      assertPatchAllowed('reflection', 'reflection', [{ op: 'add', path: '/memory/0/content', value: 'x' }]),
+    );
+
+    expect(err.message).toContain('"reflection"');
+    expect(err.message).toContain('"/memory/0/content"');
+    expect(err.message).toContain('todos');
+  });
+
+  it('says that a node without an allow-list may patch nothing', () => {
+    const err = refusalOf(() => assertPatchAllowed('mystery', undefined, [replace('/scenario')]));
+
+    expect(err.message).toContain('"mystery"');
+    expect(err.message).toContain('"/scenario"');
+    expect(err.message).toContain('nothing');
+  });
+
+  it('checks every operation, not only the first', () => {
+    const err = refusalOf(() =>
+      assertPatchAllowed('planner', 'planner', [
+        replace('/scenario'),
+        replace('/todos/0/0/status'),
+        { op: 'add', path: '/usage/0', value: {} },
+      ]),
+    );
+
+    expect(err.message).toContain('"/usage/0"');
+  });
+
+  it('accepts an empty patch from anyone, even a node without an allow-list', () => {
+    expect(() => assertPatchAllowed('mystery', undefined, [])).not.toThrow();
+  });
+
+  it.each([
+    ['a field that merely starts with an allowed name', '/todos_extra'],
+    ['an escaped slash that is part of the field name', '/todos~10'],
+    ['an empty field name', '/'],
+  ])('refuses %s (%s)', (_name, path) => {
+    expect(refusalOf(() => assertPatchAllowed('planner', 'planner', [replace(path)])).code).toBe(
+      DeltaRejectionCode.PatchNotAllowed,
+    );
+  });
+
+  it('refuses a path that is no JSON Pointer as patch_failed', () => {
+    const err = refusalOf(() => assertPatchAllowed('planner', 'planner', [replace('todos')]));
+
+    expect(err.code).toBe(DeltaRejectionCode.PatchFailed);
+    expect(err.message).toContain('"todos"');
+  });
+
+  it('refuses a tool node named like an Object.prototype member (constructor)', () => {
+    expect(NodeNameSchema.safeParse('constructor').success).toBe(true);
+    expect(allowedPaths('constructor', 'tool-executor')).toEqual(['preprocessed_files']);
+
+    const err = refusalOf(() => assertPatchAllowed('constructor', 'tool-executor', [replace('/todos')]));
+
+    expect(err.code).toBe(DeltaRejectionCode.PatchNotAllowed);
+  });
+});
+
+describe(topLevelField.name, () => {
+  it.each([
+    ['/todos/0/1/status', 'todos'],
+    ['/scenario', 'scenario'],
+    ['/prompts/-', 'prompts'],
+    ['/a~1b/c', 'a/b'],
+    ['/a~0b', 'a~b'],
+    ['/~01', '~1'],
+    ['/~10', '/0'],
+    ['/~0~1/x', '~/'],
+    ['/', ''],
+  ])('reads %s as the field %j', (pointer, field) => {
+    expect(topLevelField(pointer)).toBe(field);
+  });
+
+  it.each(['todos', 'todos/0', '', '#/todos'])('refuses %j, which is not a JSON Pointer', (path) => {
+    const err = refusalOf(() => topLevelField(path));
+
+    expect(err.code).toBe(DeltaRejectionCode.PatchFailed);
+    expect(err.message).toContain(`"${path}"`);
+  });
+});
