@@ -1,8 +1,11 @@
 import { DataSource } from 'typeorm';
+import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS } from '@switchyard/contracts';
 import { runMigrationsLocked } from '@switchyard/persistence';
 import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
+
+const env = loadConfigOrExit(baseEnvSchema, 'run-orchestrator');
 
 void bootstrapService(AppModule, {
   service: 'run-orchestrator',
@@ -14,7 +17,7 @@ void bootstrapService(AppModule, {
       stream: STREAMS.runs.name,
       durable: 'orchestrator-runs',
       filter: 'sy.run.>',
-      ackWaitMs: 30_000,
+      ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
       maxDeliver: 20,
       concurrency: 32,
     },
@@ -22,7 +25,7 @@ void bootstrapService(AppModule, {
       stream: STREAMS.deltas.name,
       durable: 'orchestrator-deltas',
       filter: 'sy.delta.>',
-      ackWaitMs: 30_000,
+      ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
       maxDeliver: 20,
       concurrency: 32,
     },

@@ -1,5 +1,6 @@
 export {
   loadConfig,
+  loadConfigOrExit,
   ConfigException,
   baseEnvSchema,
   llmEnvSchema,

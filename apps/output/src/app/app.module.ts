@@ -5,7 +5,11 @@ import { WorkerModule } from '@switchyard/worker';
 import { OutputController } from './output.controller';
 
 @Module({
-  imports: [PlatformModule.forRoot({ service: 'output' }), WorkerModule.forRoot(), ModelsModule.forRoot()],
+  imports: [
+    PlatformModule.forRoot({ service: 'output' }),
+    WorkerModule.forRoot(),
+    ModelsModule.forRoot('output'),
+  ],
   controllers: [OutputController],
 })
 export class AppModule {}

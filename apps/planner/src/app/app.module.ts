@@ -6,7 +6,11 @@ import { IntakeController } from './intake.controller';
 import { PlannerController } from './planner.controller';
 
 @Module({
-  imports: [PlatformModule.forRoot({ service: 'planner' }), WorkerModule.forRoot(), ModelsModule.forRoot()],
+  imports: [
+    PlatformModule.forRoot({ service: 'planner' }),
+    WorkerModule.forRoot(),
+    ModelsModule.forRoot('planner'),
+  ],
   controllers: [IntakeController, PlannerController],
   providers: [NodeDirectory],
 })

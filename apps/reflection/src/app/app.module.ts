@@ -8,7 +8,7 @@ import { ReflectionController } from './reflection.controller';
   imports: [
     PlatformModule.forRoot({ service: 'reflection' }),
     WorkerModule.forRoot(),
-    ModelsModule.forRoot(),
+    ModelsModule.forRoot('reflection'),
   ],
   controllers: [ReflectionController],
 })

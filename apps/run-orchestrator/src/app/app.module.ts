@@ -7,7 +7,9 @@ import { EndRunUseCase } from './end-run.usecase';
 import { RunStepper } from './run-stepper.service';
 import { RunsConsumer } from './runs.consumer';
 import { StartRunUseCase } from './start-run.usecase';
+import { OrchestratorConfig } from './orchestrator.config';
 import { TaskOutbox } from './task-outbox.service';
+import { TaskReaper } from './task-reaper.service';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'run-orchestrator', poolSize: 20 })],
@@ -21,6 +23,8 @@ import { TaskOutbox } from './task-outbox.service';
     NodeDirectory,
     RunStepper,
     TaskOutbox,
+    TaskReaper,
+    { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },
     StartRunUseCase,
     ApplyDeltaUseCase,
     EndRunUseCase,

@@ -12,7 +12,9 @@ import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
-import { RunStepper } from './run-stepper.service';
+import { RunStepper, writeSnapshot } from './run-stepper.service';
+import { OrchestratorConfig } from './orchestrator.config';
+import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 
@@ -37,6 +39,8 @@ export class ApplyDeltaUseCase {
     @Inject(StateCache) private readonly cache: StateCache,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
+    @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
+    @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
   ) {}
 
   async execute(msg: DeltaMessage, service: string): Promise<void> {
@@ -55,6 +59,20 @@ export class ApplyDeltaUseCase {
       if (isTerminal(run.status)) {
         this.logger.log({ ...log, msg: `late delta discarded: run is ${run.status}` });
         return noEffects(run.id);
+      }
+      if (run.cancel_requested) {
+        // Cancel wins even when its message is late or lost: the flag in Postgres fences the step.
+        const effects = await this.stepper.finish(
+          m,
+          run,
+          null,
+          noEffects(run.id),
+          run.steps,
+          'cancelled',
+          null,
+        );
+        effects.broadcastCancel = true;
+        return effects;
       }
       const [task] = (await m.query(
         'SELECT id, step, node, status FROM run_tasks WHERE id = $1 AND run_id = $2 FOR UPDATE',
@@ -93,9 +111,9 @@ export class ApplyDeltaUseCase {
       }
       stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
 
-      const [thread] = (await m.query('SELECT version FROM threads WHERE id = $1', [run.thread_id])) as {
-        version: number;
-      }[];
+      const [thread] = (await m.query('SELECT version, snapshot_version FROM threads WHERE id = $1', [
+        run.thread_id,
+      ])) as { version: number; snapshot_version: number }[];
       let state = await this.cache.get(run.thread_id, thread.version);
       const actions: Action[] = [];
       const rows: unknown[][] = [];
@@ -124,6 +142,9 @@ export class ApplyDeltaUseCase {
         task.step,
       ]);
       await m.query('UPDATE threads SET version = $2 WHERE id = $1', [run.thread_id, state.version]);
+      if (state.version - thread.snapshot_version >= this.config.snapshotEvery) {
+        await writeSnapshot(m, state);
+      }
       committed = state;
       return this.stepper.advance(m, run, state, actions, task.step);
     });
@@ -131,6 +152,9 @@ export class ApplyDeltaUseCase {
       this.cache.put(committed);
     }
     await this.outbox.apply(effects);
+    if (effects.continueThread) {
+      await this.startRun.startNext(effects.continueThread);
+    }
   }
 
   private reject(m: EntityManager, run: RunRow, err: unknown): Promise<StepEffects> {

@@ -4,6 +4,7 @@ import { type RunCancelMessage, type RunFailMessage, isTerminal } from '@switchy
 import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { noEffects } from './step-effects';
+import { StartRunUseCase } from './start-run.usecase';
 import { TaskOutbox } from './task-outbox.service';
 
 /**
@@ -18,6 +19,7 @@ export class EndRunUseCase {
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
+    @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
   ) {}
 
   fail(msg: RunFailMessage): Promise<void> {
@@ -46,5 +48,8 @@ export class EndRunUseCase {
       return effects;
     });
     await this.outbox.apply(effects);
+    if (effects.continueThread) {
+      await this.startRun.startNext(effects.continueThread);
+    }
   }
 }

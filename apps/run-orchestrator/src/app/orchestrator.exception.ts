@@ -6,6 +6,7 @@ export enum RunFailureCode {
   InvalidDelta = 'invalid_delta',
   NodeFailed = 'node_failed',
   InvalidTask = 'invalid_task',
+  TaskTimeout = 'task_timeout',
 }
 
 export interface RunFailure {

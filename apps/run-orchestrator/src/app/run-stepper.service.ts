@@ -150,6 +150,18 @@ export class RunStepper {
   }
 }
 
+/** Writes the state as the thread's latest snapshot. */
+export async function writeSnapshot(m: EntityManager, state: RuntimeState): Promise<void> {
+  await m.query(
+    'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+    [state.thread_id, state.version, JSON.stringify(state)],
+  );
+  await m.query('UPDATE threads SET snapshot_version = GREATEST(snapshot_version, $2) WHERE id = $1', [
+    state.thread_id,
+    state.version,
+  ]);
+}
+
 /**
  * The join rule: the union of the step's `next` lists, in order. A node named k times by one
  * action is k tasks (a fan-out of k calls); named by several actions it runs as often as the

@@ -30,7 +30,7 @@ export class RunsConsumer {
 
   @EventPattern(SUBJECTS.runStart)
   async onStart(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    await this.startRun.execute(await this.parse(RunStartMessageSchema, data, ctx));
+    await this.startRun.execute((await this.parse(RunStartMessageSchema, data, ctx)).run_id);
   }
 
   @EventPattern(SUBJECTS.runCancel)

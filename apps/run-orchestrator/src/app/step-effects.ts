@@ -9,6 +9,8 @@ export interface StepEffects {
   /** The run reached a terminal status: events get their expiry, workers are told to stop. */
   finished: boolean;
   broadcastCancel?: boolean;
+  /** The run ended: the next queued run of this thread may start. */
+  continueThread?: string;
 }
 
 export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], events: [], finished: false });

@@ -59,6 +59,8 @@ export const baseEnvSchema = z.object({
     }),
   // A task's deadline: how long a node may take before the task counts as lost.
   SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+  // JetStream redelivers a message not acked (nor marked in progress) within this time.
+  SWITCHYARD_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 
@@ -71,3 +73,16 @@ export const llmEnvSchema = z.object({
   SWITCHYARD_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
 });
 export type LlmEnv = z.infer<typeof llmEnvSchema>;
+
+/** `loadConfig` for a process entry point: a bad environment ends the process (exit 78) with the message. */
+export function loadConfigOrExit<S extends z.ZodObject>(schema: S, service: string): z.infer<S> {
+  try {
+    return loadConfig(schema);
+  } catch (err) {
+    if (err instanceof ConfigException) {
+      process.stderr.write(`${service}: ${err.message}\n`);
+      process.exit(78);
+    }
+    throw err;
+  }
+}

@@ -1,11 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { llmEnvSchema, loadConfig } from '@switchyard/config';
+import { llmEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { ChatModels } from './chat-models';
 
 @Module({})
 export class ModelsModule {
-  static forRoot(): DynamicModule {
-    const cfg = loadConfig(llmEnvSchema);
+  static forRoot(service: string): DynamicModule {
+    const cfg = loadConfigOrExit(llmEnvSchema, service);
     return {
       module: ModelsModule,
       global: true,

@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
 import { collectDefaultMetrics, register } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { type BaseEnv, baseEnvSchema, loadConfig } from '@switchyard/config';
+import { type BaseEnv, baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { RunEventReader, RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { PgStateSource, createDataSource } from '@switchyard/persistence';
@@ -40,7 +40,7 @@ class Shutdown implements OnApplicationShutdown {
 @Module({})
 export class PlatformModule {
   static forRoot(opts: PlatformOptions): DynamicModule {
-    const env: BaseEnv = loadConfig(baseEnvSchema);
+    const env: BaseEnv = loadConfigOrExit(baseEnvSchema, opts.service);
     if (!register.getSingleMetric('process_cpu_seconds_total')) {
       collectDefaultMetrics({ labels: { service: opts.service } });
     }

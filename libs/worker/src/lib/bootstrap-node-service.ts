@@ -1,4 +1,5 @@
 import type { INestApplication, Type } from '@nestjs/common';
+import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS, taskFilter } from '@switchyard/contracts';
 import { bootstrapService } from '@switchyard/platform';
 
@@ -7,6 +8,7 @@ export function bootstrapNodeService(
   module: Type<unknown>,
   opts: { service: string; port: number; concurrency?: number },
 ): Promise<INestApplication> {
+  const env = loadConfigOrExit(baseEnvSchema, opts.service);
   return bootstrapService(module, {
     service: opts.service,
     port: opts.port,
@@ -16,7 +18,7 @@ export function bootstrapNodeService(
         stream: STREAMS.tasks.name,
         durable: `svc-${opts.service}`,
         filter: taskFilter(opts.service),
-        ackWaitMs: 30_000,
+        ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
         // The runtime turns the last delivery's failure into the action's error; JetStream's own
         // limit sits above it so that message is never dropped silently.
         maxDeliver: 10,

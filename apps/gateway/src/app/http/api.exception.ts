@@ -4,6 +4,7 @@ export enum ApiErrorCode {
   Unauthorized = 'unauthorized',
   NotFound = 'not_found',
   ThreadBusy = 'thread_busy',
+  RunFinished = 'run_finished',
   Conflict = 'conflict',
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
@@ -21,6 +22,7 @@ export function statusOf(code: ApiErrorCode): number {
     case ApiErrorCode.NotFound:
       return 404;
     case ApiErrorCode.ThreadBusy:
+    case ApiErrorCode.RunFinished:
     case ApiErrorCode.Conflict:
       return 409;
     case ApiErrorCode.PayloadTooLarge:

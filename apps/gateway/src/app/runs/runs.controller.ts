@@ -43,6 +43,17 @@ export class RunsController {
     return run;
   }
 
+  @Post(':run_id/cancel')
+  async cancel(
+    @Tenant() tenant: TenantContext,
+    @Param('run_id', new ZodPipe(RunIdSchema)) runId: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const { created, body } = await this.runs.cancel(tenant.tenantId, runId);
+    res.status(created ? 202 : 200);
+    return body;
+  }
+
   @Get(':run_id')
   async get(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
     return runView(await this.runs.get(tenant.tenantId, runId));

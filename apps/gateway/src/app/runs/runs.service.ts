@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type Action, type RunStartMessage, SUBJECTS, type RunStatus } from '@switchyard/contracts';
+import {
+  type Action,
+  type RunCancelMessage,
+  type RunStartMessage,
+  SUBJECTS,
+  type RunStatus,
+} from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
@@ -99,20 +105,28 @@ export class RunsService {
           // Seen before: roll back (a thread made for this request must not stay behind).
           throw new DuplicateRequest();
         }
+        let interrupted: string[] = [];
         if (body.thread_id) {
           const busy = (await m.query(
-            `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) LIMIT 1`,
+            `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) ORDER BY created_at`,
             [threadId, runId, ACTIVE],
           )) as { id: string }[];
-          if (busy.length > 0) {
+          if (busy.length > 0 && body.multitask === 'reject') {
             // Rolls the transaction back: the new run is not kept.
             throw new ApiException(
               ApiErrorCode.ThreadBusy,
               `thread ${threadId} has an active run (${busy[0].id})`,
             );
           }
+          if (busy.length > 0 && body.multitask === 'interrupt') {
+            interrupted = busy.map((r) => r.id);
+            await m.query('UPDATE runs SET cancel_requested = true WHERE id = ANY($1::uuid[])', [
+              interrupted,
+            ]);
+          }
+          // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
         }
-        return { created: true as const, row: inserted[0] };
+        return { created: true as const, row: inserted[0], interrupted };
       })
       .catch((err: unknown) => {
         if (err instanceof DuplicateRequest) {
@@ -138,6 +152,9 @@ export class RunsService {
       };
     }
     const row = result.row;
+    for (const id of result.interrupted) {
+      await this.requestCancel(id);
+    }
     await this.events.append(row.id, 'status', { status: 'queued' });
     const start: RunStartMessage = {
       run_id: row.id,
@@ -173,6 +190,43 @@ export class RunsService {
         created_at: new Date(row.created_at).toISOString(),
       },
     };
+  }
+
+  /**
+   * `POST /v1/runs/:id/cancel`: flags the run in Postgres (a run not started yet is then never
+   * started) and tells the orchestrator, which ends it and tells the workers to abort.
+   */
+  async cancel(
+    tenantId: string,
+    runId: string,
+  ): Promise<{ created: boolean; body: { run_id: string; status: string } }> {
+    const [run] = (await this.ds.query(
+      `UPDATE runs SET cancel_requested = true
+       WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running', 'waiting')
+       RETURNING id`,
+      [runId, tenantId],
+    )) as { id: string }[];
+    if (!run) {
+      const current = await this.get(tenantId, runId);
+      if (current.status === 'cancelled') {
+        return { created: false, body: { run_id: runId, status: 'cancelled' } };
+      }
+      throw new ApiException(ApiErrorCode.RunFinished, `run ${runId} already ${current.status}`);
+    }
+    await this.requestCancel(runId);
+    return { created: true, body: { run_id: runId, status: 'cancelling' } };
+  }
+
+  private async requestCancel(runId: string): Promise<void> {
+    const message: RunCancelMessage = { run_id: runId };
+    await this.nats.publish(SUBJECTS.runCancel, message, { msgId: `cancel:${runId}` }).catch((err: Error) => {
+      // The flag is in Postgres: the orchestrator honours it when the run next starts or steps.
+      this.logger.error({ run_id: runId, err, msg: 'cancel could not be published' });
+      throw new ApiException(
+        ApiErrorCode.Unavailable,
+        'the cancel was recorded but could not be delivered; retry',
+      );
+    });
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {

@@ -8,6 +8,8 @@ export class ThreadEntity {
   /** Number of deltas applied to the thread's state (RuntimeState.version). */
   @Column({ type: 'integer', default: 0 }) version!: number;
   @Column({ type: 'integer', default: 0 }) turns!: number;
+  /** Version of the latest snapshot in `state_snapshots`. */
+  @Column({ type: 'integer', default: 0 }) snapshot_version!: number;
   @Column({ type: 'uuid', nullable: true }) active_run_id!: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { loadConfig } from '@switchyard/config';
+
+const schema = z.object({
+  // A snapshot every N deltas bounds the cost of loading a long thread.
+  SWITCHYARD_SNAPSHOT_EVERY: z.coerce.number().int().min(10).default(200),
+  // Dispatches of one task (the first + re-dispatches after its deadline) before the run fails.
+  SWITCHYARD_TASK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(3),
+  SWITCHYARD_REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+});
+
+export class OrchestratorConfig {
+  readonly snapshotEvery: number;
+  readonly taskMaxAttempts: number;
+  readonly reaperIntervalMs: number;
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    const cfg = loadConfig(schema, env);
+    this.snapshotEvery = cfg.SWITCHYARD_SNAPSHOT_EVERY;
+    this.taskMaxAttempts = cfg.SWITCHYARD_TASK_MAX_ATTEMPTS;
+    this.reaperIntervalMs = cfg.SWITCHYARD_REAPER_INTERVAL_MS;
+  }
+}

@@ -1,0 +1,147 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ServiceConfig } from '@switchyard/platform';
+import { OrchestratorConfig } from './orchestrator.config';
+import { RunFailureCode } from './orchestrator.exception';
+import { RUN_COLUMNS, type RunRow, type TaskRow } from './run-row';
+import { RunStepper } from './run-stepper.service';
+import { StartRunUseCase } from './start-run.usecase';
+import { type StepEffects, noEffects } from './step-effects';
+import { TaskOutbox } from './task-outbox.service';
+
+// A queued run whose thread is idle this long is started by the sweep (its start was lost).
+const STALE_QUEUED_MS = 5000;
+
+/**
+ * Nothing strands a run: a task whose deadline passed without a delta (lost message, dead worker)
+ * is dispatched again with `attempt + 1`; after the last attempt the run fails naming the node.
+ * Queued runs whose thread went idle without starting them are started.
+ */
+@Injectable()
+export class TaskReaper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TaskReaper.name);
+  private timer?: NodeJS.Timeout;
+  private running = false;
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(RunStepper) private readonly stepper: RunStepper,
+    @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
+    @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
+    @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
+    @Inject(ServiceConfig) private readonly service: ServiceConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.tick(), this.config.reaperIntervalMs);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    if (this.running) {
+      return;
+    }
+    this.running = true;
+    try {
+      await this.reapOverdueTasks();
+      await this.startStrandedRuns();
+    } catch (err) {
+      this.logger.warn(`reaper pass failed: ${(err as Error).message}`);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async reapOverdueTasks(): Promise<void> {
+    const overdue = (await this.ds.query(
+      `SELECT t.id FROM run_tasks t JOIN runs r ON r.id = t.run_id
+       WHERE t.status = 'pending' AND t.deadline < now() AND r.status = 'running'
+       ORDER BY t.deadline LIMIT 50`,
+    )) as { id: string }[];
+    for (const { id } of overdue) {
+      const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
+        const [task] = (await m.query(
+          `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline
+           FROM run_tasks WHERE id = $1`,
+          [id],
+        )) as TaskRow[];
+        const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
+          task.run_id,
+        ])) as RunRow[];
+        // Re-check under the run lock: the delta may have arrived, or another replica reaped it.
+        const [fresh] = (await m.query(
+          `SELECT attempt FROM run_tasks WHERE id = $1 AND status = 'pending' AND deadline < now() FOR UPDATE`,
+          [id],
+        )) as { attempt: number }[];
+        if (!fresh || run.status !== 'running') {
+          return noEffects(task.run_id);
+        }
+        const timeoutMs = this.service.env.SWITCHYARD_TASK_TIMEOUT_MS;
+        if (fresh.attempt >= this.config.taskMaxAttempts) {
+          return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
+            code: RunFailureCode.TaskTimeout,
+            message: `node "${task.node}" did not answer task ${task.id} in ${fresh.attempt} attempts of ${timeoutMs} ms each`,
+          });
+        }
+        const attempt = fresh.attempt + 1;
+        const deadline = new Date(Date.now() + timeoutMs);
+        await m.query('UPDATE run_tasks SET attempt = $2, deadline = $3, published_at = NULL WHERE id = $1', [
+          id,
+          attempt,
+          deadline,
+        ]);
+        this.logger.warn({
+          run_id: run.id,
+          task_id: id,
+          node: task.node,
+          attempt,
+          msg: 'task overdue: dispatched again',
+        });
+        return {
+          runId: run.id,
+          tasks: [{ ...task, attempt, deadline }],
+          events: [
+            {
+              type: 'error',
+              payload: {
+                code: RunFailureCode.TaskTimeout,
+                node: task.node,
+                message: `node "${task.node}" did not answer within ${timeoutMs} ms; attempt ${attempt} of ${this.config.taskMaxAttempts}`,
+              },
+            },
+          ],
+          finished: false,
+        };
+      });
+      await this.outbox.apply(effects);
+      if (effects.continueThread) {
+        await this.startRun.startNext(effects.continueThread);
+      }
+    }
+  }
+
+  private async startStrandedRuns(): Promise<void> {
+    const threads = (await this.ds.query(
+      `SELECT DISTINCT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
+       LEFT JOIN runs a ON a.id = t.active_run_id
+       WHERE r.status = 'queued' AND r.created_at < now() - $1 * interval '1 millisecond'
+         AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
+       LIMIT 50`,
+      [STALE_QUEUED_MS],
+    )) as { thread_id: string }[];
+    for (const { thread_id } of threads) {
+      this.logger.warn({ thread_id, msg: 'starting a queued run whose start was lost' });
+      await this.startRun.startNext(thread_id);
+    }
+  }
+}
