@@ -15,3 +15,4 @@ export { JetStreamContext } from './lib/jetstream.context';
 export { NonRetryableMessageError, isRetryable } from './lib/jetstream.exception';
 export { subjectMatches } from './lib/subject-match';
 export { JetStreamClient, type JetStreamClientOptions, type Identified } from './lib/jetstream.client';
+export { JetStreamExceptionFilter } from './lib/jetstream-exception.filter';

@@ -110,7 +110,13 @@ export class JetStreamConnection {
     };
     try {
       const info = await this.jsm.consumers.info(spec.stream, spec.durable);
-      if (info.config.filter_subject !== spec.filter || info.config.ack_wait !== config.ack_wait) {
+      const c = info.config;
+      if (
+        c.filter_subject !== spec.filter ||
+        c.ack_wait !== config.ack_wait ||
+        c.max_deliver !== config.max_deliver ||
+        c.max_ack_pending !== config.max_ack_pending
+      ) {
         await this.jsm.consumers.update(spec.stream, spec.durable, {
           filter_subject: spec.filter,
           ack_wait: config.ack_wait,

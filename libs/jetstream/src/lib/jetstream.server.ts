@@ -11,6 +11,9 @@ import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
 import { subjectMatches } from './subject-match';
 
+// A pull waits this long for messages before it is renewed.
+const FETCH_EXPIRES_MS = 5000;
+
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
   concurrency?: number;
@@ -37,7 +40,7 @@ export interface JetStreamServerOptions {
  */
 export class JetStreamServer extends Server implements CustomTransportStrategy {
   private conn?: JetStreamConnection;
-  private readonly subscriptions: ConsumerMessages[] = [];
+  private readonly batches = new Set<ConsumerMessages>();
   private readonly inFlight = new Set<Promise<void>>();
   private closing = false;
 
@@ -73,8 +76,8 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.closing = true;
-    for (const sub of this.subscriptions) {
-      sub.stop();
+    for (const batch of this.batches) {
+      batch.stop();
     }
     const deadline = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
@@ -90,19 +93,33 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
 
   private async consumeForever(spec: JetStreamConsumerOptions): Promise<void> {
     const concurrency = spec.concurrency ?? 16;
+    // This consumer's own handlers: the orchestrator runs two consumers in one process.
+    const mine = new Set<Promise<void>>();
     while (!this.closing) {
       try {
         const consumer = await this.connection.js.consumers.get(spec.stream, spec.durable);
-        const messages = await consumer.consume({ max_messages: concurrency });
-        this.subscriptions.push(messages);
-        for await (const msg of messages) {
-          const work = this.handle(msg, spec).finally(() => this.inFlight.delete(work));
-          this.inFlight.add(work);
-          while (this.inFlight.size >= concurrency) {
-            await Promise.race(this.inFlight);
+        while (!this.closing) {
+          while (mine.size >= concurrency) {
+            await Promise.race(mine);
           }
-          if (this.closing) {
-            break;
+          // Pull only for free slots: a message is never held in a buffer without in-progress
+          // acks (it would be redelivered and run twice), and idle replicas get the rest.
+          const batch = await consumer.fetch({
+            max_messages: concurrency - mine.size,
+            expires: FETCH_EXPIRES_MS,
+          });
+          this.batches.add(batch);
+          try {
+            for await (const msg of batch) {
+              const work = this.handle(msg, spec).finally(() => {
+                mine.delete(work);
+                this.inFlight.delete(work);
+              });
+              mine.add(work);
+              this.inFlight.add(work);
+            }
+          } finally {
+            this.batches.delete(batch);
           }
         }
       } catch (err) {
@@ -134,7 +151,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     }
     // Keep the message ours while the handler works (LLM calls are slow).
     const ackWait = spec.ackWaitMs ?? 30_000;
-    const heartbeat = setInterval(() => msg.working(), Math.max(1000, Math.floor(ackWait / 3)));
+    const heartbeat = setInterval(() => msg.working(), Math.max(100, Math.floor(ackWait / 3)));
     try {
       const result = await handler(data, new JetStreamContext([msg]));
       await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });

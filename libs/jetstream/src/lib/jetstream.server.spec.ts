@@ -1,0 +1,609 @@
+import 'reflect-metadata';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Controller, type INestMicroservice, Module, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { connect, headers as natsHeaders } from 'nats';
+import { JetStreamClient } from './jetstream.client';
+import { JetStreamConnection } from './jetstream.connection';
+import { JetStreamExceptionFilter } from './jetstream-exception.filter';
+import { JetStreamContext } from './jetstream.context';
+import { NonRetryableMessageError } from './jetstream.exception';
+import { JetStreamServer } from './jetstream.server';
+
+// Integration tests of the Nest transport against a real nats-server (JetStream) started by this
+// file on a spare port, with real Nest microservices whose controllers record, throw or wait.
+
+jest.setTimeout(20_000);
+
+/** A nats-server with JetStream of its own: spare port, temporary store. */
+class NatsServerProcess {
+  private constructor(
+    readonly url: string,
+    private readonly proc: ChildProcess,
+    private readonly dir: string,
+    private readonly output: string[],
+  ) {}
+
+  static async start(): Promise<NatsServerProcess> {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'sy-jetstream-server-'));
+    const output: string[] = [];
+    const proc = spawn(
+      process.env['NATS_SERVER_BIN'] ?? 'nats-server',
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    proc.stdout?.on('data', (b: Buffer) => output.push(b.toString()));
+    proc.stderr?.on('data', (b: Buffer) => output.push(b.toString()));
+    proc.on('error', (err) => output.push(`spawn error: ${err.message}`));
+    const server = new NatsServerProcess(`nats://127.0.0.1:${port}`, proc, dir, output);
+    try {
+      await server.waitForJetStream();
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  private async waitForJetStream(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    let last: unknown;
+    while (Date.now() < deadline) {
+      if (this.proc.exitCode !== null || this.proc.signalCode !== null) {
+        break;
+      }
+      try {
+        const nc = await connect({ servers: this.url, reconnect: false, timeout: 1000 });
+        try {
+          await nc.jetstreamManager();
+          return;
+        } finally {
+          await nc.close();
+        }
+      } catch (err) {
+        last = err;
+        await sleep(100);
+      }
+    }
+    throw new Error(`nats-server did not start JetStream (${String(last)}):\n${this.output.join('')}`);
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      const exited = new Promise<void>((resolve) => this.proc.once('exit', () => resolve()));
+      this.proc.kill('SIGTERM');
+      const timer = setTimeout(() => this.proc.kill('SIGKILL'), 3000);
+      await within(exited, 5000);
+      clearTimeout(timer);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Waits for `promise`, at most `ms` (cleanup must never hang jest, nor leave a timer behind). */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 8000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await sleep(25);
+  }
+}
+
+/** One handler invocation as the controller saw it, and what the transport then did with the message. */
+interface Call {
+  data: unknown;
+  subject: string;
+  delivery: number;
+  ctx: unknown;
+  msgIdHeader?: string;
+  traceHeader?: string;
+  startedAt: number;
+  endedAt?: number;
+  acks: number;
+  naks: (number | undefined)[];
+  terms: number;
+  working: number;
+}
+
+type Behaviour = (call: Call, callNumber: number) => Promise<void> | void;
+
+interface Recorder {
+  calls: Call[];
+  running: number;
+  maxRunning: number;
+}
+
+/** A controller with one `@EventPattern(pattern)` handler that records its calls and then behaves. */
+function recordingController(pattern: string, recorder: Recorder, behaviour: Behaviour): Type {
+  @Controller()
+  class RecordingController {
+    @EventPattern(pattern)
+    async handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+      const msg = ctx.getMessage();
+      const call: Call = {
+        data,
+        subject: ctx.getSubject(),
+        delivery: ctx.getDeliveryCount(),
+        ctx,
+        msgIdHeader: ctx.getHeader('Nats-Msg-Id'),
+        traceHeader: ctx.getHeader('x-trace'),
+        startedAt: Date.now(),
+        acks: 0,
+        naks: [],
+        terms: 0,
+        working: 0,
+      };
+      // Observe what the transport does with this very message.
+      const ackAck = msg.ackAck.bind(msg);
+      msg.ackAck = (opts) => {
+        call.acks += 1;
+        return ackAck(opts);
+      };
+      const ack = msg.ack.bind(msg);
+      msg.ack = () => {
+        call.acks += 1;
+        ack();
+      };
+      const nak = msg.nak.bind(msg);
+      msg.nak = (millis) => {
+        call.naks.push(millis);
+        nak(millis);
+      };
+      const term = msg.term.bind(msg);
+      msg.term = (reason) => {
+        call.terms += 1;
+        term(reason);
+      };
+      const working = msg.working.bind(msg);
+      msg.working = () => {
+        call.working += 1;
+        working();
+      };
+      recorder.calls.push(call);
+      recorder.running += 1;
+      recorder.maxRunning = Math.max(recorder.maxRunning, recorder.running);
+      try {
+        await behaviour(call, recorder.calls.length);
+      } finally {
+        recorder.running -= 1;
+        call.endedAt = Date.now();
+      }
+    }
+  }
+  return RecordingController;
+}
+
+interface ServiceOptions {
+  label: string;
+  behaviour?: Behaviour;
+  /** `@EventPattern` of the handler; default `<prefix>.ok`. */
+  pattern?: (prefix: string) => string;
+  /** Stream subjects and consumer filter; default `<prefix>.>`. */
+  subject?: (prefix: string) => string;
+  ackWaitMs?: number;
+  concurrency?: number;
+  maxBackoffMs?: number;
+  /** Messages to publish before the service starts. */
+  before?: (svc: { stream: string; prefix: string }) => Promise<void>;
+}
+
+interface Service {
+  app: INestMicroservice;
+  server: JetStreamServer;
+  conn: JetStreamConnection;
+  stream: string;
+  prefix: string;
+  durable: string;
+  recorder: Recorder;
+}
+
+describe('JetStreamServer (real nats-server, real Nest microservice)', () => {
+  let nats: NatsServerProcess | undefined;
+  let publisher: JetStreamConnection;
+  const apps: INestMicroservice[] = [];
+  const conns: { close(): Promise<void> }[] = [];
+  let seq = 0;
+
+  async function connection(name: string): Promise<JetStreamConnection> {
+    const conn = await JetStreamConnection.connect({ servers: nats!.url, name });
+    conns.push(conn);
+    return conn;
+  }
+
+  async function startService(opts: ServiceOptions): Promise<Service> {
+    seq += 1;
+    const prefix = `ts${seq}.${opts.label}`;
+    const stream = `SRV_${opts.label.toUpperCase()}_${seq}`;
+    const subject = opts.subject?.(prefix) ?? `${prefix}.>`;
+    const streamSpec = { name: stream, subjects: [subject] };
+    if (opts.before) {
+      await publisher.ensureStream(streamSpec);
+      await opts.before({ stream, prefix });
+    }
+    const recorder: Recorder = { calls: [], running: 0, maxRunning: 0 };
+    const controller = recordingController(
+      opts.pattern?.(prefix) ?? `${prefix}.ok`,
+      recorder,
+      opts.behaviour ?? (() => undefined),
+    );
+    @Module({ controllers: [controller] })
+    class TestModule {}
+
+    const conn = await connection(`svc-${opts.label}`);
+    const durable = `svc_${opts.label}`;
+    const server = new JetStreamServer({
+      connection: conn,
+      streams: [streamSpec],
+      consumers: [
+        {
+          stream,
+          durable,
+          filter: subject,
+          ackWaitMs: opts.ackWaitMs,
+          concurrency: opts.concurrency,
+        },
+      ],
+      maxBackoffMs: opts.maxBackoffMs,
+    });
+    const app = await NestFactory.createMicroservice(TestModule, { strategy: server, logger: false });
+    apps.push(app);
+    // As every service does (libs/platform bootstrap): errors reach the transport unchanged.
+    app.useGlobalFilters(new JetStreamExceptionFilter());
+    await app.listen();
+    return { app, server, conn, stream, prefix, durable, recorder };
+  }
+
+  async function streamMessages(stream: string): Promise<number> {
+    return (await publisher.jsm.streams.info(stream)).state.messages;
+  }
+
+  async function consumerInfo(svc: Service) {
+    return publisher.jsm.consumers.info(svc.stream, svc.durable);
+  }
+
+  let msgSeq = 0;
+  function publish(subject: string, payload: unknown, headers?: Record<string, string>) {
+    msgSeq += 1;
+    return publisher.publish(subject, payload, { msgId: `m-${msgSeq}`, headers });
+  }
+
+  beforeAll(async () => {
+    nats = await NatsServerProcess.start();
+    publisher = await connection('publisher');
+  });
+
+  afterEach(async () => {
+    for (const app of apps.splice(0)) {
+      await within(
+        app.close().catch(() => undefined),
+        12_000,
+      );
+    }
+  });
+
+  afterAll(async () => {
+    for (const app of apps.splice(0)) {
+      await within(
+        app.close().catch(() => undefined),
+        5000,
+      );
+    }
+    for (const c of conns.splice(0)) {
+      await within(
+        c.close().catch(() => undefined),
+        3000,
+      );
+    }
+    await nats?.stop();
+  });
+
+  it('acks a handled message exactly once, after giving the handler the JSON payload and the context', async () => {
+    const svc = await startService({ label: 'ok' });
+
+    const ack = await publish(`${svc.prefix}.ok`, { run_id: 'r-1', n: [1, 2] }, { 'x-trace': 't-1' });
+
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    const [call] = svc.recorder.calls;
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(call.data).toEqual({ run_id: 'r-1', n: [1, 2] });
+    expect(call.ctx).toBeInstanceOf(JetStreamContext);
+    expect(call.subject).toBe(`${svc.prefix}.ok`);
+    expect(call.delivery).toBe(1);
+    expect(call.msgIdHeader).toBe(`m-${msgSeq}`);
+    expect(call.traceHeader).toBe('t-1');
+    expect((call.ctx as JetStreamContext).getMessage().seq).toBe(ack.seq);
+    expect(call.acks).toBe(1);
+    expect(call.naks).toEqual([]);
+    expect(call.terms).toBe(0);
+    const info = await consumerInfo(svc);
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+    expect(info.num_redelivered).toBe(0);
+    expect(info.delivered.stream_seq).toBe(ack.seq);
+  });
+
+  it('acks only after the handler resolved', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const svc = await startService({ label: 'late', behaviour: () => gate });
+
+    await publish(`${svc.prefix}.ok`, { x: 1 });
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await sleep(300);
+    expect(svc.recorder.calls[0].acks).toBe(0);
+    expect(await streamMessages(svc.stream)).toBe(1);
+    expect((await consumerInfo(svc)).num_ack_pending).toBe(1);
+
+    release();
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    expect(svc.recorder.calls[0].acks).toBe(1);
+  });
+
+  it('redelivers after a retryable error with a growing back-off, then acks', async () => {
+    const svc = await startService({
+      label: 'retry',
+      behaviour: (_call, n) => {
+        if (n <= 2) {
+          throw new Error(`transient failure ${n}`);
+        }
+      },
+    });
+
+    await publish(`${svc.prefix}.ok`, { attempt: 'me' });
+
+    await waitFor('three deliveries', () => svc.recorder.calls.length === 3);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    const calls = svc.recorder.calls;
+    expect(calls).toHaveLength(3);
+    expect(calls.map((c) => c.delivery)).toEqual([1, 2, 3]);
+    expect(calls.map((c) => c.data)).toEqual([{ attempt: 'me' }, { attempt: 'me' }, { attempt: 'me' }]);
+    expect(calls[0].naks).toHaveLength(1);
+    expect(calls[1].naks).toHaveLength(1);
+    expect(calls[1].naks[0]!).toBeGreaterThan(calls[0].naks[0]!);
+    expect(calls.map((c) => c.acks)).toEqual([0, 0, 1]);
+    const firstGap = calls[1].startedAt - calls[0].startedAt;
+    const secondGap = calls[2].startedAt - calls[1].startedAt;
+    expect(firstGap).toBeGreaterThanOrEqual(calls[0].naks[0]! - 50);
+    expect(secondGap).toBeGreaterThanOrEqual(calls[1].naks[0]! - 50);
+    expect(secondGap).toBeGreaterThan(firstGap);
+    expect((await consumerInfo(svc)).num_ack_pending).toBe(0);
+  });
+
+  it('caps the back-off at maxBackoffMs', async () => {
+    const svc = await startService({
+      label: 'cap',
+      maxBackoffMs: 100,
+      behaviour: (_call, n) => {
+        if (n <= 2) {
+          throw new Error('transient');
+        }
+      },
+    });
+
+    await publish(`${svc.prefix}.ok`, {});
+
+    await waitFor('three deliveries', () => svc.recorder.calls.length === 3, 3000);
+    expect(svc.recorder.calls[0].naks).toEqual([100]);
+    expect(svc.recorder.calls[1].naks).toEqual([100]);
+    expect(svc.recorder.calls[2].startedAt - svc.recorder.calls[0].startedAt).toBeLessThan(1500);
+  });
+
+  it.each([
+    ['NonRetryableMessageError', () => new NonRetryableMessageError('bad message')],
+    ['an error with retryable === false', () => Object.assign(new Error('bad'), { retryable: false })],
+  ])('terminates the message when the handler throws %s', async (_name, make) => {
+    const svc = await startService({
+      label: 'term',
+      behaviour: () => {
+        throw make();
+      },
+    });
+
+    await publish(`${svc.prefix}.ok`, { bad: true });
+
+    await waitFor('the handler', () => svc.recorder.calls.length >= 1);
+    await sleep(1600); // longer than the first two back-off delays (500 ms, 1000 ms)
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(svc.recorder.calls[0].terms).toBe(1);
+    expect(svc.recorder.calls[0].naks).toEqual([]);
+    expect(svc.recorder.calls[0].acks).toBe(0);
+    expect(await streamMessages(svc.stream)).toBe(0);
+    expect((await consumerInfo(svc)).num_ack_pending).toBe(0);
+  });
+
+  it('terminates a non-JSON message and a message no handler is bound to, without redelivery', async () => {
+    const svc = await startService({ label: 'junk' });
+
+    const h = natsHeaders();
+    h.set('Nats-Msg-Id', 'junk-1');
+    const notJson = await publisher.js.publish(`${svc.prefix}.ok`, new TextEncoder().encode('{not json'), {
+      headers: h,
+    });
+    const unhandled = await publish(`${svc.prefix}.nobody`, { fine: 'json' });
+    expect(unhandled.seq).toBe(notJson.seq + 1);
+
+    await waitFor(
+      'both to be delivered',
+      async () => (await consumerInfo(svc)).delivered.stream_seq === unhandled.seq,
+    );
+    await sleep(1200); // longer than the first back-off delay
+    expect(svc.recorder.calls).toHaveLength(0);
+    const info = await consumerInfo(svc);
+    expect(info.delivered.consumer_seq).toBe(2); // one delivery each, none again
+    expect(info.num_redelivered).toBe(0);
+    expect(info.num_ack_pending).toBe(0);
+    expect(info.num_pending).toBe(0);
+    expect(await streamMessages(svc.stream)).toBe(0);
+  });
+
+  it('keeps a message in progress while a slow handler works past the ack wait', async () => {
+    const svc = await startService({
+      label: 'slow',
+      ackWaitMs: 1500,
+      behaviour: () => sleep(5000),
+    });
+
+    await publish(`${svc.prefix}.ok`, { slow: true });
+
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await waitFor('the handler to finish', () => svc.recorder.calls[0].endedAt !== undefined, 8000);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(svc.recorder.calls[0].working).toBeGreaterThanOrEqual(3);
+    expect(svc.recorder.calls[0].acks).toBe(1);
+    const info = await consumerInfo(svc);
+    expect(info.num_redelivered).toBe(0);
+    expect(info.delivered.consumer_seq).toBe(1);
+  });
+
+  it('runs at most `concurrency` handlers at once', async () => {
+    const svc = await startService({
+      label: 'conc',
+      concurrency: 2,
+      behaviour: () => sleep(300),
+      before: async ({ prefix }) => {
+        for (let i = 0; i < 6; i++) {
+          await publish(`${prefix}.ok`, { i });
+        }
+      },
+    });
+
+    await waitFor('six calls', () => svc.recorder.calls.length === 6);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    expect(svc.recorder.maxRunning).toBe(2);
+    expect(svc.recorder.calls.map((c) => (c.data as { i: number }).i).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(svc.recorder.calls.every((c) => c.delivery === 1 && c.acks === 1)).toBe(true);
+  });
+
+  it('does not let a message fetched while every slot is busy be redelivered (concurrency 2, slow handlers)', async () => {
+    const svc = await startService({
+      label: 'prefetch',
+      concurrency: 2,
+      ackWaitMs: 1500,
+      behaviour: () => sleep(2000),
+      before: async ({ prefix }) => {
+        for (let i = 0; i < 3; i++) {
+          await publish(`${prefix}.ok`, { i });
+        }
+      },
+    });
+
+    await waitFor('three calls', () => svc.recorder.calls.length >= 3, 10_000);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0, 10_000);
+    await sleep(500);
+    const seen = svc.recorder.calls.map((c) => [(c.data as { i: number }).i, c.delivery]);
+    expect(seen.sort()).toEqual([
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ]);
+    expect((await consumerInfo(svc)).num_redelivered).toBe(0);
+  });
+
+  it('close() waits for the in-flight handler, which is then acked', async () => {
+    const svc = await startService({ label: 'close', behaviour: () => sleep(1500) });
+
+    await publish(`${svc.prefix}.ok`, { closing: true });
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+
+    const closeStarted = Date.now();
+    await svc.app.close();
+    const closedAt = Date.now();
+
+    const [call] = svc.recorder.calls;
+    expect(call.endedAt).toBeDefined();
+    expect(call.endedAt!).toBeLessThanOrEqual(closedAt);
+    expect(closedAt - closeStarted).toBeGreaterThanOrEqual(1000);
+    expect(call.acks).toBe(1);
+    expect(await streamMessages(svc.stream)).toBe(0);
+    // Nothing is pulled any more after close().
+    await publish(`${svc.prefix}.ok`, { after: 'close' });
+    await sleep(500);
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(await streamMessages(svc.stream)).toBe(1);
+  });
+
+  it('delivers what JetStreamClient.emit(subject, {msgId, payload}) published, once per msgId', async () => {
+    const svc = await startService({ label: 'emit' });
+    const client = new JetStreamClient({
+      servers: nats!.url,
+      name: 'emit-spec',
+      streams: [{ name: svc.stream, subjects: [`${svc.prefix}.>`] }],
+    });
+    conns.push(client);
+
+    const emit = (msgId: string, payload: unknown) =>
+      new Promise<unknown>((resolve, reject) => {
+        client.emit(`${svc.prefix}.ok`, { msgId, payload }).subscribe({ next: resolve, error: reject });
+      });
+    await emit('emit-1', { hello: 'world' });
+    await emit('emit-1', { hello: 'again' });
+
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(svc.recorder.calls[0].data).toEqual({ hello: 'world' });
+    expect(svc.recorder.calls[0].msgIdHeader).toBe('emit-1');
+    await client.close();
+  });
+
+  it('routes sy.delta.planner to an @EventPattern("sy.delta.*") handler', async () => {
+    const svc = await startService({
+      label: 'wild',
+      subject: () => 'sy.delta.>',
+      pattern: () => 'sy.delta.*',
+    });
+
+    await publish('sy.delta.planner', { from: 'planner' });
+    await publish('sy.delta.planner.extra', { deeper: true }); // `*` is one token: no handler
+
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    expect(svc.recorder.calls).toHaveLength(1);
+    expect(svc.recorder.calls[0].subject).toBe('sy.delta.planner');
+    expect(svc.recorder.calls[0].data).toEqual({ from: 'planner' });
+    expect(svc.recorder.calls[0].acks).toBe(1);
+    expect((await consumerInfo(svc)).num_redelivered).toBe(0);
+  });
+});
