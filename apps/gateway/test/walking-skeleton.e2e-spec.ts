@@ -305,6 +305,8 @@ describe('failures are visible, never silent', () => {
     expect(run.body.error.message).toContain('sy.delta.planner');
     expect(events[events.length - 1].payload).toEqual({ status: 'failed' });
     expect(stack.log('run-orchestrator')).toMatch(/"subject":"sy\.delta\.planner".*invalid message/);
+    // Terminated once, not redelivered.
+    expect(stack.log('run-orchestrator').match(/terminating message on sy\.delta\.planner/g)).toHaveLength(1);
     // The slow planner's real delta arrives after the failure and is discarded: no action after it.
     await new Promise((r) => setTimeout(r, 4500));
     const after = await follow(runId);
@@ -335,6 +337,9 @@ describe('failures are visible, never silent', () => {
     expect(stack.log('tool-executor')).toMatch(
       /"subject":"sy\.task\.tool-executor\.calculator".*invalid task message/,
     );
+    expect(
+      stack.log('tool-executor').match(/terminating message on sy\.task\.tool-executor\.calculator/g),
+    ).toHaveLength(1);
   });
 });
 

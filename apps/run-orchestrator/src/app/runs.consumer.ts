@@ -1,4 +1,4 @@
-import { Controller, Inject, Logger } from '@nestjs/common';
+import { Controller, Inject, Logger, UseFilters } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { z } from 'zod';
 import {
@@ -9,7 +9,11 @@ import {
   SUBJECTS,
   describeZodError,
 } from '@switchyard/contracts';
-import { type JetStreamContext, NonRetryableMessageError } from '@switchyard/jetstream';
+import {
+  type JetStreamContext,
+  JetStreamExceptionFilter,
+  NonRetryableMessageError,
+} from '@switchyard/jetstream';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { EndRunUseCase } from './end-run.usecase';
 import { RunFailureCode } from './orchestrator.exception';
@@ -19,6 +23,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every message the orchestrator consumes enters here and is validated before anything else. */
 @Controller()
+// The transport must see the handler's own error (retryable or not), not Nest's generic one.
+@UseFilters(new JetStreamExceptionFilter())
 export class RunsConsumer {
   private readonly logger = new Logger(RunsConsumer.name);
 

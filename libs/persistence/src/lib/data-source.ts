@@ -28,11 +28,29 @@ export function dataSourceOptions(
 
 export async function createDataSource(
   databaseUrl: string,
-  opts: { poolSize?: number; name?: string } = {},
+  opts: { poolSize?: number; name?: string; onConnectionError?: (err: Error) => void } = {},
 ): Promise<DataSource> {
   const ds = new DataSource(dataSourceOptions(databaseUrl, opts));
   await ds.initialize();
+  guardCheckedOutClients(ds, opts.onConnectionError ?? (() => undefined));
   return ds;
+}
+
+/**
+ * A connection Postgres terminates while the pool has lent it out (between two statements of a
+ * transaction, say) emits 'error' on a client nobody listens to, which crashes the process. The
+ * pool discards such a client and the statement that uses it fails and is retried; here the
+ * event itself only gets reported.
+ */
+function guardCheckedOutClients(ds: DataSource, onError: (err: Error) => void): void {
+  const pool = (ds.driver as unknown as { master?: pg.Pool }).master;
+  const guarded = new WeakSet<pg.PoolClient>();
+  pool?.on('acquire', (client) => {
+    if (!guarded.has(client)) {
+      guarded.add(client);
+      client.on('error', onError);
+    }
+  });
 }
 
 // Any constant; every process that migrates takes the same advisory lock, so replicas starting

@@ -6,7 +6,6 @@ import { ConfigException } from '@switchyard/config';
 import {
   JetStreamConnection,
   type JetStreamConsumerOptions,
-  JetStreamExceptionFilter,
   JetStreamServer,
   type StreamSpec,
 } from '@switchyard/jetstream';
@@ -41,14 +40,13 @@ export async function bootstrapService(
   app.enableShutdownHooks();
   await opts.configure?.(app);
   if (opts.consumers?.length) {
-    const microservice = app.connectMicroservice({
+    app.connectMicroservice({
       strategy: new JetStreamServer({
         connection: app.get(JetStreamConnection),
         streams: opts.streams ?? [],
         consumers: opts.consumers,
       }),
     });
-    microservice.useGlobalFilters(new JetStreamExceptionFilter());
     await app.startAllMicroservices();
   }
   await app.listen(opts.port, process.env['HOST'] ?? '0.0.0.0');

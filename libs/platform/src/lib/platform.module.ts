@@ -1,4 +1,11 @@
-import { type DynamicModule, Global, Module, type OnApplicationShutdown, Inject } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Global,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  Inject,
+} from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import Redis from 'ioredis';
 import { LoggerModule } from 'nestjs-pino';
@@ -68,7 +75,11 @@ export class PlatformModule {
         {
           provide: DataSource,
           useFactory: () =>
-            createDataSource(env.DATABASE_URL, { poolSize: opts.poolSize, name: opts.service }),
+            createDataSource(env.DATABASE_URL, {
+              poolSize: opts.poolSize,
+              name: opts.service,
+              onConnectionError: (err) => new Logger('Postgres').warn(`connection lost: ${err.message}`),
+            }),
         },
         {
           provide: Redis,

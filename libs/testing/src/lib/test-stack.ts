@@ -110,6 +110,29 @@ export class TestStack {
     await this.startService(name);
   }
 
+  /** Stops one service (SIGTERM, graceful) until `startService`. */
+  async stopService(name: ServiceApp): Promise<void> {
+    await this.stopProc(name);
+  }
+
+  /** Stops the NATS server and starts it again on the same port and store (JetStream keeps its data). */
+  async restartNats(downMs = 500): Promise<void> {
+    await this.stopProc('nats');
+    await new Promise((r) => setTimeout(r, downMs));
+    await this.startNats();
+  }
+
+  /** A query against the stack's own database. */
+  async sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, params)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
   async stop(): Promise<void> {
     for (const name of [...SERVICE_APPS].reverse()) {
       await this.stopProc(name);
@@ -139,24 +162,7 @@ export class TestStack {
     const natsPort = await freePort();
     this.ports.set('nats', natsPort);
     this.natsUrl = `nats://127.0.0.1:${natsPort}`;
-    this.spawn('nats', process.env['NATS_SERVER_BIN'] ?? 'nats-server', [
-      '-a',
-      '127.0.0.1',
-      '-p',
-      String(natsPort),
-      '-js',
-      '-sd',
-      join(this.dir, 'nats-store'),
-    ]);
-    await waitFor('nats-server with JetStream', async () => {
-      const nc = await connect({ servers: this.natsUrl, reconnect: false });
-      try {
-        await (await nc.jetstreamManager()).getAccountInfo();
-        return true;
-      } finally {
-        await nc.close();
-      }
-    });
+    await this.startNats();
 
     const llmPort = await freePort();
     this.ports.set('scripted-llm', llmPort);
@@ -189,7 +195,28 @@ export class TestStack {
     await Promise.all(SERVICE_APPS.filter((a) => a !== 'run-orchestrator').map((a) => this.startService(a)));
   }
 
-  private async startService(app: ServiceApp): Promise<void> {
+  private async startNats(): Promise<void> {
+    this.spawn('nats', process.env['NATS_SERVER_BIN'] ?? 'nats-server', [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(this.ports.get('nats')),
+      '-js',
+      '-sd',
+      join(this.dir, 'nats-store'),
+    ]);
+    await waitFor('nats-server with JetStream', async () => {
+      const nc = await connect({ servers: this.natsUrl, reconnect: false });
+      try {
+        await (await nc.jetstreamManager()).getAccountInfo();
+        return true;
+      } finally {
+        await nc.close();
+      }
+    });
+  }
+
+  async startService(app: ServiceApp): Promise<void> {
     const port = this.ports.get(app) ?? (await freePort());
     this.ports.set(app, port);
     const child = this.spawn(

@@ -1,5 +1,6 @@
-import { SetMetadata, applyDecorators } from '@nestjs/common';
+import { SetMetadata, UseFilters, applyDecorators } from '@nestjs/common';
 import { EventPattern } from '@nestjs/microservices';
+import { JetStreamExceptionFilter } from '@switchyard/jetstream';
 
 export const NODE_SPEC = Symbol('switchyard:node-spec');
 
@@ -20,5 +21,10 @@ export interface NodeSpec {
  * filter already limits it to this service) and registers the node in `sy_nodes`.
  */
 export function NodeHandler(spec: NodeSpec): MethodDecorator {
-  return applyDecorators(EventPattern(`sy.task.*.${spec.name}`), SetMetadata(NODE_SPEC, spec));
+  return applyDecorators(
+    EventPattern(`sy.task.*.${spec.name}`),
+    SetMetadata(NODE_SPEC, spec),
+    // The transport must see the handler's own error (retryable or not), not Nest's generic one.
+    UseFilters(new JetStreamExceptionFilter()),
+  );
 }

@@ -200,12 +200,14 @@ export class RunsService {
     tenantId: string,
     runId: string,
   ): Promise<{ created: boolean; body: { run_id: string; status: string } }> {
-    const [run] = (await this.ds.query(
+    // TypeORM answers an UPDATE with [rows, affected].
+    const [updated] = (await this.ds.query(
       `UPDATE runs SET cancel_requested = true
        WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running', 'waiting')
        RETURNING id`,
       [runId, tenantId],
-    )) as { id: string }[];
+    )) as [{ id: string }[], number];
+    const run = updated[0];
     if (!run) {
       const current = await this.get(tenantId, runId);
       if (current.status === 'cancelled') {
