@@ -235,6 +235,7 @@ describe('the task reaper', () => {
     expect(done.status).toBe('succeeded');
     const list = await actions(run.run_id);
     expect(nodes(list)).toEqual(CALC_FLOW);
+    expect(list.find((a) => a.node === 'reflection')?.attempt).toBe(2);
     const err = (await events(run.run_id)).find((e) => e.event_type === 'error')!;
     expect(err.payload).toMatchObject({
       node: 'reflection',

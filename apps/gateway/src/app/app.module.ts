@@ -1,7 +1,10 @@
 import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { PlatformModule } from '@switchyard/platform';
+import { AdminTokenGuard } from './admin/admin-token.guard';
+import { TenantsController } from './admin/tenants.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { RateLimitGuard } from './auth/rate-limit.guard';
 import { BootstrapTenant } from './auth/bootstrap-tenant.service';
 import { GatewayConfig } from './gateway.config';
 import { ApiExceptionFilter } from './http/api-exception.filter';
@@ -12,11 +15,13 @@ import { ThreadsController } from './threads/threads.controller';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
-  controllers: [RunsController, ThreadsController],
+  controllers: [RunsController, ThreadsController, TenantsController],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     ApiKeyGuard,
+    AdminTokenGuard,
+    RateLimitGuard,
     BootstrapTenant,
     RunsService,
   ],

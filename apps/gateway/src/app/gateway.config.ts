@@ -4,18 +4,32 @@ import { loadConfig } from '@switchyard/config';
 const schema = z.object({
   // Quick start: the gateway makes sure tenant `default` exists with this key.
   SWITCHYARD_BOOTSTRAP_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Admin routes (/v1/admin/...) take this as their bearer token; unset disables them.
+  SWITCHYARD_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SWITCHYARD_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  SWITCHYARD_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
+  SWITCHYARD_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
+  // Runs of one tenant queued, running or waiting at once.
+  SWITCHYARD_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).default(200),
   SWITCHYARD_DEFAULT_MAX_STEPS: z.coerce.number().int().min(1).max(10_000).default(50),
 });
 
 export class GatewayConfig {
   readonly bootstrapKey?: string;
+  readonly adminToken?: string;
   readonly heartbeatMs: number;
   readonly defaultMaxSteps: number;
+  readonly rateLimitPerSecond: number;
+  readonly rateLimitBurst: number;
+  readonly maxActiveRuns: number;
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.bootstrapKey = cfg.SWITCHYARD_BOOTSTRAP_KEY;
+    this.adminToken = cfg.SWITCHYARD_ADMIN_TOKEN;
     this.heartbeatMs = cfg.SWITCHYARD_SSE_HEARTBEAT_MS;
     this.defaultMaxSteps = cfg.SWITCHYARD_DEFAULT_MAX_STEPS;
+    this.rateLimitPerSecond = cfg.SWITCHYARD_RATE_LIMIT_PER_SECOND;
+    this.rateLimitBurst = cfg.SWITCHYARD_RATE_LIMIT_BURST;
+    this.maxActiveRuns = cfg.SWITCHYARD_MAX_ACTIVE_RUNS;
   }
 }

@@ -22,6 +22,7 @@ interface StepTaskRow {
   id: string;
   node: string;
   status: 'pending' | 'arrived' | 'applied';
+  attempt: number;
   delta: StateDelta | null;
 }
 
@@ -102,7 +103,7 @@ export class ApplyDeltaUseCase {
         [task.id, JSON.stringify(msg.delta)],
       );
       const stepTasks = (await m.query(
-        'SELECT id, node, status, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
+        'SELECT id, node, status, attempt, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
         [run.id, task.step],
       )) as StepTaskRow[];
       if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
@@ -120,7 +121,13 @@ export class ApplyDeltaUseCase {
       try {
         for (const t of stepTasks) {
           const delta = t.delta!;
-          const action: Action = { ...delta.action, id: state.version + 1 };
+          // A delta answering the first dispatch may arrive after the reaper sent the task again:
+          // the action still shows how many dispatches the task took.
+          const action: Action = {
+            ...delta.action,
+            id: state.version + 1,
+            attempt: Math.max(delta.action.attempt, t.attempt),
+          };
           const applied = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
           state = applyDelta(state, applied);
           actions.push(action);

@@ -18,7 +18,8 @@ export const SERVICE_APPS = [
   'gateway',
 ] as const;
 export type ServiceApp = (typeof SERVICE_APPS)[number];
-type ProcName = ServiceApp | 'scripted-llm' | 'nats';
+/** A process: a service app, `<app>-<n>` for its n-th replica, the model server, or NATS. */
+type ProcName = ServiceApp | `${ServiceApp}-${number}` | 'scripted-llm' | 'nats';
 
 export interface TestStackOptions {
   /** Path (from the repo root) of the scripted model server's script. */
@@ -105,14 +106,14 @@ export class TestStack {
     this.procs.get(name)?.kill(signal);
   }
 
-  async restart(name: ServiceApp): Promise<void> {
-    await this.stopProc(name);
-    await this.startService(name);
+  async restart(name: ServiceApp, replica = 1): Promise<void> {
+    await this.stopProc(replica > 1 ? `${name}-${replica}` : name);
+    await this.startService(name, replica);
   }
 
   /** Stops one service (SIGTERM, graceful) until `startService`. */
-  async stopService(name: ServiceApp): Promise<void> {
-    await this.stopProc(name);
+  async stopService(name: ServiceApp, replica = 1): Promise<void> {
+    await this.stopProc(replica > 1 ? `${name}-${replica}` : name);
   }
 
   /** Stops the NATS server and starts it again on the same port and store (JetStream keeps its data). */
@@ -134,7 +135,8 @@ export class TestStack {
   }
 
   async stop(): Promise<void> {
-    for (const name of [...SERVICE_APPS].reverse()) {
+    const services = [...this.procs.keys()].filter((n) => n !== 'scripted-llm' && n !== 'nats');
+    for (const name of services.reverse()) {
       await this.stopProc(name);
     }
     await this.stopProc('scripted-llm');
@@ -216,11 +218,13 @@ export class TestStack {
     });
   }
 
-  async startService(app: ServiceApp): Promise<void> {
-    const port = this.ports.get(app) ?? (await freePort());
-    this.ports.set(app, port);
+  /** Starts a service (again), or with `replica` > 1 one more replica of it (`<app>-<replica>`). */
+  async startService(app: ServiceApp, replica = 1): Promise<void> {
+    const name: ProcName = replica > 1 ? `${app}-${replica}` : app;
+    const port = this.ports.get(name) ?? (await freePort());
+    this.ports.set(name, port);
     const child = this.spawn(
-      app,
+      name,
       process.execPath,
       ['--enable-source-maps', join(ROOT, 'dist/apps', app, 'src/main.js')],
       {
@@ -229,10 +233,10 @@ export class TestStack {
       },
     );
     await waitFor(
-      `${app} /readyz (log: ${join(this.dir, `${app}.log`)})`,
+      `${name} /readyz (log: ${join(this.dir, `${name}.log`)})`,
       async () => {
         if (child.exitCode !== null) {
-          throw new Error(`${app} exited with ${child.exitCode}:\n${this.log(app).slice(-2000)}`);
+          throw new Error(`${name} exited with ${child.exitCode}:\n${this.log(name).slice(-2000)}`);
         }
         return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
       },

@@ -15,6 +15,7 @@ import type { Response } from 'express';
 import Redis from 'ioredis';
 import { RunEventReader } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
+import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
@@ -23,7 +24,7 @@ import { type CreateRunBody, CreateRunSchema, CursorSchema, RunIdSchema } from '
 import { RunsService, runView } from './runs.service';
 
 @Controller('v1/runs')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiKeyGuard, RateLimitGuard)
 export class RunsController {
   constructor(
     @Inject(RunsService) private readonly runs: RunsService,

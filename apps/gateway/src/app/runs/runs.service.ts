@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import {
   type Action,
   type RunCancelMessage,
@@ -68,6 +68,18 @@ export class RunsService {
     const runId = randomUUID();
     const result = await this.ds
       .transaction(async (m) => {
+        // Serialises run creation per tenant, so the active-run cap holds under concurrency.
+        await m.query('SELECT pg_advisory_xact_lock(hashtext($1))', [tenantId]);
+        const [{ active }] = (await m.query(
+          `SELECT count(*)::int AS active FROM runs WHERE tenant_id = $1 AND status = ANY($2)`,
+          [tenantId, ACTIVE],
+        )) as { active: number }[];
+        if (active >= this.config.maxActiveRuns && !(await this.known(m, tenantId, body.request_id))) {
+          throw new ApiException(
+            ApiErrorCode.RateLimited,
+            `the tenant has ${active} active runs (limit ${this.config.maxActiveRuns}); retry when some have ended`,
+          );
+        }
         let threadId = body.thread_id;
         if (threadId) {
           const [thread] = (await m.query(
@@ -229,6 +241,17 @@ export class RunsService {
         'the cancel was recorded but could not be delivered; retry',
       );
     });
+  }
+
+  private async known(m: EntityManager, tenantId: string, requestId?: string): Promise<boolean> {
+    if (!requestId) {
+      return false;
+    }
+    const rows = (await m.query('SELECT 1 FROM runs WHERE tenant_id = $1 AND request_id = $2', [
+      tenantId,
+      requestId,
+    ])) as unknown[];
+    return rows.length > 0;
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { DataSource } from 'typeorm';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
+import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { RunIdSchema } from '../runs/run.dto';
@@ -11,7 +12,7 @@ import { type RunRecord, RunsService, runView } from '../runs/runs.service';
 const VersionSchema = z.coerce.number().int().min(0).optional();
 
 @Controller('v1/threads')
-@UseGuards(ApiKeyGuard)
+@UseGuards(ApiKeyGuard, RateLimitGuard)
 export class ThreadsController {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
