@@ -9,13 +9,14 @@ import { BootstrapTenant } from './auth/bootstrap-tenant.service';
 import { GatewayConfig } from './gateway.config';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
+import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
 import { ThreadsController } from './threads/threads.controller';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
-  controllers: [RunsController, ThreadsController, TenantsController],
+  controllers: [RunsController, ThreadsController, TenantsController, ChatCompletionsController],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -11,7 +11,7 @@ export interface RunRow {
   steps: number;
   max_steps: number;
   cancel_requested: boolean;
-  input: { prompt: string; files?: unknown[] };
+  input: { prompt: string; files?: unknown[]; history?: { role: 'user' | 'assistant' | 'system'; content: string }[] };
 }
 
 export const RUN_COLUMNS =

@@ -92,6 +92,7 @@ export class StartRunUseCase {
             turn,
             prompt: run.input.prompt,
             origin_files: (run.input.files ?? []) as never,
+            history: run.input.history,
           }),
         };
         const state = applyDelta(before, delta);

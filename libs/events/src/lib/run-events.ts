@@ -111,6 +111,12 @@ export class RunEventReader {
     return res[0][1].map(([id, fields]) => toEvent(runId, id, fields));
   }
 
+  /** Whether the stream still holds the event with this id. */
+  async has(runId: string, seq: string): Promise<boolean> {
+    const rows = (await this.redis.xrange(eventsKey(runId), seq, seq)) as unknown[];
+    return rows.length > 0;
+  }
+
   async exists(runId: string): Promise<boolean> {
     return (await this.redis.exists(eventsKey(runId))) === 1;
   }

@@ -125,6 +125,8 @@ export function openTurnPatch(input: {
   turn: number;
   prompt: string;
   origin_files?: RuntimeState['origin_files'];
+  /** Earlier messages a client brought along (OpenAI-style), recorded before the prompt. */
+  history?: RuntimeState['chat_history'];
 }): JsonPatchOperation[] {
   return [
     { op: 'replace', path: '/run_id', value: input.run_id },
@@ -132,6 +134,7 @@ export function openTurnPatch(input: {
     { op: 'add', path: '/prompts/-', value: input.prompt },
     { op: 'add', path: '/task_goals/-', value: '' },
     { op: 'add', path: '/todos/-', value: [] },
+    ...(input.history ?? []).map((m) => ({ op: 'add' as const, path: '/chat_history/-', value: m })),
     { op: 'add', path: '/chat_history/-', value: { role: 'user', content: input.prompt } },
     { op: 'replace', path: '/origin_files', value: input.origin_files ?? [] },
   ];

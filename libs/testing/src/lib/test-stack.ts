@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import Redis from 'ioredis';
 import pg from 'pg';
 import { connect } from 'nats';
 import { freePort, waitFor } from './free-port';
@@ -19,7 +20,7 @@ export const SERVICE_APPS = [
 ] as const;
 export type ServiceApp = (typeof SERVICE_APPS)[number];
 /** A process: a service app, `<app>-<n>` for its n-th replica, the model server, or NATS. */
-type ProcName = ServiceApp | `${ServiceApp}-${number}` | 'scripted-llm' | 'nats';
+type ProcName = ServiceApp | `${ServiceApp}-${number}` | 'scripted-llm' | 'nats' | 'redis';
 
 export interface TestStackOptions {
   /** Path (from the repo root) of the scripted model server's script. */
@@ -29,9 +30,9 @@ export interface TestStackOptions {
 
 /**
  * The whole system as separate real processes for end-to-end tests: a NATS server with
- * JetStream of its own (spare port, temporary store, so tests never share streams with a dev
- * stack), a fresh Postgres database, the machine's Redis, the scripted model server, and the
- * seven services started from dist/.
+ * JetStream and a Redis server of their own (spare ports, so tests never share streams or keys
+ * with a dev stack and may FLUSHALL), a fresh Postgres database, the scripted model server, and
+ * the seven services started from dist/.
  */
 export class TestStack {
   readonly key = `sy_test_${randomBytes(16).toString('hex')}`;
@@ -40,7 +41,7 @@ export class TestStack {
   private readonly id = `${process.pid}_${randomBytes(3).toString('hex')}`;
   readonly dir = join(ROOT, 'tmp', 'e2e', this.id);
   readonly databaseUrl: string;
-  readonly redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  redisUrl = '';
   natsUrl = '';
   private env: Record<string, string> = {};
 
@@ -123,6 +124,16 @@ export class TestStack {
     await this.startNats();
   }
 
+  /** A command to the stack's own Redis (e.g. FLUSHALL). */
+  async redis(...args: [string, ...(string | number)[]]): Promise<unknown> {
+    const client = new Redis(this.redisUrl, { maxRetriesPerRequest: 1 });
+    try {
+      return await client.call(...args);
+    } finally {
+      client.disconnect();
+    }
+  }
+
   /** A query against the stack's own database. */
   async sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
     const client = new pg.Client({ connectionString: this.databaseUrl });
@@ -141,6 +152,7 @@ export class TestStack {
     }
     await this.stopProc('scripted-llm');
     await this.stopProc('nats');
+    await this.stopProc('redis');
     if (!process.env['KEEP_E2E_LOGS']) {
       rmSync(join(this.dir, 'nats-store'), { recursive: true, force: true });
     }
@@ -165,6 +177,28 @@ export class TestStack {
     this.ports.set('nats', natsPort);
     this.natsUrl = `nats://127.0.0.1:${natsPort}`;
     await this.startNats();
+    const redisPort = await freePort();
+    this.ports.set('redis', redisPort);
+    this.redisUrl = `redis://127.0.0.1:${redisPort}`;
+    this.spawn('redis', process.env['REDIS_SERVER_BIN'] ?? 'redis-server', [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(redisPort),
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ]);
+    await waitFor('redis-server', async () => {
+      const client = new Redis(this.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      try {
+        await client.connect();
+        return (await client.ping()) === 'PONG';
+      } finally {
+        client.disconnect();
+      }
+    });
 
     const llmPort = await freePort();
     this.ports.set('scripted-llm', llmPort);

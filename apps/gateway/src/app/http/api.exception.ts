@@ -10,6 +10,7 @@ export enum ApiErrorCode {
   UnsupportedMediaType = 'unsupported_media_type',
   RateLimited = 'rate_limited',
   Internal = 'internal',
+  RunFailed = 'run_failed',
   Unavailable = 'unavailable',
 }
 
@@ -33,6 +34,8 @@ export function statusOf(code: ApiErrorCode): number {
       return 429;
     case ApiErrorCode.Internal:
       return 500;
+    case ApiErrorCode.RunFailed:
+      return 502;
     case ApiErrorCode.Unavailable:
       return 503;
   }

@@ -1,29 +1,36 @@
 import type { Response } from 'express';
 import type Redis from 'ioredis';
-import { type RunEvent, isTerminal } from '@switchyard/contracts';
+import type { DataSource } from 'typeorm';
+import { type Action, type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
 import { RunEventReader } from '@switchyard/events';
 
 const FOLLOW_BLOCK_MS = 5000;
+const PAGE = 500;
+// Ids of events rebuilt from Postgres: `0-<n>`, below every id Redis assigns.
+const REBUILT_ID = /^0-(\d+)$/;
 
 export interface StreamDeps {
   redis: Redis;
   reader: RunEventReader;
+  ds: DataSource;
   heartbeatMs: number;
-  /** The run's status in Postgres: ends a stream whose `done` event was lost. */
-  status: () => Promise<string | undefined>;
 }
 
 const frame = (e: RunEvent): string => `id: ${e.seq}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`;
 
 /**
- * Writes a run's events as SSE: every stored event after the cursor, then the live ones as they
- * are appended (blocking XREAD on a connection of its own), until `done`. A comment heartbeat
- * keeps proxies from closing an idle stream.
+ * Writes a run's events as SSE: every event after the cursor, then the live ones until `done`.
+ *
+ * Redis keeps the events of a run as long as it keeps them; when they are gone (flushed,
+ * restarted, expired) the history is rebuilt from Postgres — `status`, every committed `action`,
+ * the final `status` and `done` — with ids `0-<n>`, so cursors into it stay valid. A cursor into
+ * a history that no longer exists gets an explicit `reset` event, then the rebuilt history:
+ * never a silent gap.
  */
 export async function streamRunEvents(
   res: Response,
   runId: string,
-  after: string | null,
+  rawCursor: string | null,
   deps: StreamDeps,
 ): Promise<void> {
   res.writeHead(200, {
@@ -40,45 +47,84 @@ export async function streamRunEvents(
     open = false;
     blocking.disconnect();
   });
-  let cursor = after;
+  const sent = new Dedup();
+  const write = (e: RunEvent): boolean => {
+    if (sent.accept(e)) {
+      res.write(frame(e));
+    }
+    return e.event_type === 'done';
+  };
   try {
-    // Replay what is stored, in pages.
-    for (;;) {
-      const page = await deps.reader.after(runId, cursor, 500);
-      for (const e of page) {
-        res.write(frame(e));
-        cursor = e.seq;
-        if (e.event_type === 'done') {
-          return;
+    const intact = await isIntact(deps.reader, runId);
+    let cursor: string | null;
+    if (intact) {
+      cursor = await resolveCursor(deps.reader, runId, rawCursor);
+      if (cursor && REBUILT_ID.test(cursor)) {
+        // A cursor into a rebuilt history, but Redis has the run's events again.
+        writeReset(res, runId, 'the event history was replaced; it follows from the start');
+        cursor = null;
+      }
+      for (;;) {
+        const page = await deps.reader.after(runId, cursor, PAGE);
+        for (const e of page) {
+          cursor = e.seq;
+          if (write(e)) {
+            return;
+          }
+        }
+        if (page.length < PAGE) {
+          break;
         }
       }
-      if (page.length < 500) {
-        break;
+    } else {
+      const cursorInLive = rawCursor && !/^\d+$/.test(rawCursor) && !REBUILT_ID.test(rawCursor);
+      if (cursorInLive && (await deps.reader.has(runId, rawCursor))) {
+        cursor = rawCursor;
+      } else {
+        const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+        let after = 0;
+        if (rawCursor && /^\d+$/.test(rawCursor)) {
+          after = Number(rawCursor);
+        } else if (rawCursor && REBUILT_ID.test(rawCursor)) {
+          after = Number(REBUILT_ID.exec(rawCursor)![1]);
+        } else if (rawCursor) {
+          writeReset(
+            res,
+            runId,
+            'the events after this cursor are no longer stored; the history is rebuilt from the database',
+          );
+        }
+        for (const e of rebuilt) {
+          if (Number(REBUILT_ID.exec(e.seq)![1]) <= after) {
+            sent.note(e); // the client has it
+          } else if (write(e)) {
+            return;
+          }
+        }
+        if (rebuilt.some((e) => e.event_type === 'done')) {
+          return;
+        }
+        // Live events appended since Redis lost the old ones.
+        cursor = '0-0';
       }
     }
+
     const follower = new RunEventReader(blocking);
     while (open) {
       const events = await follower.follow(runId, cursor, FOLLOW_BLOCK_MS);
       for (const e of events) {
-        res.write(frame(e));
         cursor = e.seq;
-        if (e.event_type === 'done') {
+        if (write(e)) {
           return;
         }
       }
-      if (events.length === 0 && open) {
-        const status = await deps.status();
-        if (
-          status &&
-          isTerminal(status as never) &&
-          (await deps.reader.after(runId, cursor, 1)).length === 0
-        ) {
-          // The run ended but its `done` never reached Redis: say so rather than hang.
-          res.write(
-            `event: done\ndata: ${JSON.stringify({ run_id: runId, event_type: 'done', payload: { status }, ts: Date.now() })}\n\n`,
-          );
-          return;
+      if (events.length === 0 && open && (await endedWithoutDone(deps, runId, cursor))) {
+        // The run ended but its `done` never reached Redis: say so rather than hang.
+        const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+        for (const e of rebuilt.filter((x) => !sent.has(x))) {
+          write({ ...e, seq: cursor ?? e.seq });
         }
+        return;
       }
     }
   } catch (err) {
@@ -97,4 +143,131 @@ export async function streamRunEvents(
       res.end();
     }
   }
+}
+
+function writeReset(res: Response, runId: string, reason: string): void {
+  res.write(
+    `event: reset\ndata: ${JSON.stringify({ run_id: runId, event_type: 'reset', payload: { reason }, ts: Date.now() })}\n\n`,
+  );
+}
+
+/** A run's stream starts with the gateway's `status: queued`; without it, Redis lost events. */
+async function isIntact(reader: RunEventReader, runId: string): Promise<boolean> {
+  const [first] = await reader.after(runId, null, 1);
+  return (
+    !!first && first.event_type === 'status' && (first.payload as { status: string }).status === 'queued'
+  );
+}
+
+/** An integer cursor means "after the first n events". */
+async function resolveCursor(
+  reader: RunEventReader,
+  runId: string,
+  raw: string | null,
+): Promise<string | null> {
+  if (raw === null) {
+    return null;
+  }
+  return /^\d+$/.test(raw) ? reader.idOfNth(runId, Number(raw)) : raw;
+}
+
+async function endedWithoutDone(deps: StreamDeps, runId: string, cursor: string | null): Promise<boolean> {
+  const [row] = (await deps.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as {
+    status: RunStatus;
+  }[];
+  return !!row && isTerminal(row.status) && (await deps.reader.after(runId, cursor, 1)).length === 0;
+}
+
+/** Drops what a client already has when two histories meet (rebuilt, then live). */
+class Dedup {
+  private maxActionId = 0;
+  private readonly statuses = new Set<string>();
+  private done = false;
+
+  has(e: RunEvent): boolean {
+    switch (e.event_type) {
+      case 'action':
+        return (e.payload as { id: number }).id <= this.maxActionId;
+      case 'status':
+        return this.statuses.has((e.payload as { status: string }).status);
+      case 'done':
+        return this.done;
+      default:
+        return false;
+    }
+  }
+
+  note(e: RunEvent): void {
+    if (e.event_type === 'action') {
+      this.maxActionId = Math.max(this.maxActionId, (e.payload as { id: number }).id);
+    } else if (e.event_type === 'status') {
+      this.statuses.add((e.payload as { status: string }).status);
+    } else if (e.event_type === 'done') {
+      this.done = true;
+    }
+  }
+
+  accept(e: RunEvent): boolean {
+    if (this.has(e)) {
+      return false;
+    }
+    this.note(e);
+    return true;
+  }
+}
+
+/** `status`, every committed `action`, the final `status` (+ `error`) and `done`, from Postgres. */
+export async function rebuildFromPostgres(ds: DataSource, runId: string): Promise<RunEvent[]> {
+  const [run] = (await ds.query(
+    'SELECT status, error, created_at, started_at, finished_at FROM runs WHERE id = $1',
+    [runId],
+  )) as {
+    status: RunStatus;
+    error: { code: string; message: string } | null;
+    created_at: Date;
+    started_at: Date | null;
+    finished_at: Date | null;
+  }[];
+  if (!run) {
+    return [];
+  }
+  const actions = (
+    (await ds.query(`SELECT delta->'action' AS action FROM state_deltas WHERE run_id = $1 ORDER BY version`, [
+      runId,
+    ])) as { action: Action }[]
+  ).map((r) => r.action);
+  const out: Omit<RunEvent, 'seq'>[] = [];
+  const ev = (event_type: RunEvent['event_type'], payload: unknown, ts: Date | string | null) =>
+    out.push({
+      run_id: runId,
+      event_type,
+      payload: payload as never,
+      ts: ts ? new Date(ts).getTime() : Date.now(),
+    });
+  ev('status', { status: 'queued' }, run.created_at);
+  if (run.started_at) {
+    ev('status', { status: 'running' }, run.started_at);
+  }
+  for (const a of actions) {
+    ev(
+      'action',
+      {
+        id: a.id,
+        node: a.node,
+        summary: a.summary,
+        next: a.next,
+        usage: a.usage,
+        ...(a.error ? { error: a.error } : {}),
+      },
+      a.finished_at,
+    );
+  }
+  if (isTerminal(run.status)) {
+    if (run.error) {
+      ev('error', { code: run.error.code, message: run.error.message }, run.finished_at);
+    }
+    ev('status', { status: run.status }, run.finished_at);
+    ev('done', { status: run.status }, run.finished_at);
+  }
+  return out.map((e, i) => ({ ...e, seq: `0-${i + 1}` }));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OriginFileSchema } from '@switchyard/contracts';
+import { ChatMessageSchema, OriginFileSchema } from '@switchyard/contracts';
 
 export const CreateRunSchema = z
   .object({
@@ -9,6 +9,8 @@ export const CreateRunSchema = z
         files: z.array(OriginFileSchema).max(100).optional(),
       })
       .strict(),
+    // Earlier messages of a conversation kept elsewhere (the OpenAI-compatible endpoint).
+    history: z.array(ChatMessageSchema).max(1000).optional(),
     thread_id: z.string().uuid().optional(),
     agent_id: z.string().min(1).max(128).default('default'),
     agent_version: z.string().min(1).max(128).optional(),

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { RunEventReader } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -31,6 +32,7 @@ export class RunsController {
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(Redis) private readonly redis: Redis,
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
+    @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
   @Post()
@@ -82,14 +84,11 @@ export class RunsController {
         'Last-Event-ID must be an event id or an integer count',
       );
     }
-    // An integer cursor means "after the first n events".
-    const cursor =
-      raw === undefined ? null : /^\d+$/.test(raw) ? await this.reader.idOfNth(runId, Number(raw)) : raw;
-    await streamRunEvents(res, runId, cursor, {
+    await streamRunEvents(res, runId, raw ?? null, {
       redis: this.redis,
       reader: this.reader,
+      ds: this.ds,
       heartbeatMs: this.config.heartbeatMs,
-      status: () => this.runs.status(runId),
     });
   }
 }

@@ -108,7 +108,7 @@ export class RunsService {
             threadId,
             body.agent_id,
             body.request_id ?? null,
-            JSON.stringify(body.input),
+            JSON.stringify(body.history?.length ? { ...body.input, history: body.history } : body.input),
             JSON.stringify(body.metadata),
             this.config.defaultMaxSteps,
           ],
@@ -265,13 +265,6 @@ export class RunsService {
       throw ApiException.notFound('run');
     }
     return run;
-  }
-
-  async status(runId: string): Promise<RunStatus | undefined> {
-    const [row] = (await this.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as {
-      status: RunStatus;
-    }[];
-    return row?.status;
   }
 
   async actions(tenantId: string, runId: string): Promise<Action[]> {

@@ -4,6 +4,8 @@ import type { RunStatus, Usage } from '@switchyard/contracts';
 export interface RunInput {
   prompt: string;
   files?: unknown[];
+  /** Earlier chat messages brought by an OpenAI-style request. */
+  history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
 }
 
 @Entity('runs')

@@ -1,0 +1,444 @@
+import OpenAI from 'openai';
+import type { RunEvent } from '@switchyard/contracts';
+import { TestStack, readSse, waitFor } from '@switchyard/testing';
+
+// The gateway as business services use it: tenants and keys, isolation, idempotent creates,
+// a lossless resumable event stream (also when Redis lost the events), the OpenAI-compatible
+// endpoint, and input hygiene. Real services, real HTTP.
+
+const ADMIN = `admin_${'x'.repeat(24)}`;
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({
+    script: 'apps/gateway/test/fixtures/skeleton.script.json',
+    env: {
+      SWITCHYARD_ADMIN_TOKEN: ADMIN,
+      SWITCHYARD_RATE_LIMIT_PER_SECOND: '20',
+      SWITCHYARD_RATE_LIMIT_BURST: '60',
+      SWITCHYARD_MAX_ACTIVE_RUNS: '3',
+      SWITCHYARD_SSE_HEARTBEAT_MS: '500',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function http(
+  method: string,
+  path: string,
+  opts: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
+): Promise<{ status: number; text: string; json: any; headers: Headers }> {
+  const res = await fetch(`${stack.gatewayUrl}${path}`, {
+    method,
+    headers: {
+      ...(opts.key ? { Authorization: `Bearer ${opts.key}` } : {}),
+      ...(opts.body !== undefined || opts.raw !== undefined ? { 'Content-Type': 'application/json' } : {}),
+      ...opts.headers,
+    },
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, text, json, headers: res.headers };
+}
+
+async function tenantWithKey(name: string): Promise<{ id: string; key: string; keyId: string }> {
+  const t = await http('POST', '/v1/admin/tenants', { key: ADMIN, body: { name } });
+  expect(t.status).toBe(201);
+  const k = await http('POST', `/v1/admin/tenants/${t.json.id}/keys`, {
+    key: ADMIN,
+    body: { label: 'test' },
+  });
+  expect(k.status).toBe(201);
+  return { id: t.json.id, key: k.json.key, keyId: k.json.id };
+}
+
+async function runToEnd(key: string, prompt: string): Promise<{ run_id: string; thread_id: string }> {
+  const res = await http('POST', '/v1/runs', { key, body: { input: { prompt } } });
+  expect(res.status).toBe(202);
+  await waitFor('the run to end', async () => {
+    const r = await http('GET', `/v1/runs/${res.json.run_id}`, { key });
+    return ['succeeded', 'failed', 'cancelled'].includes(r.json.status);
+  });
+  return res.json;
+}
+
+async function sse(key: string, runId: string, headers: Record<string, string> = {}, stopAfter?: number) {
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+    headers: { Authorization: `Bearer ${key}`, ...headers },
+    stopAfter,
+    timeoutMs: 60_000,
+  });
+  return read.frames;
+}
+
+describe('tenants and keys', () => {
+  it('shows a key once, keeps only its hash, and a revoked key stops working at once', async () => {
+    const t = await tenantWithKey('keys-tenant');
+    expect(t.key).toMatch(/^sy_live_[A-Za-z0-9_-]{40,}$/);
+    const listed = await http('GET', `/v1/admin/tenants/${t.id}/keys`, { key: ADMIN });
+    expect(listed.text).not.toContain(t.key);
+    const stored = await stack.sql<{ hash: string }>('SELECT * FROM api_keys WHERE id = $1', [t.keyId]);
+    expect(JSON.stringify(stored)).not.toContain(t.key);
+    expect(stored[0].hash).toMatch(/^[0-9a-f]{64}$/);
+
+    expect((await http('GET', '/v1/runs/00000000-0000-4000-8000-000000000000', { key: t.key })).status).toBe(
+      404,
+    );
+    const revoked = await http('DELETE', `/v1/admin/tenants/${t.id}/keys/${t.keyId}`, { key: ADMIN });
+    expect(revoked.status).toBe(200);
+    expect(revoked.json.revoked_at).not.toBeNull();
+    const after = await http('GET', '/v1/runs/00000000-0000-4000-8000-000000000000', { key: t.key });
+    expect(after.status).toBe(401);
+    expect(after.json.error.code).toBe('unauthorized');
+  });
+
+  it('refuses the admin API without the admin token, and a tenant key there', async () => {
+    expect((await http('POST', '/v1/admin/tenants', { body: { name: 'x' } })).status).toBe(401);
+    const t = await tenantWithKey('not-admin');
+    expect((await http('GET', '/v1/admin/tenants', { key: t.key })).status).toBe(401);
+    expect(
+      (await http('POST', '/v1/admin/tenants', { key: ADMIN, body: { name: 'not-admin' } })).status,
+    ).toBe(409);
+  });
+});
+
+describe('tenant isolation', () => {
+  it("answers 404 for every route with another tenant's ids, exactly as for a random id", async () => {
+    const a = await tenantWithKey('tenant-a');
+    const b = await tenantWithKey('tenant-b');
+    const bRun = await runToEnd(b.key, 'what is 2+3*4?');
+    const random = '00000000-0000-4000-8000-000000000000';
+    const routes = (run: string, thread: string): [string, string, unknown?][] => [
+      ['GET', `/v1/runs/${run}`],
+      ['GET', `/v1/runs/${run}/actions`],
+      ['GET', `/v1/runs/${run}/events`],
+      ['POST', `/v1/runs/${run}/cancel`],
+      ['GET', `/v1/threads/${thread}`],
+      ['GET', `/v1/threads/${thread}/runs`],
+      ['GET', `/v1/threads/${thread}/state`],
+      ['GET', `/v1/threads/${thread}/state?version=1`],
+      ['POST', '/v1/runs', { input: { prompt: 'hi' }, thread_id: thread }],
+    ];
+    const theirs = routes(bRun.run_id, bRun.thread_id);
+    const nobodys = routes(random, random);
+    for (let i = 0; i < theirs.length; i++) {
+      const [method, path, body] = theirs[i];
+      const res = await http(method, path, { key: a.key, body });
+      const ref = await http(nobodys[i][0], nobodys[i][1], { key: a.key, body: nobodys[i][2] });
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+      expect(res.text).toBe(ref.text);
+      expect(res.text).not.toContain(bRun.run_id);
+      expect(res.text).not.toContain('14');
+    }
+    // B still sees its own run.
+    expect((await http('GET', `/v1/runs/${bRun.run_id}`, { key: b.key })).json.status).toBe('succeeded');
+  }, 60_000);
+});
+
+describe('idempotent create', () => {
+  it('20 concurrent POSTs with one request_id make one run and the same response', async () => {
+    const t = await tenantWithKey('idem');
+    const body = { input: { prompt: 'what is 2+3*4?' }, request_id: 'order-42' };
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => http('POST', '/v1/runs', { key: t.key, body })),
+    );
+    const ids = new Set(answers.map((r) => r.json.run_id));
+    expect(ids.size).toBe(1);
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(19);
+    const first = answers.find((r) => r.status === 202)!.json;
+    for (const r of answers) {
+      expect(r.json).toEqual(first);
+    }
+    const rows = await stack.sql('SELECT id FROM runs WHERE tenant_id = $1', [t.id]);
+    expect(rows).toHaveLength(1);
+    // Later, with another body, still the same run.
+    const again = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { ...body, input: { prompt: 'other' } },
+    });
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first);
+  });
+});
+
+describe('the event stream', () => {
+  async function dropAndResume(key: string, runId: string): Promise<RunEvent[]> {
+    const got: RunEvent[] = [];
+    let last: string | undefined;
+    for (let drop = 0; drop < 10; drop++) {
+      const frames = await sse(
+        key,
+        runId,
+        last ? { 'Last-Event-ID': last } : {},
+        1 + Math.floor(Math.random() * 3),
+      );
+      for (const f of frames) {
+        if (f.event !== 'reset') {
+          got.push(JSON.parse(f.data) as RunEvent);
+          last = f.id;
+        }
+      }
+      if (got.at(-1)?.event_type === 'done') {
+        return got;
+      }
+    }
+    const rest = await sse(key, runId, last ? { 'Last-Event-ID': last } : {});
+    return [...got, ...rest.map((f) => JSON.parse(f.data) as RunEvent)];
+  }
+
+  it('dropped at 10 random points and resumed with the last id, the stream is whole: no gap, no duplicate', async () => {
+    const t = await tenantWithKey('sse');
+    const created = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: 'what is 2+3*4? [long-answer]' } },
+    });
+    const pieces = await dropAndResume(t.key, created.json.run_id);
+    const full = (await sse(t.key, created.json.run_id)).map((f) => JSON.parse(f.data) as RunEvent);
+    expect(full.at(-1)?.event_type).toBe('done');
+    expect(full.filter((e) => e.event_type === 'token').length).toBeGreaterThan(20);
+    expect(pieces).toEqual(full);
+  }, 60_000);
+
+  it('after FLUSHALL the stream is rebuilt from Postgres, resumable the same way; an old cursor gets a reset', async () => {
+    const t = await tenantWithKey('sse-flush');
+    const run = await runToEnd(t.key, 'what is 2+3*4?');
+    const before = (await sse(t.key, run.run_id)).map((f) => JSON.parse(f.data) as RunEvent);
+    await stack.redis('FLUSHALL');
+
+    const rebuilt = (await sse(t.key, run.run_id)).map((f) => JSON.parse(f.data) as RunEvent);
+    const shape = (list: RunEvent[]) =>
+      list
+        .filter((e) => ['status', 'action', 'done'].includes(e.event_type))
+        .map((e) => [e.event_type, e.payload]);
+    expect(shape(rebuilt)).toEqual(shape(before));
+    expect(rebuilt.map((e) => e.seq)).toEqual(rebuilt.map((_, i) => `0-${i + 1}`));
+    expect(await dropAndResume(t.key, run.run_id)).toEqual(rebuilt);
+
+    const old = await sse(t.key, run.run_id, { 'Last-Event-ID': before[4].seq });
+    expect(old[0].event).toBe('reset');
+    expect(old.slice(1).map((f) => JSON.parse(f.data))).toEqual(rebuilt);
+  }, 60_000);
+
+  it('a live run whose events Redis lost mid-run still streams every action once and ends with done', async () => {
+    const t = await tenantWithKey('sse-live-flush');
+    const created = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: 'what is 2+3*4? [long-answer]' } },
+    });
+    const first = await sse(t.key, created.json.run_id, {}, 12);
+    await stack.redis('FLUSHALL');
+    const rest = await sse(t.key, created.json.run_id, { 'Last-Event-ID': first.at(-1)!.id! });
+    expect(rest[0].event).toBe('reset');
+    const events = rest.slice(1).map((f) => JSON.parse(f.data) as RunEvent);
+    const actionIds = events
+      .filter((e) => e.event_type === 'action')
+      .map((e) => (e.payload as { id: number }).id);
+    expect(actionIds).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(events.at(-1)?.event_type).toBe('done');
+  }, 60_000);
+
+  it('sends heartbeats while a run is quiet, and rejects a malformed cursor', async () => {
+    const t = await tenantWithKey('sse-misc');
+    const slow = await http('POST', '/v1/runs', { key: t.key, body: { input: { prompt: '[slow] quiet' } } });
+    const read = await readSse(`${stack.gatewayUrl}/v1/runs/${slow.json.run_id}/events`, {
+      headers: { Authorization: `Bearer ${t.key}` },
+      timeoutMs: 30_000,
+    });
+    expect(read.contentType).toContain('text/event-stream');
+    expect(read.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(3);
+    expect(read.frames.at(-1)?.event).toBe('done');
+    const run = await runToEnd(t.key, 'what is 2+3*4?');
+    const bad = await http('GET', `/v1/runs/${run.run_id}/events?after_seq=12-x`, { key: t.key });
+    expect(bad.status).toBe(400);
+    const badHeader = await http('GET', `/v1/runs/${run.run_id}/events`, {
+      key: t.key,
+      headers: { 'Last-Event-ID': 'nope' },
+    });
+    expect(badHeader.status).toBe(400);
+  });
+});
+
+describe('OpenAI-compatible chat completions', () => {
+  it('the official openai client completes a chat with and without streaming', async () => {
+    const t = await tenantWithKey('openai');
+    const client = new OpenAI({ apiKey: t.key, baseURL: `${stack.gatewayUrl}/v1`, maxRetries: 0 });
+    const completion = await client.chat.completions.create({
+      model: 'default',
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'what is 2+3*4?' },
+      ],
+    });
+    expect(completion.object).toBe('chat.completion');
+    expect(completion.choices[0].message.content).toContain('14');
+    expect(completion.usage?.total_tokens).toBeGreaterThan(0);
+
+    const stream = await client.chat.completions.create({
+      model: 'default',
+      messages: [{ role: 'user', content: 'what is 6*7? [long-answer]' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let chunks = 0;
+    let usage: { total_tokens: number } | undefined;
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta?.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      usage = chunk.usage ?? usage;
+    }
+    expect(chunks).toBeGreaterThan(10);
+    expect(text).toBe(Array.from({ length: 40 }, (_, i) => `word${i}`).join(' '));
+    expect(finish).toBe('stop');
+    expect(usage?.total_tokens).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('input hygiene', () => {
+  it.each([
+    ['malformed JSON', 'POST', '/v1/runs', { raw: '{"input": ' }, 400, 'invalid_request'],
+    ['wrong types', 'POST', '/v1/runs', { body: { input: { prompt: 42 } } }, 400, 'invalid_request'],
+    ['missing prompt', 'POST', '/v1/runs', { body: { input: {} } }, 400, 'invalid_request'],
+    [
+      'huge prompt',
+      'POST',
+      '/v1/runs',
+      { body: { input: { prompt: 'x'.repeat(100_001) } } },
+      400,
+      'invalid_request',
+    ],
+    [
+      'oversize body',
+      'POST',
+      '/v1/runs',
+      { raw: JSON.stringify({ input: { prompt: 'x'.repeat(1_100_000) } }) },
+      413,
+      'payload_too_large',
+    ],
+    [
+      'wrong content type',
+      'POST',
+      '/v1/runs',
+      { headers: { 'Content-Type': 'text/plain' }, rawText: 'hello' },
+      415,
+      'unsupported_media_type',
+    ],
+    ['invalid run id', 'GET', '/v1/runs/123', {}, 400, 'invalid_request'],
+    ['invalid thread id', 'GET', '/v1/threads/not-a-uuid/state', {}, 400, 'invalid_request'],
+    [
+      'bad state version',
+      'GET',
+      '/v1/threads/00000000-0000-4000-8000-000000000000/state?version=-1',
+      {},
+      400,
+      'invalid_request',
+    ],
+    ['unknown route', 'GET', '/v1/nothing-here', {}, 404, 'not_found'],
+    [
+      'unknown agent',
+      'POST',
+      '/v1/runs',
+      { body: { input: { prompt: 'hi' }, agent_id: 'nope' } },
+      404,
+      'not_found',
+    ],
+    [
+      'missing auth',
+      'GET',
+      '/v1/runs/00000000-0000-4000-8000-000000000000',
+      { noKey: true },
+      401,
+      'unauthorized',
+    ],
+    [
+      'bad key',
+      'GET',
+      '/v1/runs/00000000-0000-4000-8000-000000000000',
+      { key: 'sy_live_nope' },
+      401,
+      'unauthorized',
+    ],
+  ] as const)('%s (%s %s)', async (_name, method, path, opts, status, code) => {
+    const t = await tenantWithKey(`hygiene-${Math.random().toString(36).slice(2)}`);
+    const o = opts as {
+      raw?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+      rawText?: string;
+      noKey?: boolean;
+      key?: string;
+    };
+    const res = o.rawText
+      ? await fetch(`${stack.gatewayUrl}${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${t.key}`, ...o.headers },
+          body: o.rawText,
+        }).then(async (r) => ({ status: r.status, text: await r.text() }))
+      : await http(method, path, {
+          key: o.noKey ? undefined : (o.key ?? t.key),
+          body: o.body,
+          raw: o.raw,
+          headers: o.headers,
+        });
+    expect(res.status).toBe(status);
+    const body = JSON.parse(res.text) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe(code);
+    expect(body.error.message.length).toBeGreaterThan(0);
+    expect(res.text).not.toMatch(/\n\s+at |\.ts:\d+/);
+    expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200);
+  });
+
+  it('validation errors name the failing fields', async () => {
+    const t = await tenantWithKey('hygiene-details');
+    const res = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: '' }, request_id: '', multitask: 'x' },
+    });
+    expect(res.json.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'input.prompt',
+      'multitask',
+      'request_id',
+    ]);
+  });
+
+  it('rate-limits a tenant with 429 and Retry-After, other tenants unaffected', async () => {
+    const noisy = await tenantWithKey('noisy');
+    const quiet = await tenantWithKey('quiet');
+    const results = await Promise.all(
+      Array.from({ length: 120 }, () =>
+        http('GET', '/v1/runs/00000000-0000-4000-8000-000000000000', { key: noisy.key }),
+      ),
+    );
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0].json.error.code).toBe('rate_limited');
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(
+      (await http('GET', '/v1/runs/00000000-0000-4000-8000-000000000000', { key: quiet.key })).status,
+    ).toBe(404);
+  });
+
+  it('caps the concurrent active runs of a tenant', async () => {
+    const t = await tenantWithKey('busy-tenant');
+    const made = [];
+    for (let i = 0; i < 4; i++) {
+      made.push(await http('POST', '/v1/runs', { key: t.key, body: { input: { prompt: '[slow] think' } } }));
+    }
+    expect(made.slice(0, 3).map((r) => r.status)).toEqual([202, 202, 202]);
+    expect(made[3].status).toBe(429);
+    expect(made[3].json.error.message).toContain('active runs');
+  });
+});
