@@ -1,10 +1,12 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { STREAMS } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { runMigrationsLocked } from '@switchyard/persistence';
 import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
+import { buildOpenApi } from './app/http/openapi';
 
 void bootstrapService(AppModule, {
   service: 'gateway',
@@ -13,6 +15,7 @@ void bootstrapService(AppModule, {
     const express = app as NestExpressApplication;
     express.useBodyParser('json', { limit: '1mb' });
     express.disable('x-powered-by');
+    SwaggerModule.setup('docs', app, buildOpenApi(), { jsonDocumentUrl: 'docs/json', raw: ['json'] });
     await runMigrationsLocked(app.get(DataSource));
     // Runs are published to SY_RUNS: make sure it exists before the first request.
     await app.get(JetStreamConnection).ensureStream(STREAMS.runs);

@@ -442,3 +442,39 @@ describe('input hygiene', () => {
     expect(made[3].json.error.message).toContain('active runs');
   });
 });
+
+describe('OpenAPI and resume', () => {
+  it('serves the OpenAPI description generated from the validation schemas, and its UI', async () => {
+    const doc = await http('GET', '/docs/json');
+    expect(doc.status).toBe(200);
+    const create = doc.json.paths['/v1/runs'].post.requestBody.content['application/json'].schema;
+    expect(create.required).toContain('input');
+    expect(create.properties.input.properties.prompt).toMatchObject({
+      type: 'string',
+      minLength: 1,
+      maxLength: 100000,
+    });
+    expect(create.properties.multitask.enum).toEqual(['reject', 'enqueue', 'interrupt']);
+    expect(Object.keys(doc.json.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/runs/{run_id}/events',
+        '/v1/chat/completions',
+        '/v1/threads/{thread_id}/state',
+      ]),
+    );
+    const ui = await fetch(`${stack.gatewayUrl}/docs`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('swagger');
+  });
+
+  it('answers 409 run_not_waiting to a resume of a run that is not waiting', async () => {
+    const t = await tenantWithKey('resume');
+    const run = await runToEnd(t.key, 'what is 2+3*4?');
+    const res = await http('POST', `/v1/runs/${run.run_id}/resume`, {
+      key: t.key,
+      body: { input: { answer: 'x' } },
+    });
+    expect(res.status).toBe(409);
+    expect(res.json.error.code).toBe('run_not_waiting');
+  });
+});

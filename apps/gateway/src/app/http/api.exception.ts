@@ -5,6 +5,7 @@ export enum ApiErrorCode {
   NotFound = 'not_found',
   ThreadBusy = 'thread_busy',
   RunFinished = 'run_finished',
+  RunNotWaiting = 'run_not_waiting',
   Conflict = 'conflict',
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
@@ -24,6 +25,7 @@ export function statusOf(code: ApiErrorCode): number {
       return 404;
     case ApiErrorCode.ThreadBusy:
     case ApiErrorCode.RunFinished:
+    case ApiErrorCode.RunNotWaiting:
     case ApiErrorCode.Conflict:
       return 409;
     case ApiErrorCode.PayloadTooLarge:

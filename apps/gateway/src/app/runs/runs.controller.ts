@@ -57,6 +57,16 @@ export class RunsController {
     return body;
   }
 
+  /** Human input arrives with the `ask_user` node; until then no run can be waiting. */
+  @Post(':run_id/resume')
+  async resume(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
+    const run = await this.runs.get(tenant.tenantId, runId);
+    throw new ApiException(
+      ApiErrorCode.RunNotWaiting,
+      `run ${runId} is ${run.status}, not waiting for input`,
+    );
+  }
+
   @Get(':run_id')
   async get(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
     return runView(await this.runs.get(tenant.tenantId, runId));
