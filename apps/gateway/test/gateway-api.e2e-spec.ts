@@ -248,6 +248,23 @@ describe('the event stream', () => {
     expect(events.at(-1)?.event_type).toBe('done');
   }, 60_000);
 
+  it('50 subscribers following one live run, joining at different moments, all get the whole stream', async () => {
+    const t = await tenantWithKey('sse-many');
+    const created = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: 'what is 2+3*4? [long-answer]' } },
+    });
+    const reads = Array.from({ length: 50 }, (_, i) =>
+      new Promise((r) => setTimeout(r, i * 15)).then(() => sse(t.key, created.json.run_id)),
+    );
+    const streams = (await Promise.all(reads)).map((frames) => frames.map((f) => f.id));
+    const full = (await sse(t.key, created.json.run_id)).map((f) => f.id);
+    expect(full.length).toBeGreaterThan(30);
+    for (const s of streams) {
+      expect(s).toEqual(full);
+    }
+  }, 60_000);
+
   it('sends heartbeats while a run is quiet, and rejects a malformed cursor', async () => {
     const t = await tenantWithKey('sse-misc');
     const slow = await http('POST', '/v1/runs', { key: t.key, body: { input: { prompt: '[slow] quiet' } } });

@@ -1,5 +1,13 @@
-import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import {
+  Inject,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import Redis from 'ioredis';
+import { RunEventHub } from '@switchyard/events';
 import { PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { TenantsController } from './admin/tenants.controller';
@@ -25,9 +33,20 @@ import { ThreadsController } from './threads/threads.controller';
     RateLimitGuard,
     BootstrapTenant,
     RunsService,
+    {
+      provide: RunEventHub,
+      useFactory: (redis: Redis) => new RunEventHub(redis, redis.duplicate()),
+      inject: [Redis],
+    },
   ],
 })
-export class AppModule implements NestModule {
+export class AppModule implements NestModule, OnApplicationShutdown {
+  constructor(@Inject(RunEventHub) private readonly hub: RunEventHub) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.hub.close();
+  }
+
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(requireJsonBody).forRoutes('*path');
   }

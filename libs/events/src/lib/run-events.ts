@@ -8,7 +8,7 @@ export const DEFAULT_EVENTS_TTL_SECONDS = 24 * 3600;
 
 type Fields = string[];
 
-function toEvent(runId: string, id: string, fields: Fields): RunEvent {
+export function toEvent(runId: string, id: string, fields: Fields): RunEvent {
   const map: Record<string, string> = {};
   for (let i = 0; i + 1 < fields.length; i += 2) {
     map[fields[i]] = fields[i + 1];
@@ -74,7 +74,15 @@ export class RunEventWriter {
 
 /** Reads a run's events: replay after a cursor, and blocking follow for live streaming. */
 export class RunEventReader {
+  static readonly toEvent = toEvent;
+
   constructor(private readonly redis: Redis) {}
+
+  /** Events with after < seq ≤ upto. */
+  async between(runId: string, after: string, upto: string): Promise<RunEvent[]> {
+    const rows = (await this.redis.xrange(eventsKey(runId), `(${after}`, upto)) as [string, Fields][];
+    return rows.map(([id, fields]) => toEvent(runId, id, fields));
+  }
 
   async after(runId: string, afterSeq: string | null, count = 500): Promise<RunEvent[]> {
     const start = afterSeq ? `(${afterSeq}` : '-';

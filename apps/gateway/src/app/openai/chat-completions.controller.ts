@@ -1,9 +1,8 @@
 import { Body, Controller, Headers, Inject, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RunStatus, Usage } from '@switchyard/contracts';
-import { RunEventReader } from '@switchyard/events';
+import { RunEventHub } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
@@ -12,7 +11,7 @@ import { RunsService } from '../runs/runs.service';
 import { type ChatCompletionRequest, ChatCompletionRequestSchema, textOf } from './chat-completions.dto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const FOLLOW_BLOCK_MS = 5000;
+const WATCHDOG_MS = 5000;
 // A chat completion waits this long for its run; longer runs belong on /v1/runs + SSE.
 const MAX_WAIT_MS = 10 * 60_000;
 
@@ -27,7 +26,7 @@ const MAX_WAIT_MS = 10 * 60_000;
 export class ChatCompletionsController {
   constructor(
     @Inject(RunsService) private readonly runs: RunsService,
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(RunEventHub) private readonly hub: RunEventHub,
     @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
@@ -134,40 +133,68 @@ export class ChatCompletionsController {
   }
 
   /** Follows the run's events until `done`, handing the output node's tokens to `onToken`. */
-  private async follow(runId: string, onToken?: (text: string) => void): Promise<RunStatus> {
-    const conn = this.redis.duplicate();
-    const reader = new RunEventReader(conn);
-    const deadline = Date.now() + MAX_WAIT_MS;
-    let cursor: string | null = null;
-    try {
-      while (Date.now() < deadline) {
-        const events = await reader.follow(runId, cursor, FOLLOW_BLOCK_MS);
-        for (const e of events) {
-          cursor = e.seq;
-          if (e.event_type === 'token' && onToken && (e.payload as { node: string }).node === 'output') {
-            onToken((e.payload as { text: string }).text);
-          }
-          if (e.event_type === 'done') {
-            return (e.payload as { status: RunStatus }).status;
-          }
+  private follow(runId: string, onToken?: (text: string) => void): Promise<RunStatus> {
+    return new Promise<RunStatus>((resolve, reject) => {
+      let finished = false;
+      let unsubscribe: (() => void) | undefined;
+      const end = (fn: () => void) => {
+        if (!finished) {
+          finished = true;
+          clearInterval(watchdog);
+          clearTimeout(deadline);
+          unsubscribe?.();
+          fn();
         }
-        if (events.length === 0) {
-          // Events can be lost with Redis; Postgres has the run's status.
-          const [row] = (await this.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as {
-            status: RunStatus;
-          }[];
-          if (['succeeded', 'failed', 'cancelled'].includes(row.status)) {
-            return row.status;
-          }
-        }
-      }
-      throw new ApiException(
-        ApiErrorCode.Unavailable,
-        `run ${runId} did not finish within ${MAX_WAIT_MS / 1000} s; follow it on /v1/runs`,
+      };
+      // Events can be lost with Redis; Postgres has the run's status.
+      const watchdog = setInterval(() => {
+        this.ds
+          .query('SELECT status FROM runs WHERE id = $1', [runId])
+          .then((rows: { status: RunStatus }[]) => {
+            const status = rows[0]?.status;
+            if (status && ['succeeded', 'failed', 'cancelled'].includes(status)) {
+              end(() => resolve(status));
+            }
+          })
+          .catch(() => undefined);
+      }, WATCHDOG_MS);
+      const deadline = setTimeout(
+        () =>
+          end(() =>
+            reject(
+              new ApiException(
+                ApiErrorCode.Unavailable,
+                `run ${runId} did not finish within ${MAX_WAIT_MS / 1000} s; follow it on /v1/runs`,
+              ),
+            ),
+          ),
+        MAX_WAIT_MS,
       );
-    } finally {
-      conn.disconnect();
-    }
+      this.hub
+        .subscribe(runId, '0-0', (events) => {
+          for (const e of events) {
+            if (
+              e.event_type === 'token' &&
+              onToken &&
+              !finished &&
+              (e.payload as { node: string }).node === 'output'
+            ) {
+              onToken((e.payload as { text: string }).text);
+            }
+            if (e.event_type === 'done') {
+              end(() => resolve((e.payload as { status: RunStatus }).status));
+              return;
+            }
+          }
+        })
+        .then((u) => {
+          unsubscribe = u;
+          if (finished) {
+            u();
+          }
+        })
+        .catch((err: unknown) => end(() => reject(err)));
+    });
   }
 }
 

@@ -1,16 +1,15 @@
 import type { Response } from 'express';
-import type Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { type Action, type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
-import { RunEventReader } from '@switchyard/events';
+import type { RunEventHub, RunEventReader } from '@switchyard/events';
 
-const FOLLOW_BLOCK_MS = 5000;
+const WATCHDOG_MS = 5000;
 const PAGE = 500;
 // Ids of events rebuilt from Postgres: `0-<n>`, below every id Redis assigns.
 const REBUILT_ID = /^0-(\d+)$/;
 
 export interface StreamDeps {
-  redis: Redis;
+  hub: RunEventHub;
   reader: RunEventReader;
   ds: DataSource;
   heartbeatMs: number;
@@ -41,11 +40,9 @@ export async function streamRunEvents(
   });
   res.flushHeaders();
   let open = true;
-  const blocking = deps.redis.duplicate();
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
   res.on('close', () => {
     open = false;
-    blocking.disconnect();
   });
   const sent = new Dedup();
   const write = (e: RunEvent): boolean => {
@@ -109,24 +106,52 @@ export async function streamRunEvents(
       }
     }
 
-    const follower = new RunEventReader(blocking);
-    while (open) {
-      const events = await follower.follow(runId, cursor, FOLLOW_BLOCK_MS);
-      for (const e of events) {
-        cursor = e.seq;
-        if (write(e)) {
-          return;
+    // Live: one shared blocking read per gateway process fans the run's events out.
+    await new Promise<void>((resolve, reject) => {
+      let finished = false;
+      let unsubscribe: (() => void) | undefined;
+      const finish = () => {
+        if (!finished) {
+          finished = true;
+          clearInterval(watchdog);
+          unsubscribe?.();
+          resolve();
         }
-      }
-      if (events.length === 0 && open && (await endedWithoutDone(deps, runId, cursor))) {
-        // The run ended but its `done` never reached Redis: say so rather than hang.
-        const rebuilt = await rebuildFromPostgres(deps.ds, runId);
-        for (const e of rebuilt.filter((x) => !sent.has(x))) {
-          write({ ...e, seq: cursor ?? e.seq });
-        }
-        return;
-      }
-    }
+      };
+      res.on('close', finish);
+      // The run ended but its `done` never reached Redis: say so rather than hang.
+      const watchdog = setInterval(() => {
+        void (async () => {
+          if (!finished && (await endedWithoutDone(deps, runId, cursor))) {
+            const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+            for (const e of rebuilt.filter((x) => !sent.has(x))) {
+              write({ ...e, seq: cursor ?? e.seq });
+            }
+            finish();
+          }
+        })().catch(() => undefined);
+      }, WATCHDOG_MS);
+      deps.hub
+        .subscribe(runId, cursor ?? '0-0', (events) => {
+          for (const e of events) {
+            cursor = e.seq;
+            if (!finished && write(e)) {
+              finish();
+              return;
+            }
+          }
+        })
+        .then((u) => {
+          unsubscribe = u;
+          if (finished) {
+            u();
+          }
+        })
+        .catch((err: unknown) => {
+          finish();
+          reject(err);
+        });
+    });
   } catch (err) {
     if (open) {
       res.write(
@@ -138,7 +163,6 @@ export async function streamRunEvents(
     }
   } finally {
     clearInterval(heartbeat);
-    blocking.disconnect();
     if (open) {
       res.end();
     }

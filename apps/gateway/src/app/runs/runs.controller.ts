@@ -12,9 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { RunEventReader } from '@switchyard/events';
+import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { GatewayConfig } from '../gateway.config';
@@ -30,7 +29,7 @@ export class RunsController {
   constructor(
     @Inject(RunsService) private readonly runs: RunsService,
     @Inject(RunEventReader) private readonly reader: RunEventReader,
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(RunEventHub) private readonly hub: RunEventHub,
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
     @Inject(DataSource) private readonly ds: DataSource,
   ) {}
@@ -95,7 +94,7 @@ export class RunsController {
       );
     }
     await streamRunEvents(res, runId, raw ?? null, {
-      redis: this.redis,
+      hub: this.hub,
       reader: this.reader,
       ds: this.ds,
       heartbeatMs: this.config.heartbeatMs,
