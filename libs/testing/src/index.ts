@@ -1,3 +1,4 @@
 export { TestStack, SERVICE_APPS, type ServiceApp, type TestStackOptions } from './lib/test-stack';
 export { readSse, type SseFrame, type SseRead } from './lib/sse-client';
 export { freePort, waitFor } from './lib/free-port';
+export { NatsServerProcess, sleep, within } from './lib/nats-server';
