@@ -98,16 +98,16 @@ export class ApplyDeltaUseCase {
       } catch (err) {
         return this.reject(m, run, err);
       }
-      await m.query(
-        `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
-        [task.id, JSON.stringify(msg.delta)],
-      );
       const stepTasks = (await m.query(
         'SELECT id, node, status, attempt, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
         [run.id, task.step],
       )) as StepTaskRow[];
       if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
-        // Fan-out: the step ends when its last delta arrives.
+        // Fan-out: the step ends when its last delta arrives; keep this one until then.
+        await m.query(
+          `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
+          [task.id, JSON.stringify(msg.delta)],
+        );
         return noEffects(run.id);
       }
       stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
@@ -144,10 +144,11 @@ export class ApplyDeltaUseCase {
         `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
         rows.flat(),
       );
-      await m.query(`UPDATE run_tasks SET status = 'applied' WHERE run_id = $1 AND step = $2`, [
-        run.id,
-        task.step,
-      ]);
+      // The deltas now live in state_deltas: the task rows keep only their bookkeeping.
+      await m.query(
+        `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now()) WHERE run_id = $1 AND step = $2`,
+        [run.id, task.step],
+      );
       await m.query('UPDATE threads SET version = $2 WHERE id = $1', [run.thread_id, state.version]);
       if (state.version - thread.snapshot_version >= this.config.snapshotEvery) {
         await writeSnapshot(m, state);

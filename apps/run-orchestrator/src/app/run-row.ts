@@ -11,7 +11,11 @@ export interface RunRow {
   steps: number;
   max_steps: number;
   cancel_requested: boolean;
-  input: { prompt: string; files?: unknown[]; history?: { role: 'user' | 'assistant' | 'system'; content: string }[] };
+  input: {
+    prompt: string;
+    files?: unknown[];
+    history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
+  };
 }
 
 export const RUN_COLUMNS =
