@@ -2,9 +2,14 @@ import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InitialSchema1700000000000 } from '../migrations/1700000000000-initial-schema';
 import { ThreadSnapshotVersion1700000000001 } from '../migrations/1700000000001-thread-snapshot-version';
+import { ActiveRunsIndex1700000000002 } from '../migrations/1700000000002-active-runs-index';
 import { ENTITIES } from './entities';
 
-export const MIGRATIONS = [InitialSchema1700000000000, ThreadSnapshotVersion1700000000001];
+export const MIGRATIONS = [
+  InitialSchema1700000000000,
+  ThreadSnapshotVersion1700000000001,
+  ActiveRunsIndex1700000000002,
+];
 
 export function dataSourceOptions(
   databaseUrl: string,

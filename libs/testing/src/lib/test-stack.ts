@@ -1,13 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { connect } from 'nats';
 import { freePort, waitFor } from './free-port';
 
-const ROOT = resolve(__dirname, '..', '..', '..', '..');
+// The repository root, from the sources (jest) or from dist/ (benchmarks): where nx.json is.
+const ROOT = ((dir: string): string => {
+  while (!existsSync(join(dir, 'nx.json')) && dirname(dir) !== dir) {
+    dir = dirname(dir);
+  }
+  return dir;
+})(__dirname);
 
 export const SERVICE_APPS = [
   'run-orchestrator',
@@ -102,6 +108,11 @@ export class TestStack {
     return existsSync(f) ? readFileSync(f, 'utf8') : '';
   }
 
+  /** The OS process id of a process of the stack (for memory readings). */
+  pid(name: ProcName): number | undefined {
+    return this.procs.get(name)?.pid;
+  }
+
   /** `kill -9` (or another signal) to one service process. */
   kill(name: ProcName, signal: NodeJS.Signals = 'SIGKILL'): void {
     this.procs.get(name)?.kill(signal);
@@ -192,6 +203,7 @@ export class TestStack {
     ]);
     await waitFor('redis-server', async () => {
       const client = new Redis(this.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      client.on('error', () => undefined); // refused until the server listens
       try {
         await client.connect();
         return (await client.ping()) === 'PONG';
