@@ -19,5 +19,7 @@ void bootstrapService(AppModule, {
     await runMigrationsLocked(app.get(DataSource));
     // Runs are published to SY_RUNS: make sure it exists before the first request.
     await app.get(JetStreamConnection).ensureStream(STREAMS.runs);
+    // Human input is delivered as a delta.
+    await app.get(JetStreamConnection).ensureStream(STREAMS.deltas);
   },
 });

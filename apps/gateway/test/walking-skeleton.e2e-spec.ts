@@ -7,7 +7,7 @@ import {
   type RunEvent,
   deltaSubject,
 } from '@switchyard/contracts';
-import { TestStack, readSse } from '@switchyard/testing';
+import { TestStack, readSse, waitFor } from '@switchyard/testing';
 
 // The whole system as real processes: NATS JetStream, Postgres, Redis, the scripted model
 // server, and the seven services; every request is real HTTP through the gateway.
@@ -227,10 +227,29 @@ describe('node registry', () => {
         reflection: 'reflection',
         memory: 'retrieval',
         output: 'output',
+        ask_user: 'run-orchestrator',
       });
     } finally {
       await nc.close();
     }
+  });
+});
+
+describe('tool catalogue', () => {
+  it('GET /v1/tools lists exactly the registered tools with their schemas', async () => {
+    const res = await stack.api('GET', '/v1/tools');
+    expect(res.status).toBe(200);
+    const tools = res.body.tools as {
+      name: string;
+      service: string;
+      input_schema: { properties: object };
+      idempotent: boolean;
+    }[];
+    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'calculator', 'http_get']);
+    expect(
+      tools.filter((t) => t.name !== 'ask_user').every((t) => t.service === 'tool-executor' && t.idempotent),
+    ).toBe(true);
+    expect(Object.keys(tools[1].input_schema.properties)).toEqual(['expression']);
   });
 });
 
@@ -340,6 +359,59 @@ describe('failures are visible, never silent', () => {
     expect(
       stack.log('tool-executor').match(/terminating message on sy\.task\.tool-executor\.calculator/g),
     ).toHaveLength(1);
+  });
+});
+
+describe('human input', () => {
+  it('ask_user puts the run in waiting; an invalid answer is refused (400, still waiting); a valid one continues it', async () => {
+    const runId = await startRun('[ask] greet me');
+    const waiting = await waitFor('the run to wait', async () => {
+      const run = await stack.api('GET', `/v1/runs/${runId}`);
+      return run.body.status === 'waiting' ? run.body : undefined;
+    });
+    expect(waiting.status).toBe('waiting');
+    const seen = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+      timeoutMs: 1500,
+    });
+    const ask = seen.frames.find((f) => f.event === 'waiting_for_user');
+    expect(JSON.parse(ask!.data).payload).toEqual({
+      question: 'What is your name?',
+      input_schema: expect.objectContaining({ required: ['name'] }),
+    });
+
+    const bad = await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { nickname: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_request');
+    expect((await stack.api('GET', `/v1/runs/${runId}`)).body.status).toBe('waiting');
+
+    const good = await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { name: 'Ada' } });
+    expect(good.status).toBe(202);
+    const events = await follow(runId);
+    const run = await stack.api('GET', `/v1/runs/${runId}`);
+    expect(run.body.status).toBe('succeeded');
+    expect(run.body.output.answer).toBe('Hello Ada!');
+    const actions = await actionsOf(runId);
+    expect(actions.map((a) => a.node)).toEqual([
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'ask_user',
+      'planner',
+      'output',
+    ]);
+    expect(actions[4].result).toEqual({ name: 'Ada' });
+    // Nothing ran twice: one planner call before the question, one after.
+    expect(
+      events.filter((e) => e.event_type === 'node_started').map((e) => (e.payload as { node: string }).node),
+    ).toEqual(['intake', 'memory', 'planner', 'planner', 'output']);
+    const statuses = events
+      .filter((e) => e.event_type === 'status')
+      .map((e) => (e.payload as { status: string }).status);
+    expect(statuses).toEqual(['queued', 'running', 'waiting', 'running', 'succeeded']);
+    const again = await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { name: 'Bob' } });
+    expect(again.status).toBe(409);
   });
 });
 

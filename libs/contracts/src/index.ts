@@ -5,3 +5,4 @@ export * from './lib/subjects';
 export * from './lib/node-registry.schema';
 export * from './lib/zod-error.util';
 export * from './lib/tool-call';
+export * from './lib/human-input';

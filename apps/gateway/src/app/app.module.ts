@@ -8,7 +8,7 @@ import {
 import { APP_FILTER } from '@nestjs/core';
 import Redis from 'ioredis';
 import { RunEventHub } from '@switchyard/events';
-import { PlatformModule } from '@switchyard/platform';
+import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { TenantsController } from './admin/tenants.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -21,10 +21,17 @@ import { ChatCompletionsController } from './openai/chat-completions.controller'
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
 import { ThreadsController } from './threads/threads.controller';
+import { ToolsController } from './tools/tools.controller';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
-  controllers: [RunsController, ThreadsController, TenantsController, ChatCompletionsController],
+  controllers: [
+    RunsController,
+    ThreadsController,
+    TenantsController,
+    ChatCompletionsController,
+    ToolsController,
+  ],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
@@ -33,6 +40,7 @@ import { ThreadsController } from './threads/threads.controller';
     RateLimitGuard,
     BootstrapTenant,
     RunsService,
+    NodeDirectory,
     {
       provide: RunEventHub,
       useFactory: (redis: Redis) => new RunEventHub(redis, redis.duplicate()),

@@ -4,6 +4,7 @@ import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { EndRunUseCase } from './end-run.usecase';
+import { HumanNodesRegistrar } from './human-nodes.registrar';
 import { RunStepper } from './run-stepper.service';
 import { RunsConsumer } from './runs.consumer';
 import { StartRunUseCase } from './start-run.usecase';
@@ -24,6 +25,7 @@ import { TaskReaper } from './task-reaper.service';
     RunStepper,
     TaskOutbox,
     TaskReaper,
+    HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },
     StartRunUseCase,
     ApplyDeltaUseCase,

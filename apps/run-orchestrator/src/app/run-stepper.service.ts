@@ -1,13 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { type Action, type RuntimeState, type RunStatus, taskSubject } from '@switchyard/contracts';
+import {
+  ASK_USER,
+  type Action,
+  type RuntimeState,
+  type RunStatus,
+  describeZodError,
+  findToolCall,
+  taskSubject,
+} from '@switchyard/contracts';
+import type { RunWaiting } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import type { RunRow, TaskRow } from './run-row';
 import type { StepEffects } from './step-effects';
 
 const END = 'end';
+const HUMAN_DEADLINE_MS = 30 * 24 * 3600_000;
 
 /**
  * Decides and records what follows a step, inside the step's transaction. It reads only the
@@ -73,6 +83,8 @@ export class RunStepper {
     }
 
     const callCounts = new Map<string, number>();
+    const humanTasks: TaskRow[] = [];
+    let waitingFor: RunWaiting | undefined;
     const deadline = new Date(Date.now() + this.config.env.SWITCHYARD_TASK_TIMEOUT_MS);
     for (const [seq, node] of next.entries()) {
       const reg = await this.directory.lookup(node);
@@ -85,6 +97,39 @@ export class RunStepper {
       }
       const callIndex = callCounts.get(node) ?? 0;
       callCounts.set(node, callIndex + 1);
+      if (reg.kind === 'human') {
+        const args = ASK_USER.argsSchema.safeParse(findToolCall(state, node, callIndex)?.args ?? {});
+        if (!args.success) {
+          return this.finish(m, run, state, effects, steps, 'failed', {
+            code: RunFailureCode.InvalidDelta,
+            message: `${node} needs a question: ${describeZodError(args.error)}`,
+          });
+        }
+        const id = randomUUID();
+        waitingFor ??= {
+          task_id: id,
+          node,
+          question: args.data.question,
+          input_schema: args.data.input_schema ?? ASK_USER.defaultInputSchema,
+          since: new Date().toISOString(),
+        };
+        humanTasks.push({
+          id,
+          run_id: run.id,
+          thread_id: run.thread_id,
+          turn: state.turn,
+          step: step + 1,
+          seq,
+          call_index: callIndex,
+          node,
+          subject: `human.${node}`,
+          version: state.version,
+          attempt: 1,
+          // A person answers when they answer: the reaper leaves human tasks alone.
+          deadline: new Date(Date.now() + HUMAN_DEADLINE_MS),
+        });
+        continue;
+      }
       effects.tasks.push({
         id: randomUUID(),
         run_id: run.id,
@@ -100,8 +145,35 @@ export class RunStepper {
         deadline,
       });
     }
-    await insertTasks(m, effects.tasks);
-    await m.query('UPDATE runs SET steps = $2 WHERE id = $1', [run.id, steps]);
+    await insertTasks(m, [...effects.tasks, ...humanTasks]);
+    if (humanTasks.length > 0) {
+      // Nothing to publish for them: the gateway answers on the user's behalf.
+      await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
+        humanTasks.map((t) => t.id),
+      ]);
+    }
+    if (waitingFor) {
+      await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
+        run.id,
+        steps,
+        JSON.stringify(waitingFor),
+      ]);
+      effects.events.push(
+        { type: 'status', payload: { status: 'waiting' } },
+        {
+          type: 'waiting_for_user',
+          payload: { question: waitingFor.question, input_schema: waitingFor.input_schema },
+        },
+      );
+    } else if (run.status === 'waiting') {
+      await m.query(`UPDATE runs SET steps = $2, status = 'running', waiting = NULL WHERE id = $1`, [
+        run.id,
+        steps,
+      ]);
+      effects.events.push({ type: 'status', payload: { status: 'running' } });
+    } else {
+      await m.query('UPDATE runs SET steps = $2 WHERE id = $1', [run.id, steps]);
+    }
     return effects;
   }
 
@@ -118,7 +190,7 @@ export class RunStepper {
   ): Promise<StepEffects> {
     const usage = state && run.turn !== null ? (state.usage[state.turn] ?? null) : null;
     await m.query(
-      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = now()
+      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = now(), waiting = NULL
        WHERE id = $1`,
       [
         run.id,

@@ -3,12 +3,14 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InitialSchema1700000000000 } from '../migrations/1700000000000-initial-schema';
 import { ThreadSnapshotVersion1700000000001 } from '../migrations/1700000000001-thread-snapshot-version';
 import { ActiveRunsIndex1700000000002 } from '../migrations/1700000000002-active-runs-index';
+import { RunWaiting1700000000003 } from '../migrations/1700000000003-run-waiting';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
   InitialSchema1700000000000,
   ThreadSnapshotVersion1700000000001,
   ActiveRunsIndex1700000000002,
+  RunWaiting1700000000003,
 ];
 
 export function dataSourceOptions(

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ActionSchema, EVENT_TYPES, RunStatusSchema } from '@switchyard/contracts';
 import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
-import { CreateRunSchema } from '../runs/run.dto';
+import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ApiErrorCode } from './api.exception';
 
 // The OpenAPI description is generated from the zod schemas the gateway validates with, so the
@@ -149,9 +149,15 @@ export function buildOpenApi(): OpenAPIObject {
       },
       '/v1/runs/{run_id}/resume': {
         post: {
-          summary: 'Resume a run waiting for human input',
+          summary: 'Answer a run waiting for human input',
           parameters: [id('run_id')],
-          responses: { 202: ok('resumed'), 409: err('run_not_waiting'), ...common },
+          requestBody: body(ResumeSchema),
+          responses: {
+            202: ok('resuming'),
+            400: err('the input does not match the input schema'),
+            409: err('run_not_waiting'),
+            ...common,
+          },
         },
       },
       '/v1/threads/{thread_id}': {
@@ -218,6 +224,12 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'Revoke a key (at once)',
           parameters: [id('tenant_id'), id('key_id')],
           responses: { 200: ok('revoked'), 401: err('admin token'), 404: err('no such key') },
+        },
+      },
+      '/v1/tools': {
+        get: {
+          summary: 'The tools the planner can offer (the node registry)',
+          responses: { 200: ok('tools'), ...common },
         },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },

@@ -44,6 +44,7 @@ export async function streamRunEvents(
   res.on('close', () => {
     open = false;
   });
+  // Only where two histories meet (rebuilt from Postgres, then live) is anything dropped.
   const sent = new Dedup();
   const write = (e: RunEvent): boolean => {
     if (sent.accept(e)) {
@@ -79,6 +80,7 @@ export async function streamRunEvents(
         cursor = rawCursor;
       } else {
         const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+        sent.merging = true;
         let after = 0;
         if (rawCursor && /^\d+$/.test(rawCursor)) {
           after = Number(rawCursor);
@@ -231,8 +233,11 @@ class Dedup {
     }
   }
 
+  /** Set once a rebuilt history was sent: from then on, live events it covers are dropped. */
+  merging = false;
+
   accept(e: RunEvent): boolean {
-    if (this.has(e)) {
+    if (this.merging && this.has(e)) {
       return false;
     }
     this.note(e);

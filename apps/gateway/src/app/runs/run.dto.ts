@@ -28,3 +28,8 @@ export const CursorSchema = z
   .string()
   .regex(/^(\d+|\d+-\d+)$/, 'must be an event id like 1700000000000-3 or an integer count')
   .optional();
+
+/** `POST /v1/runs/:id/resume`: the answer; its shape is checked against the question's input schema. */
+export const ResumeSchema = z
+  .object({ input: z.unknown().refine((v) => v !== undefined, 'required') })
+  .strict();

@@ -20,7 +20,7 @@ import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { streamRunEvents } from './run-event-stream';
-import { type CreateRunBody, CreateRunSchema, CursorSchema, RunIdSchema } from './run.dto';
+import { type CreateRunBody, CreateRunSchema, CursorSchema, ResumeSchema, RunIdSchema } from './run.dto';
 import { RunsService, runView } from './runs.service';
 
 @Controller('v1/runs')
@@ -56,14 +56,17 @@ export class RunsController {
     return body;
   }
 
-  /** Human input arrives with the `ask_user` node; until then no run can be waiting. */
+  /** Human input: the answer to a waiting run's question, validated against its input schema. */
   @Post(':run_id/resume')
-  async resume(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
-    const run = await this.runs.get(tenant.tenantId, runId);
-    throw new ApiException(
-      ApiErrorCode.RunNotWaiting,
-      `run ${runId} is ${run.status}, not waiting for input`,
-    );
+  async resume(
+    @Tenant() tenant: TenantContext,
+    @Param('run_id', new ZodPipe(RunIdSchema)) runId: string,
+    @Body(new ZodPipe(ResumeSchema)) body: { input: unknown },
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const result = await this.runs.resume(tenant.tenantId, runId, body.input);
+    res.status(202);
+    return result;
   }
 
   @Get(':run_id')

@@ -1,16 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import Ajv from 'ajv';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
+  ASK_USER,
   type Action,
+  type DeltaMessage,
   type RunCancelMessage,
   type RunStartMessage,
   SUBJECTS,
   type RunStatus,
+  deltaSubject,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import { PgStateSource } from '@switchyard/persistence';
+import { PgStateSource, type RunWaiting } from '@switchyard/persistence';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody } from './run.dto';
@@ -46,6 +50,7 @@ class DuplicateRequest extends Error {}
 @Injectable()
 export class RunsService {
   private readonly logger = new Logger(RunsService.name);
+  private readonly schemas = new Ajv({ allErrors: true, strict: false });
 
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
@@ -253,6 +258,72 @@ export class RunsService {
       requestId,
     ])) as unknown[];
     return rows.length > 0;
+  }
+
+  /**
+   * Answers a waiting run: the input must match the question's input schema (400 otherwise, the
+   * run keeps waiting); it becomes the human node's action, delivered like any node's delta.
+   */
+  async resume(
+    tenantId: string,
+    runId: string,
+    input: unknown,
+  ): Promise<{ run_id: string; status: 'resuming' }> {
+    const [run] = (await this.ds.query('SELECT status, waiting FROM runs WHERE id = $1 AND tenant_id = $2', [
+      runId,
+      tenantId,
+    ])) as { status: RunStatus; waiting: RunWaiting | null }[];
+    if (!run) {
+      throw ApiException.notFound('run');
+    }
+    const waiting = run.waiting;
+    if (run.status !== 'waiting' || !waiting) {
+      throw new ApiException(
+        ApiErrorCode.RunNotWaiting,
+        `run ${runId} is ${run.status}, not waiting for input`,
+      );
+    }
+    const validate = this.schemas.compile(waiting.input_schema);
+    if (!validate(input)) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        "the input does not match the question's input schema",
+        (validate.errors ?? []).map((e) => ({
+          field: `input${e.instancePath.replace(/\//g, '.')}`,
+          message: e.message ?? 'invalid',
+        })),
+      );
+    }
+    const [task] = (await this.ds.query(
+      `SELECT version FROM run_tasks WHERE id = $1 AND status = 'pending'`,
+      [waiting.task_id],
+    )) as { version: number }[];
+    if (!task) {
+      throw new ApiException(ApiErrorCode.RunNotWaiting, `run ${runId} was already resumed`);
+    }
+    const now = new Date().toISOString();
+    const message: DeltaMessage = {
+      task_id: waiting.task_id,
+      run_id: runId,
+      node: waiting.node,
+      base_version: task.version,
+      delta: {
+        action: {
+          node: waiting.node,
+          preparation: `Asked the user: ${waiting.question}`,
+          summary: 'The user answered.',
+          result: input,
+          usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+          next: [...ASK_USER.next],
+          started_at: waiting.since,
+          finished_at: now,
+          attempt: 1,
+        },
+      },
+    };
+    // The task id de-duplicates concurrent resumes: one answer is applied.
+    await this.nats.publish(deltaSubject('gateway'), message, { msgId: waiting.task_id });
+    return { run_id: runId, status: 'resuming' };
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {

@@ -1,6 +1,6 @@
 import { ApiKeyEntity } from './api-key.entity';
 import { RunTaskEntity } from './run-task.entity';
-import { RunEntity, type RunInput } from './run.entity';
+import { RunEntity, type RunInput, type RunWaiting } from './run.entity';
 import { StateDeltaEntity } from './state-delta.entity';
 import { StateSnapshotEntity } from './state-snapshot.entity';
 import { TenantEntity } from './tenant.entity';
@@ -20,6 +20,7 @@ export {
   RunTaskEntity,
   RunEntity,
   type RunInput,
+  type RunWaiting,
   StateDeltaEntity,
   StateSnapshotEntity,
   TenantEntity,

@@ -8,6 +8,15 @@ export interface RunInput {
   history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
 }
 
+/** What a waiting run asks the user. */
+export interface RunWaiting {
+  task_id: string;
+  node: string;
+  question: string;
+  input_schema: Record<string, unknown>;
+  since: string;
+}
+
 @Entity('runs')
 @Index('runs_tenant_request_uq', ['tenant_id', 'request_id'], {
   unique: true,
@@ -28,6 +37,8 @@ export class RunEntity {
   @Column({ type: 'integer', default: 0 }) steps!: number;
   @Column({ type: 'integer', default: 50 }) max_steps!: number;
   @Column({ type: 'boolean', default: false }) cancel_requested!: boolean;
+  /** Set while the run waits for human input. */
+  @Column({ type: 'jsonb', nullable: true }) waiting!: RunWaiting | null;
   @Column({ type: 'jsonb', default: {} }) metadata!: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
   @Column({ type: 'timestamptz', nullable: true }) started_at!: Date | null;
