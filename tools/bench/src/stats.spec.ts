@@ -23,6 +23,6 @@ describe('stats', () => {
           ['longer', '22'],
         ],
       ),
-    ).toBe(['| metric |  a |', '|:-------|---:|', '| x      |  1 |', '| longer | 22 |'].join('\n'));
+    ).toBe(['| metric |  a |', '| :----- | -: |', '| x      |  1 |', '| longer | 22 |'].join('\n'));
   });
 });

@@ -10,6 +10,7 @@ import {
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
+import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper, writeSnapshot } from './run-stepper.service';
@@ -46,11 +47,17 @@ export class ApplyDeltaUseCase {
 
   async execute(msg: DeltaMessage, service: string): Promise<void> {
     let committed: RuntimeState | undefined;
+    const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
     const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
       const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
-      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
-        msg.run_id,
-      ])) as RunRow[];
+      // One round trip for the run (locked) and its thread's version.
+      const [run] = (await m.query(
+        `SELECT ${RUN_COLUMNS.split(', ')
+          .map((c) => `r.${c}`)
+          .join(', ')}, th.version AS thread_version, th.snapshot_version
+         FROM runs r JOIN threads th ON th.id = r.thread_id WHERE r.id = $1 FOR UPDATE OF r`,
+        [msg.run_id],
+      )) as (RunRow & { thread_version: number; snapshot_version: number })[];
       if (!run) {
         throw new NonRetryableMessageError(
           `delta for run ${msg.run_id}, which does not exist`,
@@ -75,10 +82,14 @@ export class ApplyDeltaUseCase {
         effects.broadcastCancel = true;
         return effects;
       }
-      const [task] = (await m.query(
-        'SELECT id, step, node, status FROM run_tasks WHERE id = $1 AND run_id = $2 FOR UPDATE',
-        [msg.task_id, msg.run_id],
-      )) as { id: string; step: number; node: string; status: string }[];
+      // The task's whole step, locked, in one round trip (a fan-out's deltas join here).
+      const stepTasks = (await m.query(
+        `SELECT id, step, node, status, attempt, delta FROM run_tasks
+         WHERE run_id = $1 AND step = (SELECT step FROM run_tasks WHERE id = $2 AND run_id = $1)
+         ORDER BY seq FOR UPDATE`,
+        [msg.run_id, msg.task_id],
+      )) as (StepTaskRow & { step: number })[];
+      const task = stepTasks.find((t) => t.id === msg.task_id);
       if (!task) {
         return this.fail(m, run, `delta names task ${msg.task_id}, which this run never dispatched`);
       }
@@ -98,10 +109,6 @@ export class ApplyDeltaUseCase {
       } catch (err) {
         return this.reject(m, run, err);
       }
-      const stepTasks = (await m.query(
-        'SELECT id, node, status, attempt, delta FROM run_tasks WHERE run_id = $1 AND step = $2 ORDER BY seq',
-        [run.id, task.step],
-      )) as StepTaskRow[];
       if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
         // Fan-out: the step ends when its last delta arrives; keep this one until then.
         await m.query(
@@ -112,10 +119,7 @@ export class ApplyDeltaUseCase {
       }
       stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
 
-      const [thread] = (await m.query('SELECT version, snapshot_version FROM threads WHERE id = $1', [
-        run.thread_id,
-      ])) as { version: number; snapshot_version: number }[];
-      let state = await this.cache.get(run.thread_id, thread.version);
+      let state = await this.cache.get(run.thread_id, run.thread_version);
       const actions: Action[] = [];
       const rows: unknown[][] = [];
       try {
@@ -138,24 +142,27 @@ export class ApplyDeltaUseCase {
       }
       const values = rows.map(
         (_, i) =>
-          `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`,
+          `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
       );
+      // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
+      // moves: one statement.
       await m.query(
-        `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
-        rows.flat(),
+        `WITH applied AS (
+           UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
+           WHERE run_id = $1 AND step = $2
+         ), moved AS (
+           UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)
+         )
+         INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
+        [run.id, task.step, state.version, ...rows.flat()],
       );
-      // The deltas now live in state_deltas: the task rows keep only their bookkeeping.
-      await m.query(
-        `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now()) WHERE run_id = $1 AND step = $2`,
-        [run.id, task.step],
-      );
-      await m.query('UPDATE threads SET version = $2 WHERE id = $1', [run.thread_id, state.version]);
-      if (state.version - thread.snapshot_version >= this.config.snapshotEvery) {
+      if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
         await writeSnapshot(m, state);
       }
       committed = state;
       return this.stepper.advance(m, run, state, actions, task.step);
     });
+    endCommit();
     if (committed) {
       this.cache.put(committed);
     }

@@ -145,7 +145,11 @@ export class RunStepper {
         deadline,
       });
     }
-    await insertTasks(m, [...effects.tasks, ...humanTasks]);
+    await insertTasks(
+      m,
+      [...effects.tasks, ...humanTasks],
+      waitingFor ? undefined : { runId: run.id, steps, resumed: run.status === 'waiting' },
+    );
     if (humanTasks.length > 0) {
       // Nothing to publish for them: the gateway answers on the user's behalf.
       await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
@@ -166,13 +170,7 @@ export class RunStepper {
         },
       );
     } else if (run.status === 'waiting') {
-      await m.query(`UPDATE runs SET steps = $2, status = 'running', waiting = NULL WHERE id = $1`, [
-        run.id,
-        steps,
-      ]);
       effects.events.push({ type: 'status', payload: { status: 'running' } });
-    } else {
-      await m.query('UPDATE runs SET steps = $2 WHERE id = $1', [run.id, steps]);
     }
     return effects;
   }
@@ -255,10 +253,15 @@ export function unionOfNext(actions: readonly Pick<Action, 'next'>[]): string[] 
   return [...want].flatMap(([n, c]) => Array<string>(c).fill(n));
 }
 
-async function insertTasks(m: EntityManager, tasks: TaskRow[]): Promise<void> {
-  if (tasks.length === 0) {
-    return;
-  }
+/**
+ * Inserts the next tasks and, in the same statement, records the run's step count (and its
+ * return from `waiting`): one round trip.
+ */
+async function insertTasks(
+  m: EntityManager,
+  tasks: TaskRow[],
+  run?: { runId: string; steps: number; resumed: boolean },
+): Promise<void> {
   const cols = [
     'id',
     'run_id',
@@ -273,10 +276,17 @@ async function insertTasks(m: EntityManager, tasks: TaskRow[]): Promise<void> {
     'attempt',
     'deadline',
   ] as const;
-  const values: unknown[] = [];
+  const values: unknown[] = run ? [run.runId, run.steps] : [];
+  const offset = values.length;
   const rows = tasks.map((t, i) => {
     values.push(...cols.map((c) => t[c]));
-    return `(${cols.map((_, j) => `$${i * cols.length + j + 1}`).join(', ')}, 'pending')`;
+    return `(${cols.map((_, j) => `$${offset + i * cols.length + j + 1}`).join(', ')}, 'pending')`;
   });
-  await m.query(`INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`, values);
+  const insert = `INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`;
+  if (!run) {
+    await m.query(insert, values);
+    return;
+  }
+  const status = run.resumed ? `, status = 'running', waiting = NULL` : '';
+  await m.query(`WITH inserted AS (${insert}) UPDATE runs SET steps = $2${status} WHERE id = $1`, values);
 }

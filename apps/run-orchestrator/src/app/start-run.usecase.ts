@@ -4,6 +4,7 @@ import { type Action, type CommittedDelta, type RuntimeState, ZERO_USAGE } from 
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
 import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
+import { stepCommitSeconds } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { type StepEffects, noEffects } from './step-effects';
@@ -47,6 +48,7 @@ export class StartRunUseCase {
   async startNext(threadId: string): Promise<void> {
     for (;;) {
       let committed: RuntimeState | undefined;
+      const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
       const effects = await this.ds.transaction(async (m): Promise<StepEffects | null> => {
         const [thread] = (await m.query(
           `SELECT t.version, t.active_run_id, r.status AS active_status
@@ -114,6 +116,7 @@ export class StartRunUseCase {
         committed = state;
         return effects;
       });
+      endCommit();
       if (!effects) {
         return;
       }

@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { DEFAULT_EVENTS_TTL_SECONDS, RunEventWriter } from '@switchyard/events';
 import { type TaskMessage, cancelSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
+import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
 import type { StepEffects } from './step-effects';
 
@@ -44,6 +45,7 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async apply(effects: StepEffects): Promise<void> {
+    const end = stepDispatchSeconds.startTimer();
     if (effects.events.length > 0 || effects.finished) {
       await this.events.appendMany(
         effects.runId,
@@ -55,6 +57,11 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
       this.nats.nc.publish(cancelSubject(effects.runId));
     }
     await this.publish(effects.tasks);
+    end();
+    if (effects.finished) {
+      const last = [...effects.events].reverse().find((e) => e.type === 'status');
+      runsEnded.inc({ status: (last?.payload as { status?: string } | undefined)?.status ?? 'unknown' });
+    }
   }
 
   async publish(tasks: TaskRow[]): Promise<void> {
@@ -78,9 +85,11 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
         return this.nats.publish(t.subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),
     );
-    await this.ds.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
-      tasks.map((t) => t.id),
-    ]);
+    // Off the step's critical path: should this write be lost, the sweeper publishes the tasks
+    // again and JetStream drops the duplicates.
+    void this.ds
+      .query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [tasks.map((t) => t.id)])
+      .catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
   }
 
   private async sweep(): Promise<void> {

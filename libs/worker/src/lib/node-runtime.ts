@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Histogram, register } from 'prom-client';
 import {
   type Action,
   type ActionError,
@@ -51,6 +52,15 @@ export interface NodeOutput {
 
 export type NodeImpl = (input: NodeInput) => Promise<NodeOutput>;
 
+const taskSeconds =
+  (register.getSingleMetric('switchyard_node_task_seconds') as Histogram | undefined) ??
+  new Histogram({
+    name: 'switchyard_node_task_seconds',
+    help: 'Duration of a node task, from receipt to its delta acknowledged by JetStream',
+    labelNames: ['node', 'outcome'],
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  });
+
 /** Deliveries of one task before a retryable failure becomes the action's error. */
 export const MAX_DELIVER = 5;
 
@@ -80,6 +90,7 @@ export class NodeRuntime {
       this.logger.log({ ...log, msg: 'task of a cancelled run skipped' });
       return;
     }
+    const endTimer = taskSeconds.startTimer({ node: task.node });
     const deliveries = ctx.getDeliveryCount();
     const attempt = task.attempt + deliveries - 1;
     const startedAt = new Date().toISOString();
@@ -169,6 +180,7 @@ export class NodeRuntime {
           },
     };
     await this.nats.publish(deltaSubject(this.config.service), message, { msgId: task.task_id });
+    endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
   }
 

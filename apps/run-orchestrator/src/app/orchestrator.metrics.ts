@@ -1,0 +1,30 @@
+import { Counter, Histogram, register } from 'prom-client';
+
+const existing = <T>(name: string): T | undefined => register.getSingleMetric(name) as T | undefined;
+
+/** Time of a step's transaction (lock, apply, bookkeeping, next tasks, commit). */
+export const stepCommitSeconds =
+  existing<Histogram>('switchyard_step_commit_seconds') ??
+  new Histogram({
+    name: 'switchyard_step_commit_seconds',
+    help: "Duration of a step's Postgres transaction in the orchestrator",
+    labelNames: ['kind'],
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1],
+  });
+
+/** Time from commit to events written and next tasks acknowledged by JetStream. */
+export const stepDispatchSeconds =
+  existing<Histogram>('switchyard_step_dispatch_seconds') ??
+  new Histogram({
+    name: 'switchyard_step_dispatch_seconds',
+    help: 'Duration of writing events and publishing the next tasks after a commit',
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5],
+  });
+
+export const runsEnded =
+  existing<Counter>('switchyard_runs_ended_total') ??
+  new Counter({
+    name: 'switchyard_runs_ended_total',
+    help: 'Runs that reached a terminal status',
+    labelNames: ['status'],
+  });

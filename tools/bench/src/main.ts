@@ -1,0 +1,331 @@
+// Switchyard vs LangGraph.js on the same agent loop: planner (LLM) → calculator, N rounds, then the
+// answer, both against the same scripted OpenAI-compatible model server over HTTP. Prints a
+// markdown table (medians of several runs) and writes it to tools/bench/RESULTS.md.
+// Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/main.js
+// Environment: BENCH_ROUNDS (20,50), BENCH_REPS (5), BENCH_CONCURRENCY (8), KEEP_BENCH_LOGS=1.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { TestStack } from '@switchyard/testing';
+import { type LangGraphVariant, LangGraphBench } from './langgraph.bench';
+import { describeMachine, machine } from './machine';
+import { fmtBytes, fmtCount, fmtMs, fmtRate, markdownTable, median } from './stats';
+import { SwitchyardBench } from './switchyard.bench';
+import type { ConcurrentSample, RunSample } from './types';
+
+const ROOT = resolve(__dirname, '..', '..', '..', '..');
+const SCRIPT = 'tools/bench/fixtures/bench.script.json';
+const RESULTS = join(ROOT, 'tools', 'bench', 'RESULTS.md');
+
+/** The prompts bench.script.json knows: its planner calls calculator until N tool results. */
+const PROMPTS: Record<number, string> = { 20: '[bench] loop', 50: '[bench] loop [n=50]' };
+
+type System = 'switchyard' | LangGraphVariant;
+const COLUMNS: { key: System; title: string }[] = [
+  { key: 'switchyard', title: 'Switchyard' },
+  { key: 'mirror', title: 'LangGraph.js (same nodes)' },
+  { key: 'minimal', title: 'LangGraph.js (planner⇄calculator)' },
+];
+
+interface Config {
+  rounds: number[];
+  reps: number;
+  concurrency: number;
+}
+
+function config(): Config {
+  const rounds = (process.env['BENCH_ROUNDS'] ?? '20,50')
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
+  for (const n of rounds) {
+    if (!PROMPTS[n]) {
+      throw new Error(`BENCH_ROUNDS: ${n} is not scripted (bench.script.json knows ${Object.keys(PROMPTS)})`);
+    }
+  }
+  const reps = Number(process.env['BENCH_REPS'] ?? 5);
+  const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? 8);
+  if (!rounds.length || !(reps >= 1) || !(concurrency >= 1)) {
+    throw new Error('BENCH_ROUNDS, BENCH_REPS and BENCH_CONCURRENCY must be positive');
+  }
+  return { rounds, reps: Math.floor(reps), concurrency: Math.floor(concurrency) };
+}
+
+/** Unmeasured runs of each system before measuring (JIT, connection pools, caches). */
+const WARMUP = 2;
+
+interface Contender {
+  key: System;
+  run(rounds: number, durability?: 'sync'): Promise<RunSample>;
+  concurrent(rounds: number, count: number): Promise<ConcurrentSample>;
+}
+
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+class Results {
+  readonly seq = new Map<string, RunSample[]>();
+  readonly sync = new Map<System, RunSample[]>();
+  readonly conc = new Map<System, ConcurrentSample[]>();
+
+  add(system: System, rounds: number, s: RunSample): void {
+    const key = `${system}:${rounds}`;
+    this.seq.set(key, [...(this.seq.get(key) ?? []), s]);
+  }
+  runs(system: System, rounds: number): RunSample[] {
+    return this.seq.get(`${system}:${rounds}`) ?? [];
+  }
+}
+
+/** Runs `fn` and counts the requests the model server answered meanwhile. */
+async function counted(llmUrl: string, fn: () => Promise<RunSample>): Promise<RunSample> {
+  await fetch(`${llmUrl}/_requests`, { method: 'DELETE' });
+  const sample = await fn();
+  const records = (await (await fetch(`${llmUrl}/_requests`)).json()) as unknown[];
+  return { ...sample, llmRequests: records.length };
+}
+
+function versionOf(pkg: string): string {
+  try {
+    return (
+      JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }
+    ).version;
+  } catch {
+    return '?';
+  }
+}
+
+function natsVersion(): string {
+  try {
+    return execFileSync(process.env['NATS_SERVER_BIN'] ?? 'nats-server', ['--version'], {
+      encoding: 'utf8',
+    }).trim();
+  } catch {
+    return 'nats-server ?';
+  }
+}
+
+function table(cfg: Config, r: Results): string {
+  const rows: string[][] = [];
+  const row = (metric: string, cell: (s: System) => string) =>
+    rows.push([metric, ...COLUMNS.map((c) => cell(c.key))]);
+  const med = (samples: RunSample[], f: (s: RunSample) => number) =>
+    samples.length ? median(samples.map(f)) : Number.NaN;
+  for (const n of cfg.rounds) {
+    const p = `N=${n}:`;
+    row(`${p} steps per run`, (s) => fmtCount(med(r.runs(s, n), (x) => x.steps)));
+    row(`${p} model requests per run`, (s) =>
+      fmtCount(med(r.runs(s, n), (x) => x.llmRequests ?? Number.NaN)),
+    );
+    row(`${p} wall time per run`, (s) => fmtMs(med(r.runs(s, n), (x) => x.wallMs)));
+    row(`${p} time per step`, (s) => fmtMs(med(r.runs(s, n), (x) => x.wallMs / x.steps)));
+    row(`${p} … of it inside the nodes (LLM call, tool)`, (s) =>
+      fmtMs(med(r.runs(s, n), (x) => x.nodeMs / x.steps)),
+    );
+    row(`${p} … of it the runtime's (dispatch, checkpoint, state)`, (s) =>
+      fmtMs(med(r.runs(s, n), (x) => (x.wallMs - x.nodeMs) / x.steps)),
+    );
+    row(`${p} checkpoint bytes per run`, (s) => fmtBytes(med(r.runs(s, n), (x) => x.bytes)));
+    row(
+      `${p} checkpoint bytes of a step, first → last calculator step`,
+      (s) =>
+        `${fmtBytes(med(r.runs(s, n), (x) => x.firstToolBytes))} → ${fmtBytes(med(r.runs(s, n), (x) => x.lastToolBytes))}`,
+    );
+    row(`${p} other state bytes per run (run_tasks.delta + snapshots)`, (s) =>
+      s === 'switchyard' ? fmtBytes(med(r.runs(s, n), (x) => x.otherBytes)) : '—',
+    );
+  }
+  const n0 = cfg.rounds[0];
+  row(`N=${n0}: wall time per run, LangGraph durability "sync"`, (s) => {
+    const runs = r.sync.get(s) ?? [];
+    return s === 'switchyard'
+      ? '(always: commit, then next step)'
+      : `${fmtMs(med(runs, (x) => x.wallMs))} (${fmtMs(med(runs, (x) => x.wallMs / x.steps))}/step)`;
+  });
+  const k = cfg.concurrency;
+  const conc = (s: System, f: (c: ConcurrentSample) => number) => {
+    const cs = r.conc.get(s) ?? [];
+    return cs.length ? median(cs.map(f)) : Number.NaN;
+  };
+  row(`${k} concurrent runs (N=${n0}): time for all ${k}`, (s) => fmtMs(conc(s, (c) => c.totalMs)));
+  row(`${k} concurrent runs: throughput`, (s) =>
+    fmtRate(
+      conc(s, (c) => (c.runs * 1000) / c.totalMs),
+      'runs',
+    ),
+  );
+  row(`${k} concurrent runs: steps`, (s) =>
+    fmtRate(
+      conc(s, (c) => (c.steps * 1000) / c.totalMs),
+      'steps',
+    ),
+  );
+  row(`${k} concurrent runs: median run latency`, (s) =>
+    fmtMs(median((r.conc.get(s) ?? []).flatMap((c) => c.latenciesMs))),
+  );
+  return markdownTable(['metric', ...COLUMNS.map((c) => c.title)], rows);
+}
+
+function notes(cfg: Config, startupMs: number): string {
+  return [
+    `Medians of ${cfg.reps} runs per cell, after ${WARMUP} unmeasured runs of each system; the systems take turns in`,
+    `every repetition. The loop: planner (LLM) → calculator("1+1"), N rounds, then the answer. Both systems call`,
+    `the same scripted OpenAI-compatible model server (tools/bench/fixtures/bench.script.json: demo.json's rules,`,
+    `streaming delays off) over HTTP through langchain's ChatOpenAI. Wall time is measured by the client:`,
+    `Switchyard from POST /v1/runs to the end of the run's SSE stream (after \`done\`), LangGraph from`,
+    `graph.stream() to the stream's end.`,
+    '',
+    `- Switchyard: the whole stack as separate processes on this machine (TestStack: nats-server, redis-server,`,
+    `  Postgres, the seven services with LOG_LEVEL=warn; started in ${fmtMs(startupMs)}). Its default agent adds`,
+    `  steps around the loop: start, intake (LLM), memory, and a reflection (LLM) after every tool round. A step`,
+    `  is one action. Checkpoint bytes: pg_column_size(delta) of the run's state_deltas rows; "other state" is what`,
+    `  the run left in run_tasks.delta plus the thread's state snapshots (one at the end of the run).`,
+    `- LangGraph.js: a StateGraph (MessagesAnnotation + an \`actions\` list appended each step) compiled with`,
+    `  PostgresSaver on a fresh database, run inside the benchmark process (Switchyard's services stay up, idle).`,
+    `  "same nodes": intake → memory → planner ⇄ (calculator → reflection) → output with Switchyard's`,
+    `  prompts, so both make the same model requests; "planner⇄calculator": the minimal loop. A step is one node`,
+    `  execution. Checkpoint bytes: pg_column_size of checkpoints.checkpoint + metadata, checkpoint_blobs.blob and`,
+    `  checkpoint_writes.blob for the thread; a step's share is its checkpoint row, the blobs of the channel`,
+    `  versions it created and the writes of its task. Durability is LangGraph's default ("async": a checkpoint is`,
+    `  saved while the next step runs) except in the "sync" row (saved before the next step starts).`,
+    `- Time inside the nodes: Switchyard's actions' finished_at − started_at (stamped by the node service when it`,
+    `  takes the task, before it loads the state, and when the node's code returns); LangGraph: each node function`,
+    `  timed. The runtime's share is the rest of the wall time, per step.`,
+    `- First → last calculator step: the same work in every round, so any growth is the checkpoint format's.`,
+    `- ${cfg.concurrency} concurrent runs: started together, each on its own thread; time from the first start to`,
+    `  the last end.`,
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const cfg = config();
+  const m = machine();
+  const loadBefore = loadavg()[0];
+  log(`machine: ${describeMachine(m)}; load average ${loadBefore.toFixed(2)}`);
+  const results = new Results();
+  let stack: TestStack | undefined;
+  let lg: LangGraphBench | undefined;
+  let cleaned = false;
+  const cleanup = async () => {
+    if (cleaned) {
+      return;
+    }
+    cleaned = true;
+    const step = async (what: string, fn: () => unknown) => {
+      try {
+        await fn();
+      } catch (err) {
+        log(`cleanup: ${what}: ${(err as Error).message}`);
+      }
+    };
+    await step('LangGraph database', () => lg?.close());
+    await step('Switchyard stack', () => stack?.stop());
+    if (!process.env['KEEP_BENCH_LOGS']) {
+      await step('logs', () => stack && rmSync(stack.dir, { recursive: true, force: true }));
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    log(`${signal}: cleaning up`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  let startupMs = 0;
+  let postgres = '?';
+  const t0 = performance.now();
+  try {
+    log('starting the Switchyard stack (nats-server, database, model server, seven services)');
+    const started = performance.now();
+    stack = await TestStack.start({
+      script: SCRIPT,
+      env: { SWITCHYARD_DEFAULT_MAX_STEPS: '1000', LOG_LEVEL: 'warn' },
+    });
+    startupMs = performance.now() - started;
+    const llmUrl = stack.llmUrl;
+    postgres = (await stack.sql<{ server_version: string }>('SHOW server_version'))[0]?.server_version ?? '?';
+
+    const sy = new SwitchyardBench(stack);
+    lg = await LangGraphBench.create(stack.databaseUrl, `${llmUrl}/v1`);
+    const bench = lg;
+    const systems: Contender[] = [
+      {
+        key: 'switchyard',
+        run: (n) => sy.run({ prompt: PROMPTS[n], rounds: n }),
+        concurrent: (n, k) => sy.concurrent({ prompt: PROMPTS[n], rounds: n }, k),
+      },
+      ...(['mirror', 'minimal'] as const).map((v): Contender => ({
+        key: v,
+        run: (n, durability) => bench.run(v, { prompt: PROMPTS[n], rounds: n, durability }),
+        concurrent: (n, k) => bench.concurrent(v, { prompt: PROMPTS[n], rounds: n }, k),
+      })),
+    ];
+    const n0 = cfg.rounds[0];
+    log(`warm-up: ${WARMUP} runs of each system`);
+    for (let i = 0; i < WARMUP; i++) {
+      for (const sys of systems) {
+        await sys.run(n0);
+      }
+    }
+    // Each repetition runs every system once, in turn, so drift and other load on the machine
+    // spread over all of them rather than landing on one.
+    for (let i = 1; i <= cfg.reps; i++) {
+      for (const n of cfg.rounds) {
+        for (const sys of systems) {
+          const s = await counted(llmUrl, () => sys.run(n));
+          log(`#${i} N=${n} ${sys.key}: ${fmtMs(s.wallMs)}, ${s.steps} steps, ${fmtBytes(s.bytes)}`);
+          results.add(sys.key, n, s);
+        }
+      }
+      for (const sys of systems.filter((x) => x.key !== 'switchyard')) {
+        const s = await sys.run(n0, 'sync');
+        log(`#${i} N=${n0} ${sys.key} durability=sync: ${fmtMs(s.wallMs)}`);
+        results.sync.set(sys.key, [...(results.sync.get(sys.key) ?? []), s]);
+      }
+    }
+    for (let i = 1; i <= cfg.reps; i++) {
+      for (const sys of systems) {
+        const c = await sys.concurrent(n0, cfg.concurrency);
+        log(`#${i} ${cfg.concurrency} concurrent ${sys.key}: ${fmtMs(c.totalMs)}`);
+        results.conc.set(sys.key, [...(results.conc.get(sys.key) ?? []), c]);
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+  log(`done in ${fmtMs(performance.now() - t0)}`);
+
+  const machineLine = describeMachine(m, [
+    `PostgreSQL ${postgres}`,
+    natsVersion(),
+    `@langchain/langgraph ${versionOf('@langchain/langgraph')}`,
+    `@langchain/langgraph-checkpoint-postgres ${versionOf('@langchain/langgraph-checkpoint-postgres')}`,
+    `1-minute load average before the run ${loadBefore.toFixed(2)} (other work on the machine skews the numbers)`,
+  ]);
+  const body = [table(cfg, results), '', notes(cfg, startupMs)].join('\n');
+  process.stdout.write(`\nMachine: ${machineLine}\n\n${body}\n`);
+  const date = new Date()
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+  writeFileSync(
+    RESULTS,
+    [
+      '# Benchmark: Switchyard vs LangGraph.js',
+      '',
+      `Last run: ${date}, \`node tools/scripts/build.mjs && node dist/tools/bench/src/main.js\`.`,
+      '',
+      `Machine: ${machineLine}.`,
+      '',
+      body,
+      '',
+    ].join('\n'),
+  );
+  log(`wrote ${RESULTS}`);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`bench: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});
