@@ -2,3 +2,4 @@ export { TestStack, SERVICE_APPS, type ServiceApp, type TestStackOptions } from 
 export { readSse, type SseFrame, type SseRead } from './lib/sse-client';
 export { freePort, waitFor } from './lib/free-port';
 export { NatsServerProcess, sleep, within } from './lib/nats-server';
+export { ScriptedLlmProcess, type ScriptedRequest } from './lib/scripted-llm-process';

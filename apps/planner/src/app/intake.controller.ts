@@ -1,10 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { z } from 'zod';
-import type { Usage } from '@switchyard/contracts';
 import { type JetStreamContext } from '@switchyard/jetstream';
-import { ChatModels, LlmCallException, classifyLlmError, parseJsonReply, usageOf } from '@switchyard/models';
+import { ChatModels, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
 
@@ -19,7 +18,7 @@ Reply with one JSON object and nothing else: {"task_goal": "<what the user wants
 "scenario": "<kind of request, one or two words>", "output_style": "<how the answer should read>"}.`;
 
 // One retry with the parse error fed back: a reply that still does not parse fails the step.
-const PARSE_ATTEMPTS = 2;
+const PARSE_RETRIES = 1;
 
 /** `intake`: turns the prompt into the turn's task goal, scenario and output style. */
 @Controller()
@@ -38,42 +37,23 @@ export class IntakeController {
     const turn = state.turn;
     const prompt = state.prompts[turn];
     const messages: BaseMessage[] = [new SystemMessage(SYSTEM), new HumanMessage(prompt)];
-    const usages: Usage[] = [];
-    let lastError = '';
-    for (let i = 0; i < PARSE_ATTEMPTS; i++) {
-      const reply = await this.models
-        .chat()
-        .invoke(messages, { signal })
-        .catch((err: unknown) => {
-          throw classifyLlmError(err);
-        });
-      usages.push(usageOf(reply));
-      const parsed = parseJsonReply(String(reply.content), IntakeReplySchema);
-      if (parsed.ok) {
-        const files = state.origin_files.length > 0;
-        return {
-          preparation: `Asked ${this.models.modelName} to read the prompt (${prompt.length} characters).`,
-          summary: `Task goal: ${parsed.value.task_goal}`,
-          result: parsed.value,
-          usage: sumUsages(usages),
-          patch: [
-            { op: 'replace', path: `/task_goals/${turn}`, value: parsed.value.task_goal },
-            { op: 'replace', path: '/scenario', value: parsed.value.scenario },
-            { op: 'replace', path: '/output_style', value: parsed.value.output_style },
-          ],
-          next: files ? ['preprocess', 'memory'] : ['memory'],
-        };
-      }
-      lastError = parsed.error;
-      messages.push(
-        new AIMessage(String(reply.content)),
-        new HumanMessage(`Your reply was invalid: ${lastError}. Reply again with the JSON object only.`),
-      );
-    }
-    throw new LlmCallException(
-      `intake: the model's reply did not parse after ${PARSE_ATTEMPTS} attempts: ${lastError}`,
-      'unparseable_reply',
-      false,
-    );
+    const { value, usages } = await invokeStructured(this.models.chat(), messages, IntakeReplySchema, {
+      maxRetries: PARSE_RETRIES,
+      signal,
+      label: 'intake',
+    });
+    const files = state.origin_files.length > 0;
+    return {
+      preparation: `Asked ${this.models.modelName} to read the prompt (${prompt.length} characters).`,
+      summary: `Task goal: ${value.task_goal}`,
+      result: value,
+      usage: sumUsages(usages),
+      patch: [
+        { op: 'replace', path: `/task_goals/${turn}`, value: value.task_goal },
+        { op: 'replace', path: '/scenario', value: value.scenario },
+        { op: 'replace', path: '/output_style', value: value.output_style },
+      ],
+      next: files ? ['preprocess', 'memory'] : ['memory'],
+    };
   }
 }

@@ -8,9 +8,9 @@ import {
   ToolMessage,
 } from '@langchain/core/messages';
 import { z } from 'zod';
-import { type Action, PlannerResultSchema, type Todo, type Usage } from '@switchyard/contracts';
+import { type Action, PlannerResultSchema, type Todo } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { ChatModels, LlmCallException, classifyLlmError, parseJsonReply, usageOf } from '@switchyard/models';
+import { ChatModels, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
 
@@ -27,7 +27,8 @@ user's task. Reply with one JSON object and nothing else: {"conclusion": "<one o
 "match": "full" | "part" | "none", "is_finished": <the task can be answered now>,
 "is_sufficient": <the results are enough for this step>}.`;
 
-const PARSE_ATTEMPTS = 2;
+// One retry with the parse error fed back: a reply that still does not parse fails the step.
+const PARSE_RETRIES = 1;
 
 /** `reflection`: judges the latest tool results and updates the turn's todos; always hands back to the planner. */
 @Controller()
@@ -76,46 +77,26 @@ export class ReflectionController {
         }
       }
     }
-    const usages: Usage[] = [];
-    let lastError = '';
-    for (let i = 0; i < PARSE_ATTEMPTS; i++) {
-      const reply = await this.models
-        .chat()
-        .invoke(messages, { signal })
-        .catch((err: unknown) => {
-          throw classifyLlmError(err);
-        });
-      usages.push(usageOf(reply));
-      const verdict = parseJsonReply(String(reply.content), ReflectionSchema);
-      if (verdict.ok) {
-        const v = verdict.value;
-        return {
-          preparation: `Judged ${results.length} tool result(s) of the latest planner step.`,
-          summary: v.conclusion,
-          result: v,
-          relevance: v.match === 'full' ? 1 : v.match === 'part' ? 0.5 : 0,
-          usage: sumUsages(usages),
-          patch: todoUpdates(
-            state.todos[turn] ?? [],
-            turn,
-            call?.tool_calls.map((c) => c.id) ?? [],
-            results,
-            v.match,
-          ),
-          next: ['planner'],
-        };
-      }
-      lastError = verdict.error;
-      messages.push(
-        new AIMessage(String(reply.content)),
-        new HumanMessage(`Your reply was invalid: ${lastError}. Reply again with the JSON object only.`),
-      );
-    }
-    throw new LlmCallException(
-      `reflection: the model's reply did not parse after ${PARSE_ATTEMPTS} attempts: ${lastError}`,
-      'unparseable_reply',
-      false,
-    );
+    const { value: v, usages } = await invokeStructured(this.models.chat(), messages, ReflectionSchema, {
+      maxRetries: PARSE_RETRIES,
+      signal,
+      label: 'reflection',
+    });
+    return {
+      preparation: `Judged ${results.length} tool result(s) of the latest planner step.`,
+      summary: v.conclusion,
+      result: v,
+      relevance: v.match === 'full' ? 1 : v.match === 'part' ? 0.5 : 0,
+      usage: sumUsages(usages),
+      patch: todoUpdates(
+        state.todos[turn] ?? [],
+        turn,
+        call?.tool_calls.map((c) => c.id) ?? [],
+        results,
+        v.match,
+      ),
+      next: ['planner'],
+    };
   }
 }
 

@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { freePort, waitFor } from './free-port';
+
+const ROOT = ((dir: string): string => {
+  while (!existsSync(join(dir, 'nx.json')) && dirname(dir) !== dir) {
+    dir = dirname(dir);
+  }
+  return dir;
+})(__dirname);
+
+export interface ScriptedRequest {
+  rule: string | null;
+  aborted: boolean;
+  status?: number;
+}
+
+/** The scripted model server (tools/scripted-llm, built in dist/) as a process of its own. */
+export class ScriptedLlmProcess {
+  private constructor(
+    readonly url: string,
+    private readonly proc: ChildProcess,
+    private readonly dir: string,
+  ) {}
+
+  /** `url` is the OpenAI base URL (`http://127.0.0.1:<port>/v1`). */
+  static async start(script: unknown): Promise<ScriptedLlmProcess> {
+    const main = join(ROOT, 'dist/tools/scripted-llm/src/main.js');
+    if (!existsSync(main)) {
+      throw new Error('dist/tools/scripted-llm is missing: build first (npm run build)');
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'sy-scripted-'));
+    writeFileSync(join(dir, 'script.json'), JSON.stringify(script));
+    const port = await freePort();
+    const proc = spawn(process.execPath, [main], {
+      env: { ...process.env, SCRIPTED_LLM_PORT: String(port), SCRIPTED_LLM_SCRIPT: join(dir, 'script.json') },
+      stdio: 'ignore',
+    });
+    const server = new ScriptedLlmProcess(`http://127.0.0.1:${port}/v1`, proc, dir);
+    await waitFor('the scripted model server', async () => (await fetch(`${server.url}/models`)).ok, 10_000);
+    return server;
+  }
+
+  async requests(): Promise<ScriptedRequest[]> {
+    return (await (await fetch(this.url.replace(/\/v1$/, '/_requests'))).json()) as ScriptedRequest[];
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      const exited = new Promise<void>((r) => this.proc.once('exit', () => r()));
+      this.proc.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
