@@ -228,6 +228,7 @@ describe('node registry', () => {
         memory: 'retrieval',
         output: 'output',
         ask_user: 'run-orchestrator',
+        retrieval: 'retrieval',
       });
     } finally {
       await nc.close();
@@ -245,10 +246,9 @@ describe('tool catalogue', () => {
       input_schema: { properties: object };
       idempotent: boolean;
     }[];
-    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'calculator', 'http_get']);
-    expect(
-      tools.filter((t) => t.name !== 'ask_user').every((t) => t.service === 'tool-executor' && t.idempotent),
-    ).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(['ask_user', 'calculator', 'http_get', 'retrieval']);
+    expect(tools.find((t) => t.name === 'retrieval')?.service).toBe('retrieval');
+    expect(tools.filter((t) => t.name !== 'ask_user').every((t) => t.idempotent)).toBe(true);
     expect(Object.keys(tools[1].input_schema.properties)).toEqual(['expression']);
   });
 });
@@ -324,10 +324,13 @@ describe('failures are visible, never silent', () => {
     expect(run.body.error.message).toContain('sy.delta.planner');
     expect(events[events.length - 1].payload).toEqual({ status: 'failed' });
     expect(stack.log('run-orchestrator')).toMatch(/"subject":"sy\.delta\.planner".*invalid message/);
-    // Terminated once, not redelivered.
-    expect(stack.log('run-orchestrator').match(/terminating message on sy\.delta\.planner/g)).toHaveLength(1);
+    // Terminated (the log line follows the run's failure), and not redelivered.
+    const terminations = () =>
+      stack.log('run-orchestrator').match(/terminating message on sy\.delta\.planner/g) ?? [];
+    await waitFor('the termination to be logged', async () => terminations().length > 0, 5000);
     // The slow planner's real delta arrives after the failure and is discarded: no action after it.
     await new Promise((r) => setTimeout(r, 4500));
+    expect(terminations()).toHaveLength(1);
     const after = await follow(runId);
     expect(
       after.filter((e) => e.event_type === 'action').map((e) => (e.payload as { node: string }).node),
@@ -356,9 +359,11 @@ describe('failures are visible, never silent', () => {
     expect(stack.log('tool-executor')).toMatch(
       /"subject":"sy\.task\.tool-executor\.calculator".*invalid task message/,
     );
-    expect(
-      stack.log('tool-executor').match(/terminating message on sy\.task\.tool-executor\.calculator/g),
-    ).toHaveLength(1);
+    const taskTerminations = () =>
+      stack.log('tool-executor').match(/terminating message on sy\.task\.tool-executor\.calculator/g) ?? [];
+    await waitFor('the termination to be logged', async () => taskTerminations().length > 0, 5000);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(taskTerminations()).toHaveLength(1);
   });
 });
 

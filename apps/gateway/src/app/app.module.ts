@@ -15,6 +15,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { BootstrapTenant } from './auth/bootstrap-tenant.service';
 import { GatewayConfig } from './gateway.config';
+import { CollectionsController } from './knowledge/collections.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
@@ -31,6 +32,7 @@ import { ToolsController } from './tools/tools.controller';
     TenantsController,
     ChatCompletionsController,
     ToolsController,
+    CollectionsController,
   ],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },

@@ -1,7 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import {
+  type NodeInput,
+  type NodeOutput,
+  NodeHandler,
+  NodeRuntime,
+  ToolInputException,
+  toolArgs,
+} from '@switchyard/worker';
 import {
   CalculatorError,
   calculatorInputSchema,
@@ -10,7 +17,6 @@ import {
 } from '../tools/calculator.tool';
 import { HttpGetError, httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { ToolExecutorConfig } from './tool-executor.config';
-import { ToolInputException, toolArgs } from './tool-call.resolver';
 
 // Tools always hand their result to reflection.
 const NEXT = ['reflection'];

@@ -2,6 +2,14 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ActionSchema, EVENT_TYPES, RunStatusSchema } from '@switchyard/contracts';
 import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
+import {
+  CollectionSchema,
+  CreateCollectionSchema,
+  IngestDocumentsSchema,
+  IngestedSchema,
+  SearchRequestSchema,
+  SearchResponseSchema,
+} from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ApiErrorCode } from './api.exception';
@@ -230,6 +238,40 @@ export function buildOpenApi(): OpenAPIObject {
         get: {
           summary: 'The tools the planner can offer (the node registry)',
           responses: { 200: ok('tools'), ...common },
+        },
+      },
+      '/v1/collections': {
+        post: {
+          summary: 'Create a knowledge collection (a vector-collection block) with its index sets',
+          requestBody: body(CreateCollectionSchema),
+          responses: { 201: ok('the collection', CollectionSchema), 400: err('invalid body'), ...common },
+        },
+      },
+      '/v1/collections/{id}': {
+        get: {
+          summary: 'A collection and the status of its index sets',
+          parameters: [id('id')],
+          responses: { 200: ok('the collection', CollectionSchema), ...common },
+        },
+      },
+      '/v1/collections/{id}/documents': {
+        post: {
+          summary: 'Add documents: chunked, embedded and indexed into every index set',
+          parameters: [id('id')],
+          requestBody: body(IngestDocumentsSchema),
+          responses: { 202: ok('ingested', IngestedSchema), 400: err('invalid body'), ...common },
+        },
+      },
+      '/v1/collections/{id}/search': {
+        post: {
+          summary: 'Search a collection (vector, fulltext or hybrid)',
+          parameters: [id('id')],
+          requestBody: body(SearchRequestSchema),
+          responses: {
+            200: ok('results, best first', SearchResponseSchema),
+            400: err('invalid body or unknown index set'),
+            ...common,
+          },
         },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },

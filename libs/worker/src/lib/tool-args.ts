@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { type RuntimeState, type TaskMessage, describeZodError, findToolCall } from '@switchyard/contracts';
 
-/** A tool's own failure the agent can react to: recorded on the action, the run goes on to reflection. */
+/** A tool's own failure the agent can react to (bad or missing arguments): recorded on the action, the run goes on to reflection. */
 export class ToolInputException extends Error {
   readonly retryable = false;
   constructor(

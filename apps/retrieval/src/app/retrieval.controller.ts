@@ -1,0 +1,146 @@
+import { Controller, Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import type { JetStreamContext } from '@switchyard/jetstream';
+import {
+  KnowledgeError,
+  KnowledgeStore,
+  ResolutionError,
+  RetrievalArgsSchema,
+  type SearchResult,
+  UnknownEmbeddingModelError,
+  resolveDataSources,
+} from '@switchyard/knowledge';
+import {
+  type NodeInput,
+  type NodeOutput,
+  NodeHandler,
+  NodeRuntime,
+  ToolInputException,
+  toolArgs,
+} from '@switchyard/worker';
+
+// Tools always hand their result to reflection.
+const NEXT = ['reflection'];
+
+const { $schema: _dialect, ...retrievalInputJsonSchema } = z.toJSONSchema(RetrievalArgsSchema, {
+  io: 'input',
+});
+
+/**
+ * `retrieval`: searches knowledge collections. Each data source names a collection (block) by id;
+ * its index set is resolved at run time from the block (seed 000), within the run's tenant.
+ */
+@Controller()
+export class RetrievalController implements OnApplicationBootstrap {
+  private readonly logger = new Logger(RetrievalController.name);
+
+  constructor(
+    @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
+    @Inject(KnowledgeStore) private readonly store: KnowledgeStore,
+    @Inject(DataSource) private readonly ds: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const info = await this.store.vectorBackend();
+      this.logger.log({
+        msg: `vector backend: ${info.description}`,
+        backend: info.backend,
+        pgvector: info.pgvectorInstalled,
+      });
+    } catch (err) {
+      this.logger.warn({ msg: `vector backend not checked: ${(err as Error).message}` });
+    }
+  }
+
+  @NodeHandler({
+    name: 'retrieval',
+    description:
+      'Searches knowledge collections for passages relevant to a query. data_source lists collections by ' +
+      'id (optionally index_item.index_name to pick an index set); mode is vector, fulltext or hybrid.',
+    tool: true,
+    inputSchema: retrievalInputJsonSchema,
+    idempotent: true,
+  })
+  retrieval(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input: NodeInput) =>
+      asToolOutput(async () => {
+        const args = toolArgs(input.state, input.task, RetrievalArgsSchema);
+        const tenantId = await this.tenantOf(input.task.run_id);
+        const blocks = await this.store.getCollections(
+          tenantId,
+          args.data_source.map((d) => d.id),
+        );
+        const resolved = resolveDataSources(args.data_source, blocks);
+        const results = await this.store.searchResolved(tenantId, resolved, args.query, {
+          mode: args.mode,
+          topK: args.top_k,
+          threshold: args.threshold,
+        });
+        return {
+          preparation: `Resolved ${resolved
+            .map((r) => `${r.id} → ${r.index_name} (${r.via})`)
+            .join(', ')}; ${args.mode} search, top_k ${args.top_k}, threshold ${args.threshold}.`,
+          summary: results.length
+            ? `Found ${results.length} passage(s) for "${args.query}" (best score ${results[0].score}).`
+            : `No passage found for "${args.query}".`,
+          result: {
+            results,
+            resolved: resolved.map((r) => ({ id: r.id, index_name: r.index_name, via: r.via })),
+          },
+          context: contextOf(results),
+          next: NEXT,
+        };
+      }),
+    );
+  }
+
+  private async tenantOf(runId: string): Promise<string> {
+    const [row] = (await this.ds.query('SELECT tenant_id FROM runs WHERE id = $1', [runId])) as {
+      tenant_id: string;
+    }[];
+    if (!row) {
+      throw new ToolInputException(`run ${runId} not found: no tenant to search for`, 'unknown_run');
+    }
+    return row.tenant_id;
+  }
+}
+
+/** Passages as reference context; those scoring at least half the best one count as important. */
+function contextOf(results: readonly SearchResult[]): NodeOutput['context'] {
+  const best = results[0]?.score ?? 0;
+  return results.map((r) => ({
+    type: 'text' as const,
+    content: r.text,
+    important: best > 0 && r.score >= best / 2,
+    usage_type: 'reference' as const,
+  }));
+}
+
+/**
+ * The tool's domain errors (bad arguments, an unknown collection or index set, an unknown
+ * embedding model) become the action's error and the run goes on to reflection; anything else
+ * (Postgres down, say) is rethrown for redelivery.
+ */
+async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
+  try {
+    return await work();
+  } catch (err) {
+    if (
+      err instanceof ToolInputException ||
+      err instanceof ResolutionError ||
+      err instanceof KnowledgeError ||
+      err instanceof UnknownEmbeddingModelError
+    ) {
+      return {
+        summary: `Failed: ${err.message}`,
+        result: null,
+        error: { code: err.code, message: err.message },
+        next: NEXT,
+      };
+    }
+    throw err;
+  }
+}

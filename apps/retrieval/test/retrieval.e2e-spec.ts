@@ -1,0 +1,329 @@
+import type { Action } from '@switchyard/contracts';
+import { TestStack, waitFor } from '@switchyard/testing';
+
+// Knowledge collections end to end: the gateway's collection routes (create, ingest, search in
+// three modes, tenant isolation) and the `retrieval` tool called by a scripted planner, with
+// runtime resolution of its data sources (by index_name, legacy collection_configs, unknown block).
+
+const ADMIN = `admin_${'k'.repeat(24)}`;
+const RANDOM = '00000000-0000-4000-8000-000000000000';
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({
+    script: 'apps/retrieval/test/fixtures/retrieval.script.json',
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
+type Json = any;
+
+async function asKey(
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`${stack.gatewayUrl}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function otherTenantKey(name: string): Promise<string> {
+  const t = await asKey(ADMIN, 'POST', '/v1/admin/tenants', { name });
+  expect(t.status).toBe(201);
+  const k = await asKey(ADMIN, 'POST', `/v1/admin/tenants/${t.body.id}/keys`, { label: 'test' });
+  expect(k.status).toBe(201);
+  return k.body.key as string;
+}
+
+async function runToEnd(
+  prompt: string,
+  key?: string,
+): Promise<{ run_id: string; status: string; actions: Action[] }> {
+  const call = (method: string, path: string, body?: unknown) =>
+    key ? asKey(key, method, path, body) : stack.api(method, path, body);
+  const res = await call('POST', '/v1/runs', { input: { prompt } });
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  let status = '';
+  await waitFor('the run to end', async () => {
+    status = (await call('GET', `/v1/runs/${runId}`)).body.status;
+    return ['succeeded', 'failed', 'cancelled'].includes(status);
+  });
+  const actions = (await call('GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];
+  return { run_id: runId, status, actions };
+}
+
+const DOCS = [
+  {
+    text: 'Checkpoints are stored in Postgres: every step of a run writes a small delta to the state_deltas table.',
+    metadata: { source: 'checkpoints' },
+  },
+  {
+    text: 'NATS JetStream carries tasks and deltas between the services as messages.',
+    metadata: { source: 'nats' },
+  },
+  { text: 'The cat sat on the warm mat and purred all afternoon long.', metadata: { source: 'cat' } },
+  {
+    text: 'Redis Streams hold the run events that clients follow over server-sent events.',
+    metadata: { source: 'redis' },
+  },
+];
+// plainto_tsquery ANDs its words, so the full-text query uses words of the relevant document only.
+const QUERY = 'checkpoints stored in postgres';
+
+describe('knowledge collections', () => {
+  let id: string;
+  let collection: {
+    id: string;
+    indexingList: {
+      index_name: string;
+      status: string;
+      error?: string;
+      collection_configs: Record<string, string>;
+    }[];
+  };
+
+  beforeAll(async () => {
+    const created = await stack.api('POST', '/v1/collections', {
+      name: 'Switchyard docs',
+      index_sets: [
+        { index_name: 'fine', chunk_size: 60, chunk_overlap: 10 },
+        { index_name: 'coarse' },
+        { index_name: 'remote', model: 'text-embedding-ada-002' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    id = created.body.id;
+    expect(created.body.indexingList.map((i: { status: string }) => i.status)).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    const ingested = await stack.api('POST', `/v1/collections/${id}/documents`, { documents: DOCS });
+    expect(ingested.status).toBe(202);
+    expect(ingested.body).toEqual({ ingested: DOCS.length });
+    collection = (await stack.api('GET', `/v1/collections/${id}`)).body;
+  });
+
+  it('is a block with an indexingList whose sets are done, or failed with a reason', () => {
+    expect(collection.id).toBe(id);
+    expect(collection.indexingList.map((i) => [i.index_name, i.status])).toEqual([
+      ['fine', 'done'],
+      ['coarse', 'done'],
+      ['remote', 'failed'],
+    ]);
+    expect(collection.indexingList[2].error).toMatch(/unknown embedding model "text-embedding-ada-002"/);
+    expect(collection.indexingList[0].collection_configs).toMatchObject({
+      model: 'hash-embedding-v1',
+      vdb_type: 'postgres-exact',
+      set_name: 'fine',
+    });
+    expect(Object.keys(collection.indexingList[0].collection_configs).sort()).toEqual([
+      'collection_name',
+      'model',
+      'set_name',
+      'user_id',
+      'vdb_type',
+    ]);
+  });
+
+  it('chunks per index set: the fine set holds more chunks than the coarse one', async () => {
+    const rows = await stack.sql<{ index_name: string; n: string }>(
+      'SELECT index_name, count(*) AS n FROM chunks WHERE collection_id = $1 GROUP BY index_name',
+      [id],
+    );
+    const n = Object.fromEntries(rows.map((r) => [r.index_name, Number(r.n)]));
+    expect(n['coarse']).toBe(DOCS.length);
+    expect(n['fine']).toBeGreaterThan(DOCS.length);
+    expect(n['remote']).toBeUndefined();
+  });
+
+  it.each(['vector', 'fulltext', 'hybrid'])('finds the relevant document first (%s)', async (mode) => {
+    const res = await stack.api('POST', `/v1/collections/${id}/search`, {
+      query: QUERY,
+      mode,
+      index_name: 'coarse',
+    });
+    expect(res.status).toBe(200);
+    const results = res.body.results as {
+      text: string;
+      score: number;
+      metadata: { source: string };
+      index_name: string;
+    }[];
+    expect(results.length).toBeGreaterThan(0);
+    expect(results[0].metadata.source).toBe('checkpoints');
+    expect(results.every((r) => r.index_name === 'coarse')).toBe(true);
+    const scores = results.map((r) => r.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    if (mode === 'hybrid') {
+      // Reciprocal rank fusion (k = 60) of two rankings: at most 2/61.
+      expect(results[0].score).toBeCloseTo(2 / 61, 6);
+    }
+    if (mode === 'fulltext') {
+      expect(results.map((r) => r.metadata.source)).not.toContain('cat');
+    }
+  });
+
+  it('searches every done index set when none is named, and honours top_k and threshold', async () => {
+    const all = (await stack.api('POST', `/v1/collections/${id}/search`, { query: QUERY })).body.results;
+    expect(new Set(all.map((r: { index_name: string }) => r.index_name))).toEqual(
+      new Set(['fine', 'coarse']),
+    );
+    expect(all.length).toBeLessThanOrEqual(10);
+
+    const one = await stack.api('POST', `/v1/collections/${id}/search`, { query: QUERY, top_k: 1 });
+    expect(one.body.results).toHaveLength(1);
+    expect(one.body.results[0].metadata.source).toBe('checkpoints');
+
+    const everything = (
+      await stack.api('POST', `/v1/collections/${id}/search`, {
+        query: QUERY,
+        index_name: 'coarse',
+        threshold: -1,
+      })
+    ).body.results;
+    expect(everything).toHaveLength(DOCS.length);
+    const strict = (
+      await stack.api('POST', `/v1/collections/${id}/search`, {
+        query: QUERY,
+        index_name: 'coarse',
+        threshold: 0.3,
+      })
+    ).body.results;
+    expect(strict.length).toBeGreaterThan(0);
+    expect(strict.length).toBeLessThan(DOCS.length);
+    expect(strict.every((r: { score: number }) => r.score >= 0.3)).toBe(true);
+    expect(strict.map((r: { metadata: { source: string } }) => r.metadata.source)).not.toContain('cat');
+
+    const purr = (
+      await stack.api('POST', `/v1/collections/${id}/search`, {
+        query: 'purred',
+        mode: 'fulltext',
+        index_name: 'coarse',
+      })
+    ).body.results;
+    expect(purr.map((r: { metadata: { source: string } }) => r.metadata.source)).toEqual(['cat']);
+  });
+
+  it('answers 400 for an invalid body or an unknown index set, 404 for an unknown collection', async () => {
+    expect((await stack.api('POST', '/v1/collections', { name: 'x', index_sets: [] })).status).toBe(400);
+    expect(
+      (
+        await stack.api('POST', '/v1/collections', {
+          name: 'x',
+          index_sets: [{ index_name: 'a', chunk_size: 100, chunk_overlap: 100 }],
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await stack.api('POST', `/v1/collections/${id}/search`, { query: 'x', mode: 'semantic' })).status,
+    ).toBe(400);
+    const unknownSet = await stack.api('POST', `/v1/collections/${id}/search`, {
+      query: 'x',
+      index_name: 'nope',
+    });
+    expect(unknownSet.status).toBe(400);
+    expect(unknownSet.body.error.message).toMatch(/no index set "nope"/);
+    expect((await stack.api('GET', `/v1/collections/${RANDOM}`)).status).toBe(404);
+  });
+
+  it("answers 404 on every collection route with another tenant's key", async () => {
+    const other = await otherTenantKey('knowledge-other');
+    for (const [method, path, body] of [
+      ['GET', `/v1/collections/${id}`, undefined],
+      ['POST', `/v1/collections/${id}/documents`, { documents: [{ text: 'intruder' }] }],
+      ['POST', `/v1/collections/${id}/search`, { query: QUERY }],
+    ] as const) {
+      const res = await asKey(other, method, path, body);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+    const docs = await stack.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM documents WHERE collection_id = $1`,
+      [id],
+    );
+    expect(Number(docs[0].n)).toBe(DOCS.length);
+  });
+
+  describe('the retrieval tool in an agent run', () => {
+    const retrievalOf = (actions: Action[]): Action => {
+      const a = actions.find((x) => x.node === 'retrieval');
+      expect(a).toBeDefined();
+      return a as Action;
+    };
+
+    it('is offered to the planner', async () => {
+      const tools = (await stack.api('GET', '/v1/tools')).body.tools as { name: string; service: string }[];
+      expect(tools.find((t) => t.name === 'retrieval')).toMatchObject({ service: 'retrieval' });
+    });
+
+    it('resolves a data source by block id + index_name and hands passages to reflection', async () => {
+      const run = await runToEnd(`[kb:${id}] [index:fine] [q:${QUERY}] What do you know?`);
+      expect(run.status).toBe('succeeded');
+      const a = retrievalOf(run.actions);
+      expect(a.error).toBeUndefined();
+      expect(a.next).toEqual(['reflection']);
+      const result = a.result as {
+        results: { text: string; index_name: string; score: number }[];
+        resolved: unknown;
+      };
+      expect(result.resolved).toEqual([{ id, index_name: 'fine', via: 'index_name' }]);
+      expect(result.results.length).toBeGreaterThan(0);
+      expect(result.results.length).toBeLessThanOrEqual(3);
+      expect(result.results.every((r) => r.index_name === 'fine')).toBe(true);
+      expect(result.results[0].text).toMatch(/checkpoints|postgres/i);
+      expect(a.context?.[0]).toMatchObject({ type: 'text', usage_type: 'reference', important: true });
+      expect(a.context).toHaveLength(result.results.length);
+      expect(run.actions.map((x) => x.node)).toContain('reflection');
+    });
+
+    it('honours a legacy data source that embeds collection_configs', async () => {
+      const coarse = collection.indexingList[1].collection_configs;
+      const run = await runToEnd(
+        `[kb-legacy:${id}] [coll:${coarse['collection_name']}] [set:${coarse['set_name']}] [q:${QUERY}]`,
+      );
+      expect(run.status).toBe('succeeded');
+      const a = retrievalOf(run.actions);
+      expect(a.error).toBeUndefined();
+      const result = a.result as {
+        results: { index_name: string; metadata: { source: string } }[];
+        resolved: unknown;
+      };
+      expect(result.resolved).toEqual([{ id, index_name: 'renamed-away', via: 'legacy' }]);
+      expect(result.results).toHaveLength(2);
+      expect(result.results[0]).toMatchObject({ index_name: 'coarse', metadata: { source: 'checkpoints' } });
+    });
+
+    it('records an unknown block as the action error; the run still succeeds', async () => {
+      const run = await runToEnd(`[kb-unknown] [q:${QUERY}]`);
+      expect(run.status).toBe('succeeded');
+      const a = retrievalOf(run.actions);
+      expect(a.error?.code).toBe('unknown_block');
+      expect(a.error?.message).toContain(RANDOM);
+      expect(a.next).toEqual(['reflection']);
+    });
+
+    it("cannot reach another tenant's collection", async () => {
+      const other = await otherTenantKey('knowledge-run-other');
+      const run = await runToEnd(`[kb:${id}] [index:fine] [q:${QUERY}]`, other);
+      expect(run.status).toBe('succeeded');
+      const a = retrievalOf(run.actions);
+      expect(a.error?.code).toBe('unknown_block');
+    });
+  });
+});

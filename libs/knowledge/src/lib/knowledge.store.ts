@@ -1,0 +1,414 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { chunkText } from './chunking';
+import { embeddingModel, normalize } from './embedding';
+import { reciprocalRankFusion } from './fusion';
+import type { CollectionBlock, IndexingItem, ResolvedDataSource } from './resolution';
+import type {
+  CollectionConfigs,
+  CreateCollection,
+  IndexStatus,
+  IngestDocuments,
+  SearchMode,
+  SearchResult,
+} from './schemas';
+
+/** How vectors are compared. Only the exact backend exists; pgvector's would come when installed. */
+export const EXACT_VDB_TYPE = 'postgres-exact';
+
+/** A knowledge request that cannot succeed as asked (not a transient failure). */
+export class KnowledgeError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KnowledgeError';
+  }
+}
+
+export interface SearchOptions {
+  mode: SearchMode;
+  topK: number;
+  threshold: number;
+}
+
+export interface VectorBackendInfo {
+  backend: 'exact';
+  pgvectorInstalled: boolean;
+  description: string;
+}
+
+interface IndexSetRow {
+  collection_id: string;
+  index_name: string;
+  status: IndexStatus;
+  error: string | null;
+  model: string;
+  chunk_size: number;
+  chunk_overlap: number;
+  collection_configs: Partial<CollectionConfigs>;
+}
+
+interface RankedChunk {
+  id: string;
+  text: string;
+  metadata: Record<string, unknown>;
+  index_name: string;
+  score: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSERT_BATCH = 500;
+// Hybrid search fuses this many candidates of each ranking (at least), so fusion sees beyond top_k.
+const HYBRID_CANDIDATES = 50;
+
+export const isUuid = (s: string): boolean => UUID.test(s);
+
+/**
+ * Collections (seed 000's vector-collection blocks), their index sets, documents and chunks in
+ * Postgres; every method is tenant-scoped. Vectors are stored L2-normalised in float8[], so exact
+ * cosine similarity is a dot product computed in SQL.
+ */
+export class KnowledgeStore {
+  constructor(private readonly ds: DataSource) {}
+
+  async vectorBackend(): Promise<VectorBackendInfo> {
+    const rows = (await this.ds.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
+    const pgvectorInstalled = rows.length > 0;
+    return {
+      backend: 'exact',
+      pgvectorInstalled,
+      description: pgvectorInstalled
+        ? 'exact cosine over float8[] in Postgres (pgvector is installed but not used yet)'
+        : 'exact cosine over float8[] in Postgres (pgvector not installed)',
+    };
+  }
+
+  async createCollection(tenantId: string, input: CreateCollection): Promise<CollectionBlock> {
+    const id = randomUUID();
+    await this.ds.transaction(async (m) => {
+      await m.query('INSERT INTO collections (id, tenant_id, name) VALUES ($1, $2, $3)', [
+        id,
+        tenantId,
+        input.name,
+      ]);
+      for (const [position, set] of input.index_sets.entries()) {
+        const configs: CollectionConfigs = {
+          collection_name: `kb_${id.replace(/-/g, '')}_${set.index_name}`,
+          set_name: set.index_name,
+          model: set.model,
+          vdb_type: EXACT_VDB_TYPE,
+          user_id: tenantId,
+        };
+        await m.query(
+          `INSERT INTO index_sets (collection_id, index_name, position, status, model, chunk_size, chunk_overlap,
+                                   collection_configs)
+           VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7)`,
+          [
+            id,
+            set.index_name,
+            position,
+            set.model,
+            set.chunk_size,
+            set.chunk_overlap,
+            JSON.stringify(configs),
+          ],
+        );
+      }
+    });
+    const created = await this.getCollection(tenantId, id);
+    if (!created) {
+      throw new Error(`collection ${id} vanished after creation`);
+    }
+    return created;
+  }
+
+  async getCollection(tenantId: string, id: string): Promise<CollectionBlock | undefined> {
+    return (await this.getCollections(tenantId, [id])).get(id);
+  }
+
+  /** The tenant's collections among `ids` (ids that are not UUIDs simply do not exist). */
+  async getCollections(tenantId: string, ids: readonly string[]): Promise<Map<string, CollectionBlock>> {
+    const wanted = [...new Set(ids.filter(isUuid).map((i) => i.toLowerCase()))];
+    const blocks = new Map<string, CollectionBlock>();
+    if (!wanted.length) {
+      return blocks;
+    }
+    const collections = (await this.ds.query(
+      'SELECT id::text AS id, name FROM collections WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
+      [tenantId, wanted],
+    )) as { id: string; name: string }[];
+    for (const c of collections) {
+      blocks.set(c.id, { id: c.id, name: c.name, indexingList: [] });
+    }
+    if (!blocks.size) {
+      return blocks;
+    }
+    const sets = (await this.ds.query(
+      `SELECT collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
+              collection_configs
+       FROM index_sets WHERE collection_id = ANY($1::uuid[]) ORDER BY collection_id, position`,
+      [[...blocks.keys()]],
+    )) as IndexSetRow[];
+    for (const s of sets) {
+      blocks.get(s.collection_id)?.indexingList.push(indexingItem(s));
+    }
+    // Callers may have asked with upper-case ids.
+    for (const id of ids) {
+      const block = blocks.get(id.toLowerCase());
+      if (block && !blocks.has(id)) {
+        blocks.set(id, block);
+      }
+    }
+    return blocks;
+  }
+
+  /**
+   * Stores the documents, then chunks, embeds and indexes them into every index set of the
+   * collection: each set goes pending → done, or failed with the reason (the others go on).
+   * Returns undefined for a collection the tenant does not have.
+   */
+  async ingest(
+    tenantId: string,
+    collectionId: string,
+    input: IngestDocuments,
+  ): Promise<{ ingested: number; indexingList: IndexingItem[] } | undefined> {
+    if (!isUuid(collectionId) || !(await this.getCollection(tenantId, collectionId))) {
+      return undefined;
+    }
+    const docs = input.documents.map((d) => ({ id: randomUUID(), text: d.text, metadata: d.metadata ?? {} }));
+    await this.ds.query(
+      `INSERT INTO documents (id, collection_id, text, metadata)
+       SELECT d.id, $1, d.text, d.metadata::jsonb
+       FROM unnest($2::uuid[], $3::text[], $4::text[]) AS d(id, text, metadata)`,
+      [
+        collectionId,
+        docs.map((d) => d.id),
+        docs.map((d) => d.text),
+        docs.map((d) => JSON.stringify(d.metadata)),
+      ],
+    );
+    const sets = (await this.ds.query(
+      `UPDATE index_sets SET status = 'pending', error = NULL, updated_at = now()
+       WHERE collection_id = $1
+       RETURNING collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
+                 collection_configs`,
+      [collectionId],
+    )) as [IndexSetRow[], number] | IndexSetRow[];
+    const rows = (Array.isArray(sets[0]) ? sets[0] : sets) as IndexSetRow[];
+    for (const set of rows) {
+      try {
+        await this.indexDocuments(set, docs);
+        await this.setStatus(set, 'done', null);
+      } catch (err) {
+        const reason = (err as Error).message || String(err);
+        await this.setStatus(set, 'failed', reason.slice(0, 2000));
+      }
+    }
+    const after = await this.getCollection(tenantId, collectionId);
+    return { ingested: docs.length, indexingList: after?.indexingList ?? [] };
+  }
+
+  /**
+   * Searches one collection: the named index set, or every index set with status done. Returns
+   * undefined for a collection the tenant does not have; KnowledgeError for an unknown index set.
+   */
+  async searchCollection(
+    tenantId: string,
+    collectionId: string,
+    query: string,
+    opts: SearchOptions & { indexName?: string },
+  ): Promise<SearchResult[] | undefined> {
+    const block = isUuid(collectionId) ? await this.getCollection(tenantId, collectionId) : undefined;
+    if (!block) {
+      return undefined;
+    }
+    let names: string[];
+    if (opts.indexName !== undefined) {
+      if (!block.indexingList.some((i) => i.index_name === opts.indexName)) {
+        throw new KnowledgeError(
+          'unknown_index_set',
+          `collection ${block.id} has no index set "${opts.indexName}" (index sets: ${block.indexingList.map((i) => i.index_name).join(', ')})`,
+        );
+      }
+      names = [opts.indexName];
+    } else {
+      names = block.indexingList.filter((i) => i.status === 'done').map((i) => i.index_name);
+    }
+    const sets = await this.indexSets(block.id, names);
+    return this.searchSets(sets, query, opts);
+  }
+
+  /** Searches the index sets the data sources resolved to (legacy ones located by their configs). */
+  async searchResolved(
+    tenantId: string,
+    resolved: readonly ResolvedDataSource[],
+    query: string,
+    opts: SearchOptions,
+  ): Promise<SearchResult[]> {
+    const sets: IndexSetRow[] = [];
+    for (const r of resolved) {
+      const set =
+        r.via === 'legacy'
+          ? await this.legacySet(tenantId, r)
+          : (await this.indexSets(r.id, [r.index_name]))[0];
+      if (!set) {
+        throw new KnowledgeError(
+          'unknown_index_set',
+          `collection ${r.id} has no index set "${r.index_name}"`,
+        );
+      }
+      if (!sets.some((s) => s.collection_id === set.collection_id && s.index_name === set.index_name)) {
+        sets.push(set);
+      }
+    }
+    return this.searchSets(sets, query, opts);
+  }
+
+  private async legacySet(tenantId: string, r: ResolvedDataSource): Promise<IndexSetRow | undefined> {
+    const { collection_name: name, set_name: setName } = r.collection_configs;
+    const [row] = (await this.ds.query(
+      `SELECT s.collection_id::text AS collection_id, s.index_name, s.status, s.error, s.model, s.chunk_size,
+              s.chunk_overlap, s.collection_configs
+       FROM index_sets s JOIN collections c ON c.id = s.collection_id
+       WHERE c.tenant_id = $1 AND s.collection_configs->>'collection_name' = $2
+         AND ($3::text IS NULL OR s.collection_configs->>'set_name' = $3)`,
+      [tenantId, name ?? '', setName || null],
+    )) as IndexSetRow[];
+    if (!row) {
+      throw new KnowledgeError(
+        'unknown_collection',
+        `the data source "${r.id}" embeds collection_configs naming an unknown collection "${name}"${setName ? ` (set "${setName}")` : ''}`,
+      );
+    }
+    return row;
+  }
+
+  private async indexSets(collectionId: string, names: readonly string[]): Promise<IndexSetRow[]> {
+    if (!names.length || !isUuid(collectionId)) {
+      return [];
+    }
+    return (await this.ds.query(
+      `SELECT collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
+              collection_configs
+       FROM index_sets WHERE collection_id = $1 AND index_name = ANY($2::text[]) ORDER BY position`,
+      [collectionId, names],
+    )) as IndexSetRow[];
+  }
+
+  private async searchSets(
+    sets: readonly IndexSetRow[],
+    query: string,
+    opts: SearchOptions,
+  ): Promise<SearchResult[]> {
+    const all: RankedChunk[] = [];
+    for (const set of sets) {
+      all.push(...(await this.searchSet(set, query, opts)));
+    }
+    return all
+      .sort((a, b) => b.score - a.score)
+      .slice(0, opts.topK)
+      .map((c) => ({ text: c.text, score: round(c.score), metadata: c.metadata, index_name: c.index_name }));
+  }
+
+  /** One index set's ranking in the chosen mode, cut at top_k and at the threshold. */
+  private async searchSet(set: IndexSetRow, query: string, opts: SearchOptions): Promise<RankedChunk[]> {
+    let ranked: RankedChunk[];
+    if (opts.mode === 'vector') {
+      ranked = await this.vectorRanking(set, query, opts.topK);
+    } else if (opts.mode === 'fulltext') {
+      ranked = await this.fulltextRanking(set, query, opts.topK);
+    } else {
+      const n = Math.max(opts.topK * 5, HYBRID_CANDIDATES);
+      const [vector, fulltext] = [
+        await this.vectorRanking(set, query, n),
+        await this.fulltextRanking(set, query, n),
+      ];
+      const byId = new Map([...vector, ...fulltext].map((c) => [c.id, c]));
+      ranked = reciprocalRankFusion([vector.map((c) => c.id), fulltext.map((c) => c.id)])
+        .slice(0, opts.topK)
+        .map(({ key, score }) => ({ ...(byId.get(key) as RankedChunk), score }));
+    }
+    return ranked.filter((c) => c.score >= opts.threshold);
+  }
+
+  /** Exact cosine: stored vectors and the query are unit vectors, so the dot product is the cosine. */
+  private async vectorRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunk[]> {
+    const [vector] = await embeddingModel(set.model).embed([query]);
+    const rows = (await this.ds.query(
+      `SELECT id::text AS id, text, metadata, index_name, score FROM (
+         SELECT c.id, c.text, c.metadata, c.index_name,
+                (SELECT coalesce(sum(a * b), 0) FROM unnest(c.embedding, $3::float8[]) AS v(a, b)) AS score
+         FROM chunks c WHERE c.collection_id = $1 AND c.index_name = $2
+       ) s
+       ORDER BY score DESC, id LIMIT $4`,
+      [set.collection_id, set.index_name, normalize(vector), limit],
+    )) as RankedChunk[];
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  private async fulltextRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunk[]> {
+    const rows = (await this.ds.query(
+      `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, ts_rank(c.tsv, q) AS score
+       FROM chunks c, plainto_tsquery('simple', $3) AS q
+       WHERE c.collection_id = $1 AND c.index_name = $2 AND c.tsv @@ q
+       ORDER BY score DESC, c.id LIMIT $4`,
+      [set.collection_id, set.index_name, query, limit],
+    )) as RankedChunk[];
+    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  }
+
+  private async indexDocuments(
+    set: IndexSetRow,
+    docs: readonly { id: string; text: string; metadata: Record<string, unknown> }[],
+  ): Promise<void> {
+    const model = embeddingModel(set.model);
+    const chunks: { documentId: string; position: number; text: string; metadata: string }[] = [];
+    for (const d of docs) {
+      const pieces = await chunkText(d.text, set.chunk_size, set.chunk_overlap);
+      const metadata = JSON.stringify(d.metadata);
+      pieces.forEach((text, position) => chunks.push({ documentId: d.id, position, text, metadata }));
+    }
+    await this.ds.transaction(async (m) => {
+      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
+        const batch = chunks.slice(i, i + INSERT_BATCH);
+        const vectors = await model.embed(batch.map((c) => c.text));
+        await m.query(
+          `INSERT INTO chunks (collection_id, index_name, document_id, position, text, metadata, embedding)
+           SELECT $1, $2, c.document_id, c.position, c.text, c.metadata::jsonb, c.embedding::float8[]
+           FROM unnest($3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[])
+             AS c(document_id, position, text, metadata, embedding)`,
+          [
+            set.collection_id,
+            set.index_name,
+            batch.map((c) => c.documentId),
+            batch.map((c) => c.position),
+            batch.map((c) => c.text),
+            batch.map((c) => c.metadata),
+            vectors.map((v) => `{${normalize(v).join(',')}}`),
+          ],
+        );
+      }
+    });
+  }
+
+  private async setStatus(set: IndexSetRow, status: IndexStatus, error: string | null): Promise<void> {
+    await this.ds.query(
+      'UPDATE index_sets SET status = $3, error = $4, updated_at = now() WHERE collection_id = $1 AND index_name = $2',
+      [set.collection_id, set.index_name, status, error],
+    );
+  }
+}
+
+function indexingItem(s: IndexSetRow): IndexingItem {
+  return {
+    index_name: s.index_name,
+    status: s.status,
+    ...(s.error ? { error: s.error } : {}),
+    collection_configs: s.collection_configs,
+  };
+}
+
+const round = (x: number): number => Math.round(x * 1e6) / 1e6;
