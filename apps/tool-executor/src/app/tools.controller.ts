@@ -16,6 +16,7 @@ import {
   evaluateExpression,
 } from '../tools/calculator.tool';
 import { HttpGetError, httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
+import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
 import { ToolExecutorConfig } from './tool-executor.config';
 
 // Tools always hand their result to reflection.
@@ -70,6 +71,34 @@ export class ToolsController {
         return {
           preparation: `Checked that ${new URL(args.url).hostname} resolves to public addresses only.`,
           summary: `GET ${res.final_url} → ${res.status}, ${res.bytes} bytes${res.truncated ? ' (truncated)' : ''}`,
+          result: res,
+          context: [{ type: 'text', content: res.body, important: false, usage_type: 'reference' }],
+          next: NEXT,
+        };
+      }),
+    );
+  }
+  @NodeHandler({
+    name: httpRequestTool.name,
+    description: httpRequestTool.description,
+    tool: true,
+    inputSchema: httpRequestTool.inputJsonSchema,
+    idempotent: httpRequestTool.idempotent,
+  })
+  httpRequest(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input: NodeInput) =>
+      asToolOutput(async () => {
+        const args = toolArgs(input.state, input.task, httpRequestInputSchema);
+        const res = await httpRequest(args, {
+          signal: input.signal,
+          allowHosts: this.config.allowHosts,
+          timeoutMs: this.config.timeoutMs,
+          // A redelivered task sends the same key: the receiver can drop the repeat.
+          idempotencyKey: input.task.task_id,
+        });
+        return {
+          preparation: `Checked that ${new URL(args.url).hostname} resolves to public addresses only.`,
+          summary: `${res.method} ${res.final_url} → ${res.status}, ${res.bytes} bytes${res.truncated ? ' (truncated)' : ''}`,
           result: res,
           context: [{ type: 'text', content: res.body, important: false, usage_type: 'reference' }],
           next: NEXT,

@@ -142,7 +142,7 @@ function display(url: URL): string {
   return copy.href;
 }
 
-function parseUrl(raw: string, base?: URL, context = ''): URL {
+export function parseUrl(raw: string, base?: URL, context = ''): URL {
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -252,10 +252,18 @@ function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   };
 }
 
+/** What goes on the wire besides the URL. */
+export interface OutgoingRequest {
+  method: string;
+  headers?: Record<string, string>;
+  body?: Buffer;
+}
+
 function send(
   url: URL,
   addresses: ResolvedAddress[] | undefined,
   signal: AbortSignal,
+  outgoing: OutgoingRequest,
 ): Promise<http.IncomingMessage> {
   const client = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
@@ -266,8 +274,14 @@ function send(
         hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'switchyard-http-get/1.0' },
+        method: outgoing.method,
+        headers: {
+          accept: '*/*',
+          'user-agent': 'switchyard-http/1.0',
+          ...outgoing.headers,
+          'accept-encoding': 'identity',
+          ...(outgoing.body ? { 'content-length': String(outgoing.body.length) } : {}),
+        },
         // No pooling: a kept-alive socket would outlive this call's checks and options.
         agent: false,
         signal,
@@ -276,7 +290,7 @@ function send(
       resolve,
     );
     request.on('error', reject);
-    request.end();
+    request.end(outgoing.body);
   });
 }
 
@@ -308,11 +322,6 @@ async function readBody(
  * address, and connecting only to the addresses that were checked. HTTP error statuses are results, not throws.
  */
 export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): Promise<HttpGetResult> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  const lookup = opts.lookup ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
-  const allowHosts = new Set((opts.allowHosts ?? []).map(normalizeHost));
-
   // URL problems first, with their specific reasons; then the rest of the input.
   const start = parseUrl(input.url);
   const parsed = httpGetInputSchema.safeParse(input);
@@ -322,6 +331,25 @@ export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): P
   }
   const maxBytes = Math.min(parsed.data.max_bytes ?? Infinity, opts.maxBytes ?? DEFAULT_MAX_BYTES);
 
+  return fetchSafely(start, { method: 'GET' }, { ...opts, maxBytes });
+}
+
+/**
+ * Sends a request to a public URL, refusing (per hop, redirects included) any host that is or
+ * resolves to a non-public address, and connecting only to the addresses that were checked.
+ * HTTP error statuses are results, not throws.
+ */
+export async function fetchSafely(
+  start: URL,
+  request: OutgoingRequest,
+  opts: HttpGetOptions & { maxBytes: number },
+): Promise<HttpGetResult> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const lookup = opts.lookup ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
+  const allowHosts = new Set((opts.allowHosts ?? []).map(normalizeHost));
+  const maxBytes = opts.maxBytes;
+  let outgoing = request;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout.signal]) : timeout.signal;
@@ -331,7 +359,7 @@ export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): P
       signal.throwIfAborted();
       const context = current === start ? '' : ` (redirected from ${display(start)})`;
       const addresses = await vetHost(current, context, allowHosts, lookup, signal);
-      const response = await send(current, addresses, signal);
+      const response = await send(current, addresses, signal, outgoing);
       const location = response.headers.location;
       if (!REDIRECT_STATUSES.has(response.statusCode ?? 0) || !location) {
         const { body, bytes, truncated } = await readBody(response, maxBytes);
@@ -346,6 +374,15 @@ export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): P
         };
       }
       response.destroy();
+      // 303 (and 301/302 after a non-GET, as browsers do) continue as a GET without the body;
+      // 307/308 repeat the request as it was.
+      const status = response.statusCode ?? 0;
+      if (
+        status === 303 ||
+        ((status === 301 || status === 302) && !['GET', 'HEAD'].includes(outgoing.method))
+      ) {
+        outgoing = { method: 'GET', headers: outgoing.headers };
+      }
       if (redirects >= maxRedirects) {
         throw new HttpGetError(
           'too_many_redirects',
