@@ -495,3 +495,81 @@ describe('OpenAPI and resume', () => {
     expect(res.json.error.code).toBe('run_not_waiting');
   });
 });
+
+describe('agents', () => {
+  async function runOf(key: string, body: Record<string, unknown>) {
+    const res = await http('POST', '/v1/runs', { key, body });
+    expect(res.status).toBe(202);
+    await waitFor('the run to end', async () => {
+      const r = await http('GET', `/v1/runs/${res.json.run_id}`, { key });
+      return ['succeeded', 'failed', 'cancelled'].includes(r.json.status);
+    });
+    const run = (await http('GET', `/v1/runs/${res.json.run_id}`, { key })).json;
+    const actions = (await http('GET', `/v1/runs/${res.json.run_id}/actions`, { key })).json.actions as {
+      node: string;
+      result: { content?: string };
+    }[];
+    return { run, actions };
+  }
+
+  it('pins the version a run starts with: tools, system prompt and max_steps; draft and publish', async () => {
+    const t = await tenantWithKey('agents');
+    const created = await http('POST', '/v1/agents', {
+      key: t.key,
+      body: {
+        name: 'calc-only',
+        tools: ['calculator'],
+        max_steps: 5,
+        system_prompt: 'Always answer like a pirate.',
+      },
+    });
+    expect(created.status).toBe(201);
+    const agentId = created.json.id as string;
+    expect(created.json.version).toMatch(/^[0-9a-f-]{36}$/);
+
+    const offered = async (agent: string) =>
+      (await runOf(t.key, { input: { prompt: '[agent-tools] hi' }, agent_id: agent })).actions.find(
+        (a) => a.node === 'planner',
+      )?.result.content;
+    expect(await offered('default')).toBe('http_get was offered');
+    expect(await offered(agentId)).toBe('http_get was not offered');
+    const prompted = await runOf(t.key, { input: { prompt: '[agent-prompt] hi' }, agent_id: agentId });
+    expect(prompted.actions.find((a) => a.node === 'planner')?.result.content).toBe('pirate prompt seen');
+
+    const loop = (extra: Record<string, unknown>) =>
+      runOf(t.key, { input: { prompt: '[loop] again' }, agent_id: agentId, ...extra });
+    const v1 = await loop({});
+    expect(v1.run.status).toBe('failed');
+    expect(v1.run.error.code).toBe('max_steps_exceeded');
+    expect(v1.actions).toHaveLength(5);
+
+    const patched = await http('PATCH', `/v1/agents/${agentId}`, { key: t.key, body: { max_steps: 7 } });
+    expect(patched.json.draft.max_steps).toBe(7);
+    expect((await loop({ agent_version: 'draft' })).actions).toHaveLength(7);
+    expect((await loop({})).actions).toHaveLength(5);
+    const published = await http('POST', `/v1/agents/${agentId}/versions`, { key: t.key });
+    expect(published.json.version).toBe(2);
+    expect((await loop({})).actions).toHaveLength(7);
+    expect((await loop({ agent_version: created.json.version })).actions).toHaveLength(5);
+    const versions = await http('GET', `/v1/agents/${agentId}/versions`, { key: t.key });
+    expect(versions.json.versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
+
+    const other = await tenantWithKey('agents-other');
+    expect((await http('GET', `/v1/agents/${agentId}`, { key: other.key })).status).toBe(404);
+    expect(
+      (
+        await http('POST', '/v1/runs', {
+          key: other.key,
+          body: { input: { prompt: 'x' }, agent_id: agentId },
+        })
+      ).status,
+    ).toBe(404);
+
+    expect((await http('DELETE', `/v1/agents/${agentId}`, { key: t.key })).status).toBe(200);
+    expect(
+      (await http('POST', '/v1/runs', { key: t.key, body: { input: { prompt: 'x' }, agent_id: agentId } }))
+        .status,
+    ).toBe(404);
+    expect((await http('POST', '/v1/agents', { key: t.key, body: { name: '' } })).status).toBe(400);
+  }, 90_000);
+});

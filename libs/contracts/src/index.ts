@@ -6,3 +6,4 @@ export * from './lib/node-registry.schema';
 export * from './lib/zod-error.util';
 export * from './lib/tool-call';
 export * from './lib/human-input';
+export * from './lib/agent.schema';

@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import { RunEventHub } from '@switchyard/events';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
+import { AgentsController } from './agents/agents.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
@@ -27,6 +28,7 @@ import { ToolsController } from './tools/tools.controller';
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
   controllers: [
+    AgentsController,
     RunsController,
     ThreadsController,
     TenantsController,

@@ -4,6 +4,7 @@ import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
 import { IntakeController } from './intake.controller';
 import { PlannerController } from './planner.controller';
+import { RunAgentConfig } from './run-agent-config.service';
 
 @Module({
   imports: [
@@ -12,6 +13,6 @@ import { PlannerController } from './planner.controller';
     ModelsModule.forRoot('planner'),
   ],
   controllers: [IntakeController, PlannerController],
-  providers: [NodeDirectory],
+  providers: [NodeDirectory, RunAgentConfig],
 })
 export class AppModule {}

@@ -12,6 +12,7 @@ import type { JetStreamContext } from '@switchyard/jetstream';
 import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
 import { NodeDirectory } from '@switchyard/platform';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { RunAgentConfig } from './run-agent-config.service';
 
 const SYSTEM = `[switchyard:planner] You plan the next step of an AI agent's work on the user's request.
 Call one or more of the offered tools when they are needed (several calls run in parallel).
@@ -29,6 +30,7 @@ export class PlannerController {
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
+    @Inject(RunAgentConfig) private readonly agents: RunAgentConfig,
   ) {}
 
   @NodeHandler({ name: 'planner', description: 'Chooses the next steps: tool calls, or the answer.' })
@@ -36,13 +38,18 @@ export class PlannerController {
     return this.runtime.execute(data, ctx, (input) => this.plan(input));
   }
 
-  private async plan({ state, signal }: NodeInput): Promise<NodeOutput> {
+  private async plan({ state, signal, task }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
-    const tools = this.directory.list().filter((n) => n.tool && n.kind === 'service');
+    // The tools the run's agent allows (all registered ones by default), human nodes included.
+    const agent = await this.agents.forRun(task.run_id);
+    const tools = this.directory
+      .list()
+      .filter((n) => n.tool && (agent.tools === undefined || agent.tools.includes(n.name)));
     const messages = conversation(
       state.prompts[turn],
       state.task_goals[turn],
       state.action_history[turn] ?? [],
+      agent.system_prompt,
     );
     const model = tools.length
       ? this.models.chat().bindTools(
@@ -84,12 +91,18 @@ export class PlannerController {
 }
 
 /** The turn so far as chat messages: each planner call followed by its tools' results. */
-function conversation(prompt: string, goal: string, actions: readonly Action[]): BaseMessage[] {
+function conversation(
+  prompt: string,
+  goal: string,
+  actions: readonly Action[],
+  agentPrompt?: string,
+): BaseMessage[] {
   const notes = actions
     .filter((a) => a.node === 'reflection' || a.node === 'memory')
     .map((a) => `- ${a.node}: ${a.summary}`);
   const system = [
     SYSTEM,
+    agentPrompt ?? '',
     goal ? `Task goal: ${goal}` : '',
     notes.length ? `Notes so far:\n${notes.join('\n')}` : '',
   ]

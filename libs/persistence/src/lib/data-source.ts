@@ -4,6 +4,7 @@ import { InitialSchema1700000000000 } from '../migrations/1700000000000-initial-
 import { ThreadSnapshotVersion1700000000001 } from '../migrations/1700000000001-thread-snapshot-version';
 import { ActiveRunsIndex1700000000002 } from '../migrations/1700000000002-active-runs-index';
 import { RunWaiting1700000000003 } from '../migrations/1700000000003-run-waiting';
+import { Agents1700000000004 } from '../migrations/1700000000004-agents';
 import { Knowledge1700000000010 } from '../migrations/1700000000010-knowledge';
 import { ENTITIES } from './entities';
 
@@ -12,6 +13,7 @@ export const MIGRATIONS = [
   ThreadSnapshotVersion1700000000001,
   ActiveRunsIndex1700000000002,
   RunWaiting1700000000003,
+  Agents1700000000004,
   Knowledge1700000000010,
 ];
 

@@ -11,6 +11,7 @@ import {
   SearchResponseSchema,
 } from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
+import { CreateAgentSchema, PatchAgentSchema } from '../agents/agents.controller';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ApiErrorCode } from './api.exception';
 
@@ -232,6 +233,44 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'Revoke a key (at once)',
           parameters: [id('tenant_id'), id('key_id')],
           responses: { 200: ok('revoked'), 401: err('admin token'), 404: err('no such key') },
+        },
+      },
+      '/v1/agents': {
+        post: {
+          summary: 'Create an agent (publishes version 1)',
+          requestBody: body(CreateAgentSchema),
+          responses: { 201: ok('the agent'), 400: err('invalid'), ...common },
+        },
+        get: { summary: "The tenant's agents", responses: { 200: ok('agents'), ...common } },
+      },
+      '/v1/agents/{agent_id}': {
+        get: {
+          summary: 'An agent (draft and latest version)',
+          parameters: [id('agent_id')],
+          responses: { 200: ok('the agent'), ...common },
+        },
+        patch: {
+          summary: "Edit the agent's draft",
+          parameters: [id('agent_id')],
+          requestBody: body(PatchAgentSchema),
+          responses: { 200: ok('the agent'), ...common },
+        },
+        delete: {
+          summary: 'Delete an agent',
+          parameters: [id('agent_id')],
+          responses: { 200: ok('deleted'), ...common },
+        },
+      },
+      '/v1/agents/{agent_id}/versions': {
+        post: {
+          summary: 'Publish the draft as a new version',
+          parameters: [id('agent_id')],
+          responses: { 201: ok('the version'), ...common },
+        },
+        get: {
+          summary: 'Published versions',
+          parameters: [id('agent_id')],
+          responses: { 200: ok('versions'), ...common },
         },
       },
       '/v1/tools': {

@@ -5,6 +5,8 @@ import { DataSource, type EntityManager } from 'typeorm';
 import {
   ASK_USER,
   type Action,
+  type AgentConfig,
+  DEFAULT_AGENT_ID,
   type DeltaMessage,
   type RunCancelMessage,
   type RunStartMessage,
@@ -44,6 +46,7 @@ export interface CreatedRun {
 }
 
 const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 class DuplicateRequest extends Error {}
 
@@ -66,10 +69,7 @@ export class RunsService {
    * run is answered and nothing new is made (the unique index decides, not a prior read).
    */
   async create(tenantId: string, body: CreateRunBody): Promise<{ created: boolean; run: CreatedRun }> {
-    if (body.agent_id !== 'default') {
-      // Agents other than the built-in one come with the agents API.
-      throw ApiException.notFound(`agent "${body.agent_id}"`);
-    }
+    const agent = await this.agentConfig(tenantId, body.agent_id, body.agent_version);
     const runId = randomUUID();
     const result = await this.ds
       .transaction(async (m) => {
@@ -104,8 +104,9 @@ export class RunsService {
           ]);
         }
         const inserted = (await m.query(
-          `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8)
+          `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
+                           agent_version_id, agent_config)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)
          ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
          RETURNING id, thread_id, status, created_at`,
           [
@@ -116,7 +117,9 @@ export class RunsService {
             body.request_id ?? null,
             JSON.stringify(body.history?.length ? { ...body.input, history: body.history } : body.input),
             JSON.stringify(body.metadata),
-            this.config.defaultMaxSteps,
+            agent.config.max_steps,
+            agent.versionId,
+            JSON.stringify(agent.config),
           ],
         )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
         if (inserted.length === 0) {
@@ -208,6 +211,48 @@ export class RunsService {
         created_at: new Date(row.created_at).toISOString(),
       },
     };
+  }
+
+  /**
+   * The configuration a run pins: the built-in agent, or the tenant's agent at its latest
+   * published version, at `draft`, or at a given version id.
+   */
+  private async agentConfig(
+    tenantId: string,
+    agentId: string,
+    agentVersion?: string,
+  ): Promise<{ versionId: string | null; config: AgentConfig }> {
+    if (agentId === DEFAULT_AGENT_ID) {
+      if (agentVersion) {
+        throw ApiException.notFound(`version "${agentVersion}" of the built-in agent`);
+      }
+      return { versionId: null, config: { name: DEFAULT_AGENT_ID, max_steps: this.config.defaultMaxSteps } };
+    }
+    const [agent] = UUID.test(agentId)
+      ? ((await this.ds.query(
+          'SELECT draft FROM agents WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
+          [agentId, tenantId],
+        )) as { draft: AgentConfig }[])
+      : [];
+    if (!agent) {
+      throw ApiException.notFound(`agent "${agentId}"`);
+    }
+    if (agentVersion === 'draft') {
+      return { versionId: null, config: agent.draft };
+    }
+    if (agentVersion !== undefined && !UUID.test(agentVersion)) {
+      throw ApiException.notFound(`version "${agentVersion}" of agent "${agentId}"`);
+    }
+    const [version] = (await this.ds.query(
+      agentVersion
+        ? 'SELECT id, config FROM agent_versions WHERE agent_id = $1 AND id = $2'
+        : 'SELECT id, config FROM agent_versions WHERE agent_id = $1 ORDER BY version DESC LIMIT 1',
+      agentVersion ? [agentId, agentVersion] : [agentId],
+    )) as { id: string; config: AgentConfig }[];
+    if (!version) {
+      throw ApiException.notFound(`version "${agentVersion}" of agent "${agentId}"`);
+    }
+    return { versionId: version.id, config: version.config };
   }
 
   /**

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { NodeNameSchema } from './state.schema';
+
+/** An agent's configuration: what a run of it pins when it starts. */
+export const AgentConfigSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    system_prompt: z.string().max(20_000).optional(),
+    models: z
+      .object({
+        intake: z.string().optional(),
+        planner: z.string().optional(),
+        reflection: z.string().optional(),
+        output: z.string().optional(),
+      })
+      .strict()
+      .optional(),
+    // The tools the planner may offer; absent = every registered tool.
+    tools: z.array(NodeNameSchema).max(200).optional(),
+    max_steps: z.number().int().min(1).max(10_000).default(50),
+    output_tools: z.array(NodeNameSchema).max(20).optional(),
+  })
+  .strict();
+export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+
+/** The built-in agent every tenant has. */
+export const DEFAULT_AGENT_ID = 'default';
