@@ -1,0 +1,49 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, Payload } from '@nestjs/microservices';
+import type { JetStreamContext } from '@switchyard/jetstream';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { preprocessFiles } from '../preprocess/preprocess';
+import { ToolExecutorConfig } from './tool-executor.config';
+
+// Intake fans out to preprocess and memory; the join dispatches the union of their `next`, and
+// memory answers ['planner'], so this does too (the union holds one planner task).
+const NEXT = ['planner'];
+
+/** `preprocess`: reads the run's files and parses them into `preprocessed_files`. */
+@Controller()
+export class PreprocessController {
+  constructor(
+    @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
+    @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+  ) {}
+
+  @NodeHandler({
+    name: 'preprocess',
+    description: "Reads the run's files (text, markdown, CSV, JSON, PDF) into preprocessed_files.",
+    tool: false,
+  })
+  handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input) => this.preprocess(input));
+  }
+
+  private async preprocess({ state }: NodeInput): Promise<NodeOutput> {
+    const out = await preprocessFiles(state, {
+      root: this.config.filesRoot,
+      maxBytes: this.config.filesMaxBytes,
+    });
+    return {
+      preparation: `Read ${out.files.length} of ${state.origin_files.length} file(s) from ${this.config.filesRoot}.`,
+      summary: out.summary,
+      result: {
+        files: out.files.map((f) => ({
+          name: f.name,
+          bucket: f.bucket,
+          ...(f.error ? { error: f.error } : {}),
+        })),
+      },
+      patch: out.patch,
+      ...(out.context.length > 0 ? { context: out.context } : {}),
+      next: NEXT,
+    };
+  }
+}
