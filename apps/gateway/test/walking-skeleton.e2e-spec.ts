@@ -225,6 +225,7 @@ describe('node registry', () => {
         calculator: 'tool-executor',
         http_get: 'tool-executor',
         http_request: 'tool-executor',
+        preprocess: 'tool-executor',
         reflection: 'reflection',
         memory: 'retrieval',
         output: 'output',

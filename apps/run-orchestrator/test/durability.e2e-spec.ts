@@ -1,4 +1,5 @@
 import type { Action, RunEvent } from '@switchyard/contracts';
+import { connect } from 'nats';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
 
 // Durable orchestration against real processes: multi-turn threads, multitask modes, fenced
@@ -255,6 +256,51 @@ describe('the task reaper', () => {
       await stack.startService('reflection');
     }
   }, 60_000);
+});
+
+describe('events lost with a crash', () => {
+  it("writes a step's action event again when its delta is delivered again and Redis lacks it", async () => {
+    const run = await start('[slow] repair me');
+    await nodeStarted(run.run_id, 'planner');
+    const before = await events(run.run_id, { timeoutMs: 300 });
+    const memory = before.find(
+      (e) => e.event_type === 'action' && (e.payload as { node: string }).node === 'memory',
+    )!;
+    // As if the orchestrator died after its commit, before writing the event and acking the delta.
+    await stack.redis('XDEL', `sy:run:${run.run_id}:events`, memory.seq);
+    const [row] = await stack.sql<{
+      task_id: string;
+      delta: { action: Record<string, unknown>; patch?: unknown[] };
+    }>(`SELECT task_id, delta FROM state_deltas WHERE run_id = $1 AND node = 'memory'`, [run.run_id]);
+    const { id: _id, ...action } = row.delta.action;
+    const nc = await connect({ servers: stack.natsUrl });
+    try {
+      await nc
+        .jetstream()
+        .publish(
+          'sy.delta.retrieval',
+          new TextEncoder().encode(
+            JSON.stringify({
+              task_id: row.task_id,
+              run_id: run.run_id,
+              node: 'memory',
+              base_version: 2,
+              delta: { ...row.delta, action },
+            }),
+          ),
+          { msgID: `redelivered-${row.task_id}` },
+        );
+    } finally {
+      await nc.close();
+    }
+    expect((await finished(run.run_id)).status).toBe('succeeded');
+    const after = await events(run.run_id);
+    const actionIds = after
+      .filter((e) => e.event_type === 'action')
+      .map((e) => (e.payload as { id: number }).id);
+    expect(actionIds.filter((id) => id === (memory.payload as { id: number }).id)).toHaveLength(1);
+    expect([...actionIds].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5]);
+  });
 });
 
 describe('crashes', () => {

@@ -95,6 +95,15 @@ export class ApplyDeltaUseCase {
       }
       if (task.status !== 'pending') {
         this.logger.log({ ...log, msg: 'duplicate delta acknowledged and ignored' });
+        if (task.status === 'applied') {
+          // Applied, but its acknowledgement was lost (a crash between commit and ack): the step's
+          // events may not have reached Redis either; the outbox writes the ones that are missing.
+          const applied = (await m.query(
+            `SELECT delta->'action' AS action FROM state_deltas WHERE task_id = ANY($1::uuid[]) ORDER BY version`,
+            [stepTasks.map((t) => t.id)],
+          )) as { action: Action }[];
+          return { ...noEffects(run.id), repairActions: applied.map((r) => r.action) };
+        }
         return noEffects(run.id);
       }
       if (task.node !== msg.node || msg.delta.action.node !== msg.node) {

@@ -14,7 +14,7 @@ import type { RunWaiting } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import type { RunRow, TaskRow } from './run-row';
-import type { StepEffects } from './step-effects';
+import { type StepEffects, actionEvent } from './step-effects';
 
 const END = 'end';
 const HUMAN_DEADLINE_MS = 30 * 24 * 3600_000;
@@ -41,17 +41,7 @@ export class RunStepper {
     const effects: StepEffects = {
       runId: run.id,
       tasks: [],
-      events: actions.map((a) => ({
-        type: 'action' as const,
-        payload: {
-          id: a.id,
-          node: a.node,
-          summary: a.summary,
-          next: a.next,
-          usage: a.usage,
-          ...(a.error ? { error: a.error } : {}),
-        },
-      })),
+      events: actions.map(actionEvent),
       finished: false,
     };
     const steps = run.steps + actions.length;

@@ -1,4 +1,4 @@
-import type { EventType } from '@switchyard/contracts';
+import { type Action, type EventType, actionEventPayload } from '@switchyard/contracts';
 import type { TaskRow } from './run-row';
 
 /** What a committed transaction asks to happen next, carried out only after the commit. */
@@ -11,6 +11,13 @@ export interface StepEffects {
   broadcastCancel?: boolean;
   /** The run ended: the next queued run of this thread may start. */
   continueThread?: string;
+  /** A redelivered step: its action events are written again where Redis does not have them. */
+  repairActions?: Action[];
 }
 
 export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], events: [], finished: false });
+
+/** The `action` event of a committed action. */
+export function actionEvent(a: Action): { type: 'action'; payload: unknown } {
+  return { type: 'action', payload: actionEventPayload(a) };
+}

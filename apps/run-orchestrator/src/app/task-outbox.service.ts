@@ -6,12 +6,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DEFAULT_EVENTS_TTL_SECONDS, RunEventWriter } from '@switchyard/events';
-import { type TaskMessage, cancelSubject } from '@switchyard/contracts';
+import { DEFAULT_EVENTS_TTL_SECONDS, RunEventReader, RunEventWriter } from '@switchyard/events';
+import { type Action, type TaskMessage, cancelSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
-import type { StepEffects } from './step-effects';
+import { type StepEffects, actionEvent } from './step-effects';
 
 const SWEEP_MS = 2000;
 // A row younger than this is still being published by the process that committed it.
@@ -31,6 +31,7 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
+    @Inject(RunEventReader) private readonly reader: RunEventReader,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -46,6 +47,9 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
 
   async apply(effects: StepEffects): Promise<void> {
     const end = stepDispatchSeconds.startTimer();
+    if (effects.repairActions?.length) {
+      await this.repair(effects.runId, effects.repairActions);
+    }
     if (effects.events.length > 0 || effects.finished) {
       await this.events.appendMany(
         effects.runId,
@@ -90,6 +94,25 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
     void this.ds
       .query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [tasks.map((t) => t.id)])
       .catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
+  }
+
+  /** Appends the `action` events of these actions that the run's stream does not hold. */
+  private async repair(runId: string, actions: Action[]): Promise<void> {
+    const present = new Set<number>();
+    for (const e of await this.reader.after(runId, null, 10_000)) {
+      if (e.event_type === 'action') {
+        present.add((e.payload as { id: number }).id);
+      }
+    }
+    const missing = actions.filter((a) => !present.has(a.id));
+    if (missing.length > 0) {
+      this.logger.warn({
+        run_id: runId,
+        msg: 'writing action events lost with a crash',
+        actions: missing.map((a) => a.id),
+      });
+      await this.events.appendMany(runId, missing.map(actionEvent));
+    }
   }
 
   private async sweep(): Promise<void> {

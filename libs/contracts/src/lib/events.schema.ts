@@ -52,3 +52,22 @@ export interface RunEvent<T extends EventType = EventType> {
   payload: EventPayload<T>;
   ts: number;
 }
+
+/** The payload of the `action` event of a committed action (the orchestrator's and the rebuilt one). */
+export function actionEventPayload(a: {
+  id: number;
+  node: string;
+  summary: string;
+  next: string[];
+  usage: EventPayload<'action'>['usage'];
+  error?: { code: string; message: string };
+}): EventPayload<'action'> {
+  return {
+    id: a.id,
+    node: a.node,
+    summary: a.summary,
+    next: a.next,
+    usage: a.usage,
+    ...(a.error ? { error: a.error } : {}),
+  };
+}

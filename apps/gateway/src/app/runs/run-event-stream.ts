@@ -1,6 +1,12 @@
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
-import { type Action, type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
+import {
+  type Action,
+  type RunEvent,
+  type RunStatus,
+  actionEventPayload,
+  isTerminal,
+} from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
 
 const WATCHDOG_MS = 5000;
@@ -278,18 +284,7 @@ export async function rebuildFromPostgres(ds: DataSource, runId: string): Promis
     ev('status', { status: 'running' }, run.started_at);
   }
   for (const a of actions) {
-    ev(
-      'action',
-      {
-        id: a.id,
-        node: a.node,
-        summary: a.summary,
-        next: a.next,
-        usage: a.usage,
-        ...(a.error ? { error: a.error } : {}),
-      },
-      a.finished_at,
-    );
+    ev('action', actionEventPayload(a), a.finished_at);
   }
   if (isTerminal(run.status)) {
     if (run.error) {
