@@ -275,21 +275,19 @@ describe('events lost with a crash', () => {
     const { id: _id, ...action } = row.delta.action;
     const nc = await connect({ servers: stack.natsUrl });
     try {
-      await nc
-        .jetstream()
-        .publish(
-          'sy.delta.retrieval',
-          new TextEncoder().encode(
-            JSON.stringify({
-              task_id: row.task_id,
-              run_id: run.run_id,
-              node: 'memory',
-              base_version: 2,
-              delta: { ...row.delta, action },
-            }),
-          ),
-          { msgID: `redelivered-${row.task_id}` },
-        );
+      await nc.jetstream().publish(
+        'sy.delta.retrieval',
+        new TextEncoder().encode(
+          JSON.stringify({
+            task_id: row.task_id,
+            run_id: run.run_id,
+            node: 'memory',
+            base_version: 2,
+            delta: { ...row.delta, action },
+          }),
+        ),
+        { msgID: `redelivered-${row.task_id}` },
+      );
     } finally {
       await nc.close();
     }
