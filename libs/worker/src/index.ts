@@ -4,4 +4,4 @@ export { NodeRegistrar } from './lib/node-registrar';
 export { CancelRegistry } from './lib/cancel.registry';
 export { WorkerModule } from './lib/worker.module';
 export { bootstrapNodeService } from './lib/bootstrap-node-service';
-export { toolArgs, ToolInputException } from './lib/tool-args';
+export { toolArgs, ToolInputException, asToolOutput } from './lib/tool-args';

@@ -4,12 +4,9 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import {
-  KnowledgeError,
   KnowledgeStore,
-  ResolutionError,
   RetrievalArgsSchema,
   type SearchResult,
-  UnknownEmbeddingModelError,
   resolveDataSources,
 } from '@switchyard/knowledge';
 import {
@@ -18,6 +15,7 @@ import {
   NodeHandler,
   NodeRuntime,
   ToolInputException,
+  asToolOutput,
   toolArgs,
 } from '@switchyard/worker';
 
@@ -117,30 +115,4 @@ function contextOf(results: readonly SearchResult[]): NodeOutput['context'] {
     important: best > 0 && r.score >= best / 2,
     usage_type: 'reference' as const,
   }));
-}
-
-/**
- * The tool's domain errors (bad arguments, an unknown collection or index set, an unknown
- * embedding model) become the action's error and the run goes on to reflection; anything else
- * (Postgres down, say) is rethrown for redelivery.
- */
-async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
-  try {
-    return await work();
-  } catch (err) {
-    if (
-      err instanceof ToolInputException ||
-      err instanceof ResolutionError ||
-      err instanceof KnowledgeError ||
-      err instanceof UnknownEmbeddingModelError
-    ) {
-      return {
-        summary: `Failed: ${err.message}`,
-        result: null,
-        error: { code: err.code, message: err.message },
-        next: NEXT,
-      };
-    }
-    throw err;
-  }
 }

@@ -1,21 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import {
-  type NodeInput,
-  type NodeOutput,
-  NodeHandler,
-  NodeRuntime,
-  ToolInputException,
-  toolArgs,
-} from '@switchyard/worker';
-import {
-  CalculatorError,
-  calculatorInputSchema,
-  calculatorTool,
-  evaluateExpression,
-} from '../tools/calculator.tool';
-import { HttpGetError, httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
+import { type NodeInput, NodeHandler, NodeRuntime, asToolOutput, toolArgs } from '@switchyard/worker';
+import { calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
+import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
 import { ToolExecutorConfig } from './tool-executor.config';
 
@@ -105,28 +93,5 @@ export class ToolsController {
         };
       }),
     );
-  }
-}
-
-/**
- * A tool's domain errors (bad arguments, a refused address, a math error) become the action's
- * error and the run goes on to reflection; transient errors are rethrown for redelivery.
- */
-async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof HttpGetError && err.retryable) {
-      throw err;
-    }
-    if (err instanceof ToolInputException || err instanceof CalculatorError || err instanceof HttpGetError) {
-      return {
-        summary: `Failed: ${err.message}`,
-        result: null,
-        error: { code: err.code, message: err.message },
-        next: NEXT,
-      };
-    }
-    throw err;
   }
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { NodeOutput } from './node-runtime';
 import { type RuntimeState, type TaskMessage, describeZodError, findToolCall } from '@switchyard/contracts';
 
 /** A tool's own failure the agent can react to (bad or missing arguments): recorded on the action, the run goes on to reflection. */
@@ -26,4 +27,30 @@ export function toolArgs<S extends z.ZodType>(state: RuntimeState, task: TaskMes
     throw new ToolInputException(`invalid arguments for ${task.node}: ${describeZodError(parsed.error)}`);
   }
   return parsed.data;
+}
+
+// Tools always hand their result, or their failure, to reflection.
+const TOOL_NEXT = ['reflection'];
+
+/**
+ * Runs a tool's work. A failure the agent should see — an error that says it is not retryable
+ * and carries a `code` (bad arguments, a refused address, an unknown block, division by zero) —
+ * becomes the action's error and the run goes on to reflection; anything else is rethrown, so a
+ * transient failure is retried by redelivery.
+ */
+export async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
+  try {
+    return await work();
+  } catch (err) {
+    const e = err as { retryable?: unknown; code?: unknown; message?: unknown };
+    if (err instanceof Error && e.retryable === false && typeof e.code === 'string') {
+      return {
+        summary: `Failed: ${err.message}`,
+        result: null,
+        error: { code: e.code, message: err.message },
+        next: TOOL_NEXT,
+      };
+    }
+    throw err;
+  }
 }
