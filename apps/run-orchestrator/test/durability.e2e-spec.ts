@@ -155,26 +155,44 @@ describe('multitask', () => {
 
 describe('fenced cancel', () => {
   it('aborts the in-flight LLM call within 1 s, ends cancelled, and no action follows', async () => {
+    const startedAt = Date.now();
     const run = await start('[very-slow] cancel me');
     await nodeStarted(run.run_id, 'planner');
-    await new Promise((r) => setTimeout(r, 300));
+    // Cancel while the planner's model request is in flight.
+    await waitFor('the slow model request to be in flight', async () => {
+      const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+        at: string;
+        rule: string | null;
+        status?: number;
+      }[];
+      return requests.some(
+        (r) => r.rule === 'planner-very-slow' && Date.parse(r.at) >= startedAt - 50 && r.status === undefined,
+      );
+    });
     const cancelledAt = Date.now();
     const res = await stack.api('POST', `/v1/runs/${run.run_id}/cancel`);
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ run_id: run.run_id, status: 'cancelling' });
     expect((await finished(run.run_id)).status).toBe('cancelled');
 
-    const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
-      at: string;
-      rule: string | null;
-      aborted: boolean;
-      aborted_after_ms?: number;
-    }[];
-    const abortedAt = requests
-      .filter((r) => r.rule === 'planner-very-slow' && r.aborted)
-      .map((r) => Date.parse(r.at) + (r.aborted_after_ms ?? 0))
-      .filter((t) => t >= cancelledAt - 50);
-    expect(abortedAt.length).toBeGreaterThanOrEqual(1);
+    // The abort reaches the model server just after the run is marked cancelled.
+    const abortedAt = await waitFor(
+      'the model server to see the request aborted',
+      async () => {
+        const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+          at: string;
+          rule: string | null;
+          aborted: boolean;
+          aborted_after_ms?: number;
+        }[];
+        const times = requests
+          .filter((r) => r.rule === 'planner-very-slow' && r.aborted)
+          .map((r) => Date.parse(r.at) + (r.aborted_after_ms ?? 0))
+          .filter((t) => t >= cancelledAt - 50);
+        return times.length > 0 ? times : undefined;
+      },
+      3000,
+    );
     expect(Math.min(...abortedAt) - cancelledAt).toBeLessThan(1000);
 
     // Wait past the slow reply: nothing more is committed.

@@ -58,6 +58,10 @@ export class CancelRegistry implements OnApplicationBootstrap, OnApplicationShut
   /** A signal aborted when the run is cancelled; call `release` when the work is over. */
   open(runId: string): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
+    if (this.cancelled.has(runId)) {
+      // The cancel came while the task was being set up: never start the work.
+      controller.abort(new Error(`run ${runId} was cancelled`));
+    }
     let set = this.inFlight.get(runId);
     if (!set) {
       set = new Set();
