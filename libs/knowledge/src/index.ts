@@ -29,5 +29,4 @@ export {
   KnowledgeStore,
   type SearchOptions,
   type VectorBackendInfo,
-  isUuid,
 } from './lib/knowledge.store';

@@ -8,6 +8,7 @@ import {
   RunStartMessageSchema,
   SUBJECTS,
   describeZodError,
+  isUuid,
 } from '@switchyard/contracts';
 import {
   type JetStreamContext,
@@ -18,8 +19,6 @@ import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { EndRunUseCase } from './end-run.usecase';
 import { RunFailureCode } from './orchestrator.exception';
 import { StartRunUseCase } from './start-run.usecase';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every message the orchestrator consumes enters here and is validated before anything else. */
 @Controller()
@@ -69,7 +68,7 @@ export class RunsConsumer {
     const reason = describeZodError(parsed.error);
     const runId = (data as { run_id?: unknown } | null)?.run_id;
     this.logger.error({ subject, run_id: runId, msg: `invalid message: ${reason}` });
-    if (typeof runId === 'string' && UUID.test(runId)) {
+    if (isUuid(runId)) {
       await this.endRun.fail({
         run_id: runId,
         code: RunFailureCode.InvalidDelta,

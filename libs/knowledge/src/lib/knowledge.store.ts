@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { isUuid } from '@switchyard/contracts';
 import { chunkText } from './chunking';
 import { embeddingModel, normalize } from './embedding';
 import { reciprocalRankFusion } from './fusion';
@@ -59,12 +60,9 @@ interface RankedChunk {
   score: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INSERT_BATCH = 500;
 // Hybrid search fuses this many candidates of each ranking (at least), so fusion sees beyond top_k.
 const HYBRID_CANDIDATES = 50;
-
-export const isUuid = (s: string): boolean => UUID.test(s);
 
 /**
  * Collections (seed 000's vector-collection blocks), their index sets, documents and chunks in

@@ -1,15 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { freePort, waitFor } from './free-port';
-
-const ROOT = ((dir: string): string => {
-  while (!existsSync(join(dir, 'nx.json')) && dirname(dir) !== dir) {
-    dir = dirname(dir);
-  }
-  return dir;
-})(__dirname);
+import { REPO_ROOT as ROOT } from './repo-root';
 
 export interface ScriptedRequest {
   rule: string | null;

@@ -1,19 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { connect } from 'nats';
 import { freePort, waitFor } from './free-port';
-
-// The repository root, from the sources (jest) or from dist/ (benchmarks): where nx.json is.
-const ROOT = ((dir: string): string => {
-  while (!existsSync(join(dir, 'nx.json')) && dirname(dir) !== dir) {
-    dir = dirname(dir);
-  }
-  return dir;
-})(__dirname);
+import { REPO_ROOT as ROOT } from './repo-root';
 
 export const SERVICE_APPS = [
   'run-orchestrator',

@@ -14,6 +14,7 @@ import {
   ZERO_USAGE,
   deltaSubject,
   describeZodError,
+  isUuid,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import {
@@ -63,8 +64,6 @@ const taskSeconds =
 
 /** Deliveries of one task before a retryable failure becomes the action's error. */
 export const MAX_DELIVER = 5;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Runs one task of a node: validates the message, reads the state at the task's version from the
@@ -192,7 +191,7 @@ export class NodeRuntime {
     const reason = describeZodError(parsed.error);
     const runId = (data as { run_id?: unknown } | null)?.run_id;
     this.logger.error({ subject, run_id: runId, msg: `invalid task message: ${reason}` });
-    if (typeof runId === 'string' && UUID.test(runId)) {
+    if (isUuid(runId)) {
       await this.nats.publish(
         SUBJECTS.runFail,
         { run_id: runId, code: 'invalid_task', message: `invalid task on ${subject}: ${reason}`, subject },

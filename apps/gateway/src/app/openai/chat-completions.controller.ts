@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, Inject, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
-import type { RunStatus, Usage } from '@switchyard/contracts';
+import { type RunStatus, type Usage, isUuid } from '@switchyard/contracts';
 import { RunEventHub } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -10,7 +10,6 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { RunsService } from '../runs/runs.service';
 import { type ChatCompletionRequest, ChatCompletionRequestSchema, textOf } from './chat-completions.dto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const WATCHDOG_MS = 5000;
 // A chat completion waits this long for its run; longer runs belong on /v1/runs + SSE.
 const MAX_WAIT_MS = 10 * 60_000;
@@ -41,8 +40,8 @@ export class ChatCompletionsController {
     if (lastUser < 0 || !textOf(body.messages[lastUser].content).trim()) {
       throw new ApiException(ApiErrorCode.InvalidRequest, 'messages must contain a user message with text');
     }
-    const threadId = threadHeader ?? (body.user && UUID.test(body.user) ? body.user : undefined);
-    if (threadId !== undefined && !UUID.test(threadId)) {
+    const threadId = threadHeader ?? (body.user && isUuid(body.user) ? body.user : undefined);
+    if (threadId !== undefined && !isUuid(threadId)) {
       throw new ApiException(ApiErrorCode.InvalidRequest, 'X-Thread-Id must be a thread id (UUID)');
     }
     const history = body.messages

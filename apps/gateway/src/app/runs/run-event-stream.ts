@@ -1,13 +1,8 @@
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
-import {
-  type Action,
-  type RunEvent,
-  type RunStatus,
-  actionEventPayload,
-  isTerminal,
-} from '@switchyard/contracts';
+import { type RunEvent, type RunStatus, actionEventPayload, isTerminal } from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
+import type { PgStateSource } from '@switchyard/persistence';
 
 const WATCHDOG_MS = 5000;
 const PAGE = 500;
@@ -18,6 +13,7 @@ export interface StreamDeps {
   hub: RunEventHub;
   reader: RunEventReader;
   ds: DataSource;
+  states: PgStateSource;
   heartbeatMs: number;
 }
 
@@ -85,7 +81,7 @@ export async function streamRunEvents(
       if (cursorInLive && (await deps.reader.has(runId, rawCursor))) {
         cursor = rawCursor;
       } else {
-        const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+        const rebuilt = await rebuildFromPostgres(deps, runId);
         sent.merging = true;
         let after = 0;
         if (rawCursor && /^\d+$/.test(rawCursor)) {
@@ -131,7 +127,7 @@ export async function streamRunEvents(
       const watchdog = setInterval(() => {
         void (async () => {
           if (!finished && (await endedWithoutDone(deps, runId, cursor))) {
-            const rebuilt = await rebuildFromPostgres(deps.ds, runId);
+            const rebuilt = await rebuildFromPostgres(deps, runId);
             for (const e of rebuilt.filter((x) => !sent.has(x))) {
               write({ ...e, seq: cursor ?? e.seq });
             }
@@ -252,8 +248,11 @@ class Dedup {
 }
 
 /** `status`, every committed `action`, the final `status` (+ `error`) and `done`, from Postgres. */
-export async function rebuildFromPostgres(ds: DataSource, runId: string): Promise<RunEvent[]> {
-  const [run] = (await ds.query(
+export async function rebuildFromPostgres(
+  deps: Pick<StreamDeps, 'ds' | 'states'>,
+  runId: string,
+): Promise<RunEvent[]> {
+  const [run] = (await deps.ds.query(
     'SELECT status, error, created_at, started_at, finished_at FROM runs WHERE id = $1',
     [runId],
   )) as {
@@ -266,11 +265,7 @@ export async function rebuildFromPostgres(ds: DataSource, runId: string): Promis
   if (!run) {
     return [];
   }
-  const actions = (
-    (await ds.query(`SELECT delta->'action' AS action FROM state_deltas WHERE run_id = $1 ORDER BY version`, [
-      runId,
-    ])) as { action: Action }[]
-  ).map((r) => r.action);
+  const actions = await deps.states.actionsOfRun(runId);
   const out: Omit<RunEvent, 'seq'>[] = [];
   const ev = (event_type: RunEvent['event_type'], payload: unknown, ts: Date | string | null) =>
     out.push({

@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { DataSource } from 'typeorm';
+import { PgStateSource } from '@switchyard/persistence';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -32,6 +33,7 @@ export class RunsController {
     @Inject(RunEventHub) private readonly hub: RunEventHub,
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
     @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(PgStateSource) private readonly states: PgStateSource,
   ) {}
 
   @Post()
@@ -100,6 +102,7 @@ export class RunsController {
       hub: this.hub,
       reader: this.reader,
       ds: this.ds,
+      states: this.states,
       heartbeatMs: this.config.heartbeatMs,
     });
   }

@@ -13,6 +13,7 @@ import {
   SUBJECTS,
   type RunStatus,
   deltaSubject,
+  isUuid,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
@@ -46,7 +47,6 @@ export interface CreatedRun {
 }
 
 const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 class DuplicateRequest extends Error {}
 
@@ -228,7 +228,7 @@ export class RunsService {
       }
       return { versionId: null, config: { name: DEFAULT_AGENT_ID, max_steps: this.config.defaultMaxSteps } };
     }
-    const [agent] = UUID.test(agentId)
+    const [agent] = isUuid(agentId)
       ? ((await this.ds.query(
           'SELECT draft FROM agents WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
           [agentId, tenantId],
@@ -240,7 +240,7 @@ export class RunsService {
     if (agentVersion === 'draft') {
       return { versionId: null, config: agent.draft };
     }
-    if (agentVersion !== undefined && !UUID.test(agentVersion)) {
+    if (agentVersion !== undefined && !isUuid(agentVersion)) {
       throw ApiException.notFound(`version "${agentVersion}" of agent "${agentId}"`);
     }
     const [version] = (await this.ds.query(
