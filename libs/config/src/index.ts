@@ -8,3 +8,4 @@ export {
   type BaseEnv,
   type LlmEnv,
 } from './lib/load-config';
+export { SecretBox, secretEnvSchema, DEV_SECRET_KEY, type SecretEnv } from './lib/secret-box';
