@@ -13,6 +13,8 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 export const PlannerResultSchema = z.object({
   content: z.string(),
   tool_calls: z.array(ToolCallSchema),
+  /** The output tools the planner's final call chose (`output`, `output_structured`); absent = `['output']`. */
+  output_tools: z.array(z.string()).optional(),
 });
 export type PlannerResult = z.infer<typeof PlannerResultSchema>;
 

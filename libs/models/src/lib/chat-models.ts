@@ -14,7 +14,8 @@ export class ChatModels {
     return this.cfg.SWITCHYARD_LLM_MODEL;
   }
 
-  chat(opts: { temperature?: number } = {}): ChatOpenAI {
+  /** `role` names the node asking (planner, reflection, output, intake, title…): the agent may pin a model per role. */
+  chat(opts: { role?: string; temperature?: number } = {}): ChatOpenAI {
     return new ChatOpenAI({
       model: this.cfg.SWITCHYARD_LLM_MODEL,
       apiKey: this.cfg.SWITCHYARD_LLM_API_KEY,
