@@ -248,6 +248,29 @@ describe('the event stream', () => {
     expect(events.at(-1)?.event_type).toBe('done');
   }, 60_000);
 
+  it('a run whose final events never reached Redis ends its stream from Postgres, not by hanging', async () => {
+    const t = await tenantWithKey('sse-lost-done');
+    const run = await runToEnd(t.key, 'what is 2+3*4?');
+    const key = `sy:run:${run.run_id}:events`;
+    const entries = (await stack.redis('XRANGE', key, '-', '+')) as [string, string[]][];
+    const type = (fields: string[]) => fields[fields.indexOf('type') + 1];
+    // As if the orchestrator died between its commit and writing the run's last events.
+    const tail = entries.slice(entries.findLastIndex(([, f]) => type(f) === 'action') + 1);
+    expect(tail.map(([, f]) => type(f))).toContain('done');
+    await stack.redis('XDEL', key, ...tail.map(([id]) => id));
+
+    const started = Date.now();
+    const frames = await sse(t.key, run.run_id);
+    const events = frames.map((f) => JSON.parse(f.data) as RunEvent);
+    expect(events.filter((e) => e.event_type === 'action').length).toBeGreaterThan(3);
+    expect(events.slice(-2).map((e) => [e.event_type, (e.payload as { status?: string }).status])).toEqual([
+      ['status', 'succeeded'],
+      ['done', 'succeeded'],
+    ]);
+    // The gateway's one watchdog confirms the end on two ticks (5 s apart).
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
   it('50 subscribers following one live run, joining at different moments, all get the whole stream', async () => {
     const t = await tenantWithKey('sse-many');
     const created = await http('POST', '/v1/runs', {

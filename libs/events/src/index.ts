@@ -5,4 +5,4 @@ export {
   compareSeq,
   DEFAULT_EVENTS_TTL_SECONDS,
 } from './lib/run-events';
-export { RunEventHub } from './lib/run-event-hub';
+export { RunEventHub, type RunEventHubOptions } from './lib/run-event-hub';

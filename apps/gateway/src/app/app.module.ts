@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
 import { RunEventHub } from '@switchyard/events';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
@@ -21,6 +22,7 @@ import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
 import { RunsController } from './runs/runs.controller';
+import { endedRuns } from './runs/run-event-stream';
 import { RunsService } from './runs/runs.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ToolsController } from './tools/tools.controller';
@@ -47,8 +49,9 @@ import { ToolsController } from './tools/tools.controller';
     NodeDirectory,
     {
       provide: RunEventHub,
-      useFactory: (redis: Redis) => new RunEventHub(redis, redis.duplicate()),
-      inject: [Redis],
+      useFactory: (redis: Redis, ds: DataSource) =>
+        new RunEventHub(redis, redis.duplicate(), { endedRuns: (ids) => endedRuns(ds, ids) }),
+      inject: [Redis, DataSource],
     },
   ],
 })

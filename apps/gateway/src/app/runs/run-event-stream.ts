@@ -1,10 +1,15 @@
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
-import { type RunEvent, type RunStatus, actionEventPayload, isTerminal } from '@switchyard/contracts';
+import {
+  type RunEvent,
+  type RunStatus,
+  TERMINAL_STATUSES,
+  actionEventPayload,
+  isTerminal,
+} from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
 import type { PgStateSource } from '@switchyard/persistence';
 
-const WATCHDOG_MS = 5000;
 const PAGE = 500;
 // Ids of events rebuilt from Postgres: `0-<n>`, below every id Redis assigns.
 const REBUILT_ID = /^0-(\d+)$/;
@@ -110,41 +115,44 @@ export async function streamRunEvents(
       }
     }
 
-    // Live: one shared blocking read per gateway process fans the run's events out.
+    // Live: one shared blocking read per gateway process fans the run's events out, and the
+    // hub's one watchdog says when the run ended but its `done` never reached Redis.
     await new Promise<void>((resolve, reject) => {
       let finished = false;
       let unsubscribe: (() => void) | undefined;
       const finish = () => {
         if (!finished) {
           finished = true;
-          clearInterval(watchdog);
           unsubscribe?.();
           resolve();
         }
       };
       res.on('close', finish);
-      // The run ended but its `done` never reached Redis: say so rather than hang.
-      const watchdog = setInterval(() => {
+      const endedQuietly = () => {
         void (async () => {
-          if (!finished && (await endedWithoutDone(deps, runId, cursor))) {
-            const rebuilt = await rebuildFromPostgres(deps, runId);
-            for (const e of rebuilt.filter((x) => !sent.has(x))) {
-              write({ ...e, seq: cursor ?? e.seq });
-            }
-            finish();
+          const rebuilt = await rebuildFromPostgres(deps, runId);
+          for (const e of rebuilt.filter((x) => !sent.has(x))) {
+            write({ ...e, seq: cursor ?? e.seq });
           }
-        })().catch(() => undefined);
-      }, WATCHDOG_MS);
+        })()
+          .catch(() => undefined)
+          .finally(finish);
+      };
       deps.hub
-        .subscribe(runId, cursor ?? '0-0', (events) => {
-          for (const e of events) {
-            cursor = e.seq;
-            if (!finished && write(e)) {
-              finish();
-              return;
+        .subscribe(
+          runId,
+          cursor ?? '0-0',
+          (events) => {
+            for (const e of events) {
+              cursor = e.seq;
+              if (!finished && write(e)) {
+                finish();
+                return;
+              }
             }
-          }
-        })
+          },
+          endedQuietly,
+        )
         .then((u) => {
           unsubscribe = u;
           if (finished) {
@@ -199,11 +207,13 @@ async function resolveCursor(
   return /^\d+$/.test(raw) ? reader.idOfNth(runId, Number(raw)) : raw;
 }
 
-async function endedWithoutDone(deps: StreamDeps, runId: string, cursor: string | null): Promise<boolean> {
-  const [row] = (await deps.ds.query('SELECT status FROM runs WHERE id = $1', [runId])) as {
-    status: RunStatus;
-  }[];
-  return !!row && isTerminal(row.status) && (await deps.reader.after(runId, cursor, 1)).length === 0;
+/** Which of these runs are over (one query for every run a gateway's clients follow). */
+export async function endedRuns(ds: DataSource, runIds: string[]): Promise<Set<string>> {
+  const rows = (await ds.query(
+    'SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])',
+    [runIds, TERMINAL_STATUSES],
+  )) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
 }
 
 /** Drops what a client already has when two histories meet (rebuilt, then live). */
