@@ -1,66 +1,25 @@
-import type { AIMessage, AIMessageChunk } from '@langchain/core/messages';
-import { ChatOpenAI } from '@langchain/openai';
-import type { LlmEnv } from '@switchyard/config';
-import { type Usage, ZERO_USAGE } from '@switchyard/contracts';
+import { currentLlmCallContext } from './llm-call-context';
+import type { ModelRouter } from './model-router';
+import { RegistryChatModel } from './registry-chat-model';
+
+export { LlmCallException, classifyLlmError } from './llm-errors';
+export { usageOf } from './usage';
 
 /**
- * Builds langchain chat clients for any OpenAI-compatible server (the `SWITCHYARD_LLM_*`
- * variables). The model registry of later work plugs in here.
+ * Chat models from the model registry. `chat({ role })` gives a langchain chat model for a node
+ * (role = node name: planner, reflection, output, intake, title…; default: the node of the
+ * current task): the run's agent may pin a model per role, else the default model seeded from
+ * `SWITCHYARD_LLM_*` serves. Keys, failover and metering happen inside each call.
  */
 export class ChatModels {
-  constructor(private readonly cfg: LlmEnv) {}
+  constructor(readonly router: ModelRouter) {}
 
+  /** The default model's name (what serves roles the agent did not pin). */
   get modelName(): string {
-    return this.cfg.SWITCHYARD_LLM_MODEL;
+    return this.router.defaultModelName;
   }
 
-  /** `role` names the node asking (planner, reflection, output, intake, title…): the agent may pin a model per role. */
-  chat(opts: { role?: string; temperature?: number } = {}): ChatOpenAI {
-    return new ChatOpenAI({
-      model: this.cfg.SWITCHYARD_LLM_MODEL,
-      apiKey: this.cfg.SWITCHYARD_LLM_API_KEY,
-      configuration: { baseURL: this.cfg.SWITCHYARD_LLM_BASE_URL },
-      timeout: this.cfg.SWITCHYARD_LLM_TIMEOUT_MS,
-      // Retries of the transport itself stay small: JetStream redelivery is the outer retry.
-      maxRetries: this.cfg.SWITCHYARD_LLM_MAX_RETRIES,
-      streamUsage: true,
-      temperature: opts.temperature ?? 0,
-    });
+  chat(opts: { role?: string; temperature?: number } = {}): RegistryChatModel {
+    return new RegistryChatModel(this.router, opts.role, opts.temperature ?? 0, currentLlmCallContext());
   }
-}
-
-/** Token usage the server reported for one reply (zero when it reported none). */
-export function usageOf(message: AIMessage | AIMessageChunk | undefined): Usage {
-  const u = message?.usage_metadata;
-  if (!u) {
-    return { ...ZERO_USAGE };
-  }
-  return {
-    prompt_tokens: u.input_tokens ?? 0,
-    completion_tokens: u.output_tokens ?? 0,
-    total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0),
-  };
-}
-
-/** An LLM error a retry cannot fix (bad request, auth): the run fails with it instead of looping. */
-export class LlmCallException extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'LlmCallException';
-  }
-}
-
-/** Maps a client error to retryable (429, 5xx, network, timeout) or not (other 4xx). */
-export function classifyLlmError(err: unknown): LlmCallException {
-  const e = err as { status?: number; message?: string; name?: string };
-  const status = typeof e?.status === 'number' ? e.status : undefined;
-  const message = `LLM call failed${status ? ` (HTTP ${status})` : ''}: ${e?.message ?? String(err)}`;
-  if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
-    return new LlmCallException(message, 'llm_rejected', false);
-  }
-  return new LlmCallException(message, 'llm_unavailable', true);
 }

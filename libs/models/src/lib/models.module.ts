@@ -1,15 +1,55 @@
-import { type DynamicModule, Module } from '@nestjs/common';
-import { llmEnvSchema, loadConfigOrExit } from '@switchyard/config';
+import { type DynamicModule, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { SecretBox, llmEnvSchema, loadConfigOrExit, secretEnvSchema } from '@switchyard/config';
 import { ChatModels } from './chat-models';
+import { ModelRouter } from './model-router';
+import { type ModelsConfig, registryEnvSchema } from './models.config';
+import { RegistryStore } from './registry.store';
+import { RunScopes } from './run-scope';
+import { UsageMeter } from './usage-meter';
+
+/** Builds the registry-backed ChatModels on a Postgres connection. */
+export function createChatModels(ds: DataSource, cfg: ModelsConfig): ChatModels {
+  const ttl = cfg.registry.SWITCHYARD_MODEL_REGISTRY_TTL_MS;
+  const store = new RegistryStore(ds, new SecretBox(cfg.secretKey), cfg.llm, ttl);
+  return new ChatModels(new ModelRouter(store, new UsageMeter(ds, ttl), new RunScopes(ds), cfg));
+}
+
+class SeedRegistry implements OnApplicationBootstrap {
+  constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    // Seeding also runs before the first call; failing here (migrations not applied yet…) must not
+    // stop the service from starting.
+    await this.models.router.store
+      .ensureSeeded()
+      .catch((err: Error) =>
+        new Logger('ModelRegistry').warn(
+          `seeding from SWITCHYARD_LLM_* deferred to the first call: ${err.message}`,
+        ),
+      );
+  }
+}
 
 @Module({})
 export class ModelsModule {
   static forRoot(service: string): DynamicModule {
-    const cfg = loadConfigOrExit(llmEnvSchema, service);
+    const cfg: ModelsConfig = {
+      llm: loadConfigOrExit(llmEnvSchema, service),
+      registry: loadConfigOrExit(registryEnvSchema, service),
+      secretKey: loadConfigOrExit(secretEnvSchema, service).SWITCHYARD_SECRET_KEY,
+    };
     return {
       module: ModelsModule,
       global: true,
-      providers: [{ provide: ChatModels, useValue: new ChatModels(cfg) }],
+      providers: [
+        {
+          provide: ChatModels,
+          useFactory: (ds: DataSource) => createChatModels(ds, cfg),
+          inject: [DataSource],
+        },
+        SeedRegistry,
+      ],
       exports: [ChatModels],
     };
   }

@@ -1,13 +1,18 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { z } from 'zod';
+import type { DataSource } from 'typeorm';
 import { ScriptedLlmProcess } from '@switchyard/testing';
-import { ChatModels, LlmCallException } from './chat-models';
+import { type ChatModels, LlmCallException } from './chat-models';
+import { modelsOn, openTestDatabase } from './registry-db.fixture';
 import { invokeStructured } from './structured-call';
 
-// Against the scripted model server over real HTTP, through langchain's ChatOpenAI.
+// Against the scripted model server over real HTTP, through the registry (real Postgres) and
+// langchain's ChatOpenAI.
 
 const Verdict = z.object({ answer: z.number() });
 let llm: ScriptedLlmProcess;
+let ds: DataSource;
+let chatModels: ChatModels;
 
 beforeAll(async () => {
   llm = await ScriptedLlmProcess.start({
@@ -32,20 +37,16 @@ beforeAll(async () => {
       },
     ],
   });
-}, 20_000);
+  ds = await openTestDatabase('switchyard_test_models_structured');
+  chatModels = modelsOn(ds, llm.url, 'test');
+}, 30_000);
 
 afterAll(async () => {
   await llm?.stop();
+  await ds?.destroy();
 });
 
-const models = () =>
-  new ChatModels({
-    SWITCHYARD_LLM_BASE_URL: llm.url,
-    SWITCHYARD_LLM_API_KEY: 'test',
-    SWITCHYARD_LLM_MODEL: 'scripted',
-    SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
-    SWITCHYARD_LLM_MAX_RETRIES: 0,
-  });
+const models = () => chatModels;
 
 async function callsFor(rulePrefix: string[]): Promise<number> {
   return (await llm.requests()).filter((r) => r.rule && rulePrefix.includes(r.rule)).length;
@@ -92,6 +93,7 @@ describe(invokeStructured.name, () => {
     expect((await callsFor(['always-bad'])) - before).toBe(3);
   });
 
+  // Last: the refused key is quarantined, and it is the only one.
   it('classifies an HTTP 401 from the server as not retryable', async () => {
     const err = await invokeStructured(models().chat(), [new HumanMessage('[401]')], Verdict, {
       maxRetries: 3,

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { MODEL_CATEGORIES } from '@switchyard/persistence';
+import { ParserSchema } from './parser.schema';
+
+// Request and response shapes of the model-registry admin API; the OpenAPI description is built
+// from these, so they are the single source of both validation and documentation.
+
+const httpUrl = z
+  .string()
+  .max(2000)
+  .refine((v) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+
+export const VENDOR_KINDS = ['openai', 'anthropic', 'ollama'] as const;
+export const VENDOR_KEY_STATUSES = ['active', 'quarantined', 'revoked'] as const;
+export const CategorySchema = z.enum(MODEL_CATEGORIES);
+export const IdSchema = z.string().uuid();
+
+export const CreateVendorSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    kind: z.enum(VENDOR_KINDS),
+    base_url: httpUrl.optional(),
+  })
+  .strict();
+export type CreateVendor = z.infer<typeof CreateVendorSchema>;
+
+export const CreateVendorKeySchema = z
+  .object({
+    // Validation messages never quote the value: they end up in responses.
+    secret: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((s) => s.trim() === s, 'must not start or end with whitespace'),
+    label: z.string().trim().min(1).max(200).optional(),
+    tenant_id: IdSchema.nullable().optional(),
+  })
+  .strict();
+export type CreateVendorKey = z.infer<typeof CreateVendorKeySchema>;
+
+export const CreateEndpointSchema = z
+  .object({
+    url: httpUrl,
+    categories: z
+      .array(CategorySchema)
+      .min(1)
+      .max(MODEL_CATEGORIES.length)
+      .refine((c) => new Set(c).size === c.length, 'must not repeat a category'),
+  })
+  .strict();
+export type CreateEndpoint = z.infer<typeof CreateEndpointSchema>;
+
+// numeric(14,6): at most 8 digits before the point.
+const price = z.number().min(0).max(99_999_999);
+
+export const CreateModelSchema = z
+  .object({
+    vendor_id: IdSchema,
+    name: z.string().trim().min(1).max(200),
+    category: CategorySchema,
+    version: z.string().trim().max(100).default(''),
+    context_window: z.number().int().min(1).max(100_000_000).optional(),
+    price_per_1k_input: price.default(0),
+    price_per_1k_output: price.default(0),
+    parser: ParserSchema.optional(),
+  })
+  .strict();
+export type CreateModel = z.infer<typeof CreateModelSchema>;
+
+export const ModelListQuerySchema = z.object({ vendor_id: IdSchema.optional() }).strict();
+
+export const UsageQuerySchema = z
+  .object({
+    run_id: IdSchema.optional(),
+    tenant_id: IdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+    cursor: z.string().max(200).optional(),
+  })
+  .strict();
+export type UsageQuery = z.infer<typeof UsageQuerySchema>;
+
+export const PatchTenantSchema = z
+  .object({
+    // null = unlimited.
+    token_budget: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+  })
+  .strict();
+export type PatchTenant = z.infer<typeof PatchTenantSchema>;
+
+// ---- responses ----
+
+export const VendorSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  kind: z.enum(VENDOR_KINDS),
+  base_url: z.string().nullable(),
+  created_at: z.string(),
+});
+export const VendorKeySchema = z.object({
+  id: z.string().uuid(),
+  vendor_id: z.string().uuid(),
+  label: z.string().nullable(),
+  tenant_id: z.string().uuid().nullable(),
+  fingerprint: z.string(),
+  status: z.enum(VENDOR_KEY_STATUSES),
+  status_reason: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const EndpointSchema = z.object({
+  id: z.string().uuid(),
+  vendor_id: z.string().uuid(),
+  url: z.string(),
+  categories: z.array(CategorySchema),
+  created_at: z.string(),
+});
+export const ModelSchema = z.object({
+  id: z.string().uuid(),
+  vendor_id: z.string().uuid(),
+  name: z.string(),
+  category: CategorySchema,
+  version: z.string(),
+  context_window: z.number().nullable(),
+  price_per_1k_input: z.number(),
+  price_per_1k_output: z.number(),
+  parser: ParserSchema.nullable(),
+  created_at: z.string(),
+});
+export const UsageRowSchema = z.object({
+  id: z.string(),
+  tenant_id: z.string().uuid(),
+  run_id: z.string().uuid().nullable(),
+  action_id: z.number().int().nullable().describe('state_deltas.version of the action this call served'),
+  model_id: z.string().uuid().nullable(),
+  key_id: z.string().uuid().nullable(),
+  node: z.string().nullable(),
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+  cost: z.number(),
+  created_at: z.string(),
+});
+export const UsagePageSchema = z.object({
+  usage: z.array(UsageRowSchema),
+  next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null = no more rows'),
+});
+export const TenantSchema = z.object({
+  id: z.string().uuid(),
+  name: z.string(),
+  token_budget: z.number().int().nullable(),
+  tokens_used: z.number().int(),
+  created_at: z.string(),
+});
+export const UsageByModelSchema = z.array(
+  z.object({
+    model_id: z.string().uuid().nullable(),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+    cost: z.number(),
+  }),
+);

@@ -1,0 +1,358 @@
+import { Logger } from '@nestjs/common';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { LRUCache } from 'lru-cache';
+import type { Usage } from '@switchyard/contracts';
+import { buildClient } from './client-factory';
+import { KeyPool } from './key-pool';
+import type { LlmCallContext } from './llm-call-context';
+import {
+  LlmCallException,
+  classifyLlmError,
+  httpStatusOf,
+  redactSecrets,
+  retryAfterMsOf,
+} from './llm-errors';
+import type { ModelsConfig } from './models.config';
+import type {
+  ParserSpec,
+  RegistryKey,
+  RegistryModel,
+  RegistrySnapshot,
+  RegistryStore,
+  RegistryVendor,
+} from './registry.store';
+import { ENV_VENDOR } from './registry.store';
+import type { RunScopes } from './run-scope';
+import type { UsageMeter } from './usage-meter';
+
+// Categories a chat client can serve.
+const CHAT_CATEGORIES = new Set(['text', 'reasoning', 'multimodal']);
+// A key that failed with 5xx or a network error rests this long (capped by the configured cooldown).
+const FAILURE_REST_MS = 2_000;
+
+/** The model serving one call, with the keys that may pay for it. */
+export interface CallTarget {
+  role?: string;
+  model: RegistryModel;
+  vendor: RegistryVendor;
+  baseUrl?: string;
+  /** Active keys of the vendor this tenant may use (its own and the shared ones). */
+  keys: RegistryKey[];
+  tenantId?: string;
+  ctx?: LlmCallContext;
+}
+
+/** One try of a call with one key (null: a keyless Ollama server). */
+export interface Lease {
+  key: RegistryKey | null;
+  client: BaseChatModel;
+}
+
+/**
+ * Finds the model for a role (the run's pinned agent model, else the env-seeded default) and runs
+ * a call over its keys: tenant key first, else round-robin over the shared ones; 429 rests the key
+ * until Retry-After and tries the next; 401/403 quarantines it; 5xx/network tries the next. Keys
+ * are opened only to build clients and appear in logs by fingerprint only.
+ */
+export class ModelRouter {
+  private readonly logger = new Logger('ModelRouter');
+  private readonly clients = new LRUCache<string, Promise<BaseChatModel>>({ max: 500 });
+  readonly pool = new KeyPool();
+
+  constructor(
+    readonly store: RegistryStore,
+    private readonly meter: UsageMeter,
+    private readonly scopes: RunScopes,
+    private readonly cfg: ModelsConfig,
+  ) {}
+
+  get defaultModelName(): string {
+    return this.cfg.llm.SWITCHYARD_LLM_MODEL;
+  }
+
+  async resolve(role: string | undefined, ctx: LlmCallContext | undefined): Promise<CallTarget> {
+    const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id) : undefined;
+    const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
+    const snap = await this.store.get();
+    const ref = role ? scope?.models[role] : undefined;
+    const model = ref ? findModel(snap, ref) : this.defaultModel(snap);
+    if (!model) {
+      throw new LlmCallException(
+        ref
+          ? `the agent pins model "${ref}" for role "${role}", but the model registry has no such model`
+          : `the model registry has no default model "${this.defaultModelName}" (SWITCHYARD_LLM_MODEL)`,
+        'model_not_found',
+        false,
+      );
+    }
+    if (!CHAT_CATEGORIES.has(model.category)) {
+      throw new LlmCallException(
+        `model "${model.name}" is a ${model.category} model and cannot chat (role "${role ?? '-'}")`,
+        'model_not_chat',
+        false,
+      );
+    }
+    const vendor = snap.vendors.get(model.vendor_id);
+    if (!vendor) {
+      throw new LlmCallException(`model "${model.name}" has no vendor`, 'model_not_found', false);
+    }
+    const endpoint = snap.endpoints.find(
+      (e) => e.vendor_id === vendor.id && e.categories.includes(model.category),
+    );
+    const keys = snap.keys.filter(
+      (k) =>
+        k.vendor_id === vendor.id &&
+        k.status === 'active' &&
+        (k.tenant_id === null || k.tenant_id === tenantId),
+    );
+    return {
+      role,
+      model,
+      vendor,
+      baseUrl: endpoint?.url ?? vendor.base_url ?? undefined,
+      keys,
+      tenantId,
+      ctx,
+    };
+  }
+
+  /** The reply parser the registry sets for this model and role (`*` = every role). */
+  parserFor(target: CallTarget): ParserSpec | undefined {
+    const p = target.model.parser;
+    return (target.role ? p?.[target.role] : undefined) ?? p?.['*'] ?? undefined;
+  }
+
+  /** Starts a call: checks the tenant's budget, then hands out keys one failure at a time. */
+  async begin(target: CallTarget, temperature: number, signal?: AbortSignal): Promise<KeyFailover> {
+    if (target.tenantId) {
+      await this.meter.checkBudget(target.tenantId);
+    }
+    return new KeyFailover(this, target, temperature, signal);
+  }
+
+  async record(target: CallTarget, key: RegistryKey | null, usage: Usage): Promise<void> {
+    if (!target.tenantId) {
+      // Outside a run and without a tenant there is nobody to bill (e.g. a unit test).
+      return;
+    }
+    const ctx = target.ctx;
+    await this.meter.record({
+      tenant_id: target.tenantId,
+      run_id: ctx?.run_id,
+      task_id: ctx?.task_id,
+      node: ctx?.node,
+      attempt: ctx?.attempt,
+      model_id: target.model.id,
+      key_id: key?.id ?? null,
+      usage,
+      price_per_1k_input: target.model.price_per_1k_input,
+      price_per_1k_output: target.model.price_per_1k_output,
+    });
+  }
+
+  client(target: CallTarget, key: RegistryKey | null, temperature: number): Promise<BaseChatModel> {
+    const id = [
+      target.model.id,
+      key?.id ?? '-',
+      key?.fingerprint ?? '-',
+      target.baseUrl ?? '-',
+      temperature,
+    ].join('|');
+    let client = this.clients.get(id);
+    if (!client) {
+      client = buildClient({
+        kind: target.vendor.kind,
+        model: target.model.name,
+        baseUrl: target.baseUrl,
+        apiKey: key ? this.store.openSecret(key) : undefined,
+        temperature,
+        timeoutMs: this.cfg.llm.SWITCHYARD_LLM_TIMEOUT_MS,
+      });
+      client.catch(() => this.clients.delete(id));
+      this.clients.set(id, client);
+    }
+    return client;
+  }
+
+  secretOf(key: RegistryKey | null): string[] {
+    try {
+      return key ? [this.store.openSecret(key)] : [];
+    } catch {
+      return [];
+    }
+  }
+
+  get cooldownMs(): number {
+    return this.cfg.registry.SWITCHYARD_LLM_COOLDOWN_MS;
+  }
+
+  get maxWaitMs(): number {
+    return this.cfg.registry.SWITCHYARD_LLM_MAX_WAIT_MS;
+  }
+
+  warn(target: CallTarget, key: RegistryKey | null, msg: string): void {
+    this.logger.warn({
+      run_id: target.ctx?.run_id,
+      task_id: target.ctx?.task_id,
+      model: target.model.name,
+      key: key?.fingerprint,
+      key_label: key?.label,
+      msg,
+    });
+  }
+
+  private defaultModel(snap: RegistrySnapshot): RegistryModel | undefined {
+    const name = this.defaultModelName;
+    const vendor = [...snap.vendors.values()].find((v) => v.name === ENV_VENDOR);
+    return (
+      snap.models.find((m) => m.vendor_id === vendor?.id && m.name === name) ??
+      snap.models.find((m) => m.name === name)
+    );
+  }
+}
+
+function findModel(snap: RegistrySnapshot, ref: string): RegistryModel | undefined {
+  return snap.models.find((m) => m.id === ref) ?? snap.models.find((m) => m.name === ref);
+}
+
+/** The keys of one call, handed out one at a time as the previous one fails. */
+export class KeyFailover {
+  private readonly excluded = new Set<string>();
+  private waitedMs = 0;
+  private lastError?: LlmCallException;
+  private keylessTried = false;
+
+  constructor(
+    private readonly router: ModelRouter,
+    readonly target: CallTarget,
+    private readonly temperature: number,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  /** The next key to try; throws a clear error when none is left. */
+  async next(): Promise<Lease> {
+    const { target } = this;
+    if (target.keys.length === 0 && target.vendor.kind === 'ollama' && !this.keylessTried) {
+      this.keylessTried = true;
+      return { key: null, client: await this.router.client(target, null, this.temperature) };
+    }
+    for (;;) {
+      const candidates = this.router.pool
+        .order(target.vendor.id, target.keys, target.tenantId)
+        .filter((k) => k.status === 'active' && !this.excluded.has(k.id));
+      const ready = candidates.find((k) => this.router.pool.restingFor(k.id) === 0);
+      if (ready) {
+        return { key: ready, client: await this.router.client(target, ready, this.temperature) };
+      }
+      if (candidates.length === 0) {
+        throw this.exhausted();
+      }
+      const wait = Math.min(...candidates.map((k) => this.router.pool.restingFor(k.id)));
+      if (this.waitedMs + wait > this.router.maxWaitMs) {
+        throw this.exhausted();
+      }
+      await sleep(wait, this.signal);
+      if (this.signal?.aborted) {
+        throw new LlmCallException('the call was aborted', 'aborted', false);
+      }
+      this.waitedMs += wait;
+    }
+  }
+
+  async succeeded(lease: Lease, usage: Usage): Promise<void> {
+    await this.router.record(this.target, lease.key, usage);
+  }
+
+  /**
+   * Decides what a failure means: the key's fault (rate limit, refused, server or network
+   * trouble) → the caller tries `next()`; anything else (bad request…) → thrown, redacted.
+   */
+  async failed(lease: Lease, err: unknown): Promise<void> {
+    const error = this.redacted(lease, err);
+    if (this.signal?.aborted) {
+      throw err;
+    }
+    const key = lease.key;
+    const status = httpStatusOf(err);
+    if (!key) {
+      throw error;
+    }
+    if (status === 429) {
+      const rest = retryAfterMsOf(err) ?? this.router.cooldownMs;
+      this.router.pool.rest(key.id, rest);
+      this.router.warn(this.target, key, `rate limited (429): key rests ${rest} ms, trying the next key`);
+      this.lastError = new LlmCallException(error.message, 'llm_rate_limited', true);
+      return;
+    }
+    if (status === 401 || status === 403) {
+      await this.router.store.quarantine(
+        key,
+        `HTTP ${status} from the vendor: ${error.message}`.slice(0, 500),
+      );
+      this.excluded.add(key.id);
+      this.lastError = error;
+      return;
+    }
+    if (error.retryable) {
+      // 5xx, 408, timeouts, refused connections: the next key may reach a healthier path.
+      this.router.pool.rest(key.id, Math.min(FAILURE_REST_MS, this.router.cooldownMs));
+      this.excluded.add(key.id);
+      this.router.warn(this.target, key, `call failed, trying the next key: ${error.message}`);
+      this.lastError = error;
+      return;
+    }
+    throw error;
+  }
+
+  /** A failure after the reply started streaming cannot move to another key. */
+  fatal(lease: Lease, err: unknown): LlmCallException {
+    return this.redacted(lease, err);
+  }
+
+  private redacted(lease: Lease, err: unknown): LlmCallException {
+    const e = classifyLlmError(err);
+    const secrets = this.router.secretOf(lease.key);
+    return secrets.length ? new LlmCallException(redactSecrets(e.message, secrets), e.code, e.retryable) : e;
+  }
+
+  private exhausted(): LlmCallException {
+    const { model, vendor } = this.target;
+    const where = `model "${model.name}" of vendor "${vendor.name}"`;
+    if (this.target.keys.length === 0) {
+      return new LlmCallException(
+        `no active key for ${where}${this.target.tenantId ? ' usable by this tenant' : ''}`,
+        'no_model_key',
+        false,
+      );
+    }
+    const last = this.lastError;
+    if (!last || last.retryable) {
+      return new LlmCallException(
+        `every key of ${where} is rate limited or failing${last ? `; last error: ${last.message}` : ''}`,
+        last?.code ?? 'llm_rate_limited',
+        true,
+      );
+    }
+    return new LlmCallException(
+      `no usable key left for ${where} (refused keys are quarantined); last error: ${last.message}`,
+      'no_model_key',
+      false,
+    );
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

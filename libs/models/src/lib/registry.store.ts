@@ -1,0 +1,186 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { type LlmEnv, SecretBox } from '@switchyard/config';
+
+export type VendorKind = 'openai' | 'anthropic' | 'ollama';
+
+export interface RegistryVendor {
+  id: string;
+  name: string;
+  kind: VendorKind;
+  base_url: string | null;
+}
+
+export interface RegistryKey {
+  id: string;
+  vendor_id: string;
+  label: string | null;
+  tenant_id: string | null;
+  secret_sealed: string;
+  fingerprint: string;
+  status: 'active' | 'quarantined' | 'revoked';
+}
+
+export interface ParserSpec {
+  schema: Record<string, unknown>;
+  max_retries: number;
+}
+
+export interface RegistryModel {
+  id: string;
+  vendor_id: string;
+  name: string;
+  category: string;
+  version: string;
+  price_per_1k_input: number;
+  price_per_1k_output: number;
+  parser: Record<string, ParserSpec> | null;
+}
+
+export interface RegistryEndpoint {
+  vendor_id: string;
+  url: string;
+  categories: string[];
+}
+
+export interface RegistrySnapshot {
+  vendors: Map<string, RegistryVendor>;
+  keys: RegistryKey[];
+  /** Oldest first, so a name shared by several vendors resolves to the same model every time. */
+  models: RegistryModel[];
+  endpoints: RegistryEndpoint[];
+}
+
+/** The vendor, key and model the `SWITCHYARD_LLM_*` variables seed for quick start. */
+export const ENV_VENDOR = 'default';
+export const ENV_KEY_LABEL = 'env';
+// Any constant: every process seeding the registry takes this transaction lock, so replicas
+// starting together insert the env rows once.
+const SEED_LOCK = 727_274_020;
+
+/**
+ * The model registry as this process sees it: every vendor, key, endpoint and model, read in one
+ * go and reused for `ttlMs` (the tables are small and change rarely), so an LLM call costs no
+ * registry query in the common case.
+ */
+export class RegistryStore {
+  private readonly logger = new Logger('ModelRegistry');
+  private snapshot?: { at: number; data: RegistrySnapshot };
+  private loading?: Promise<RegistrySnapshot>;
+  private seeded?: Promise<void>;
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly box: SecretBox,
+    private readonly env: LlmEnv,
+    private readonly ttlMs: number,
+  ) {}
+
+  async get(): Promise<RegistrySnapshot> {
+    await this.ensureSeeded();
+    const s = this.snapshot;
+    if (s && Date.now() - s.at < this.ttlMs) {
+      return s.data;
+    }
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    return this.loading;
+  }
+
+  /** Forget the cached rows (tests, and after this process changed a row). */
+  invalidate(): void {
+    this.snapshot = undefined;
+  }
+
+  openSecret(key: RegistryKey): string {
+    return this.box.open(key.secret_sealed);
+  }
+
+  /** A key the vendor refused (401/403): never used again until an admin re-activates it. */
+  async quarantine(key: RegistryKey, reason: string): Promise<void> {
+    key.status = 'quarantined';
+    await this.ds.query(
+      `UPDATE vendor_keys SET status = 'quarantined', status_reason = $2, updated_at = now()
+        WHERE id = $1 AND status = 'active'`,
+      [key.id, reason.slice(0, 500)],
+    );
+    this.logger.warn({ key_id: key.id, key: key.fingerprint, msg: `vendor key quarantined: ${reason}` });
+  }
+
+  /** Seeds the env vendor/key/model once per process; a failure is retried by the next call. */
+  ensureSeeded(): Promise<void> {
+    this.seeded ??= this.seedFromEnv().catch((err: unknown) => {
+      this.seeded = undefined;
+      throw err;
+    });
+    return this.seeded;
+  }
+
+  private async seedFromEnv(): Promise<void> {
+    const env = this.env;
+    const fingerprint = SecretBox.fingerprint(env.SWITCHYARD_LLM_API_KEY);
+    await this.ds.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
+      // The env owns the default vendor's URL and the `env` key: a restart with new values updates them.
+      const [vendor] = (await m.query(
+        `INSERT INTO vendors (name, kind, base_url) VALUES ($1, 'openai', $2)
+         ON CONFLICT (name) DO UPDATE SET base_url = EXCLUDED.base_url
+         RETURNING id`,
+        [ENV_VENDOR, env.SWITCHYARD_LLM_BASE_URL],
+      )) as { id: string }[];
+      const [key] = (await m.query(
+        `SELECT id, fingerprint FROM vendor_keys
+          WHERE vendor_id = $1 AND label = $2 AND tenant_id IS NULL ORDER BY created_at LIMIT 1`,
+        [vendor.id, ENV_KEY_LABEL],
+      )) as { id: string; fingerprint: string }[];
+      if (!key) {
+        await m.query(
+          `INSERT INTO vendor_keys (vendor_id, label, secret_sealed, fingerprint) VALUES ($1, $2, $3, $4)`,
+          [vendor.id, ENV_KEY_LABEL, this.box.seal(env.SWITCHYARD_LLM_API_KEY), fingerprint],
+        );
+      } else if (key.fingerprint !== fingerprint) {
+        await m.query(
+          `UPDATE vendor_keys SET secret_sealed = $2, fingerprint = $3, status = 'active',
+                  status_reason = NULL, updated_at = now() WHERE id = $1`,
+          [key.id, this.box.seal(env.SWITCHYARD_LLM_API_KEY), fingerprint],
+        );
+      }
+      await m.query(
+        `INSERT INTO models (vendor_id, name, category) VALUES ($1, $2, 'text')
+         ON CONFLICT (vendor_id, name, version) DO NOTHING`,
+        [vendor.id, env.SWITCHYARD_LLM_MODEL],
+      );
+    });
+    this.logger.log({
+      key: fingerprint,
+      msg: `model registry seeded from SWITCHYARD_LLM_* (vendor "${ENV_VENDOR}")`,
+    });
+  }
+
+  private async load(): Promise<RegistrySnapshot> {
+    const [vendors, keys, models, endpoints] = await Promise.all([
+      this.ds.query(`SELECT id, name, kind, base_url FROM vendors`) as Promise<RegistryVendor[]>,
+      this.ds.query(
+        `SELECT id, vendor_id, label, tenant_id, secret_sealed, fingerprint, status
+           FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id`,
+      ) as Promise<RegistryKey[]>,
+      this.ds.query(
+        `SELECT id, vendor_id, name, category, version, price_per_1k_input::float8 AS price_per_1k_input,
+                price_per_1k_output::float8 AS price_per_1k_output, parser
+           FROM models ORDER BY created_at, id`,
+      ) as Promise<RegistryModel[]>,
+      this.ds.query(`SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at`) as Promise<
+        RegistryEndpoint[]
+      >,
+    ]);
+    const data: RegistrySnapshot = {
+      vendors: new Map(vendors.map((v) => [v.id, v])),
+      keys,
+      models,
+      endpoints,
+    };
+    this.snapshot = { at: Date.now(), data };
+    return data;
+  }
+}

@@ -1,0 +1,48 @@
+import { LRUCache } from 'lru-cache';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import { LlmCallException } from './llm-errors';
+
+/** What an LLM call needs to know about its run: whose it is, and the models its agent pinned. */
+export interface RunScope {
+  tenant_id: string;
+  /** Role → model name or id (the run's pinned `agent_config.models`). */
+  models: Record<string, string | undefined>;
+}
+
+// Only the models of the pinned config matter here; the rest is the gateway's to validate.
+const PinnedModelsSchema = z.looseObject({ models: z.record(z.string(), z.string()).nullish() });
+
+/** Reads a run's tenant and pinned agent models once (both never change for a run). */
+export class RunScopes {
+  private readonly cache = new LRUCache<string, RunScope>({ max: 10_000 });
+
+  constructor(private readonly ds: DataSource) {}
+
+  async forRun(runId: string): Promise<RunScope | undefined> {
+    const hit = this.cache.get(runId);
+    if (hit) {
+      return hit;
+    }
+    const [row] = (await this.ds.query('SELECT tenant_id, agent_config FROM runs WHERE id = $1', [
+      runId,
+    ])) as {
+      tenant_id: string;
+      agent_config: unknown;
+    }[];
+    if (!row) {
+      return undefined;
+    }
+    const parsed = PinnedModelsSchema.safeParse(row.agent_config ?? {});
+    if (!parsed.success) {
+      throw new LlmCallException(
+        `run ${runId}: agent_config.models is not a map of role to model name`,
+        'invalid_agent_config',
+        false,
+      );
+    }
+    const scope: RunScope = { tenant_id: row.tenant_id, models: parsed.data.models ?? {} };
+    this.cache.set(runId, scope);
+    return scope;
+  }
+}
