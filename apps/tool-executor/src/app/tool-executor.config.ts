@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadConfig } from '@switchyard/config';
+import { loadConfig, secretEnvSchema } from '@switchyard/config';
 
 const schema = z.object({
   // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).
@@ -21,6 +21,25 @@ const schema = z.object({
     .int()
     .positive()
     .default(20 * 1024 * 1024),
+  // Every tool's time budget (a tool may declare its own); past it the action carries tool_timeout.
+  SWITCHYARD_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // A result larger than this (as JSON) is shrunk in the action; the full one is kept in tool_outputs.
+  SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(512)
+    .max(10 * 1024 * 1024)
+    .default(16 * 1024),
+  // Data-source hosts sql_query may reach although they are (or resolve to) private or loopback addresses.
+  SWITCHYARD_SQL_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim().toLowerCase())
+        .filter(Boolean),
+    ),
 });
 
 export class ToolExecutorConfig {
@@ -28,11 +47,20 @@ export class ToolExecutorConfig {
   readonly timeoutMs: number;
   readonly filesRoot: string;
   readonly filesMaxBytes: number;
+  readonly toolTimeoutMs: number;
+  readonly toolOutputMaxBytes: number;
+  readonly sqlAllowHosts: string[];
+  /** Opens the sealed DSNs of data sources (the gateway sealed them with the same key). */
+  readonly secretKey: string;
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.allowHosts = cfg.SWITCHYARD_HTTP_ALLOW_HOSTS;
     this.timeoutMs = cfg.SWITCHYARD_HTTP_TIMEOUT_MS;
     this.filesRoot = resolve(cfg.SWITCHYARD_FILES_ROOT ?? 'tmp/files');
     this.filesMaxBytes = cfg.SWITCHYARD_FILES_MAX_BYTES;
+    this.toolTimeoutMs = cfg.SWITCHYARD_TOOL_TIMEOUT_MS;
+    this.toolOutputMaxBytes = cfg.SWITCHYARD_TOOL_OUTPUT_MAX_BYTES;
+    this.sqlAllowHosts = cfg.SWITCHYARD_SQL_ALLOW_HOSTS;
+    this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }

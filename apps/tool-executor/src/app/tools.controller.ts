@@ -1,20 +1,29 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { type NodeInput, NodeHandler, NodeRuntime, asToolOutput, toolArgs } from '@switchyard/worker';
+import { type NodeInput, NodeHandler, NodeRuntime, toolArgs } from '@switchyard/worker';
 import { calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
 import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
+import { SqlDataSources } from '../tools/sql/sql-data-sources';
+import { sqlQuery, sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
+import { ToolRunner } from '../tools/tool-runner';
 import { ToolExecutorConfig } from './tool-executor.config';
 
 // Tools always hand their result to reflection.
 const NEXT = ['reflection'];
 
+/**
+ * The built-in tools. Each runs through ToolRunner: its time budget, failures as observations,
+ * and the output cap (a large result is shrunk in the action and kept whole by reference).
+ */
 @Controller()
 export class ToolsController {
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+    @Inject(ToolRunner) private readonly tools: ToolRunner,
+    @Inject(SqlDataSources) private readonly dataSources: SqlDataSources,
   ) {}
 
   @NodeHandler({
@@ -26,7 +35,7 @@ export class ToolsController {
   })
   calculator(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.runtime.execute(data, ctx, (input) =>
-      asToolOutput(async () => {
+      this.tools.run(calculatorTool, input, async () => {
         const { expression } = toolArgs(input.state, input.task, calculatorInputSchema);
         const value = evaluateExpression(expression);
         return {
@@ -49,12 +58,12 @@ export class ToolsController {
   })
   httpGet(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.runtime.execute(data, ctx, (input: NodeInput) =>
-      asToolOutput(async () => {
+      this.tools.run(httpGetTool, input, async ({ signal, timeoutMs }) => {
         const args = toolArgs(input.state, input.task, httpGetInputSchema);
         const res = await httpGet(args, {
-          signal: input.signal,
+          signal,
           allowHosts: this.config.allowHosts,
-          timeoutMs: this.config.timeoutMs,
+          timeoutMs: Math.min(this.config.timeoutMs, timeoutMs),
         });
         return {
           preparation: `Checked that ${new URL(args.url).hostname} resolves to public addresses only.`,
@@ -66,6 +75,7 @@ export class ToolsController {
       }),
     );
   }
+
   @NodeHandler({
     name: httpRequestTool.name,
     description: httpRequestTool.description,
@@ -75,20 +85,65 @@ export class ToolsController {
   })
   httpRequest(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.runtime.execute(data, ctx, (input: NodeInput) =>
-      asToolOutput(async () => {
+      this.tools.run(httpRequestTool, input, async ({ signal, timeoutMs, idempotencyKey }) => {
         const args = toolArgs(input.state, input.task, httpRequestInputSchema);
         const res = await httpRequest(args, {
-          signal: input.signal,
+          signal,
           allowHosts: this.config.allowHosts,
-          timeoutMs: this.config.timeoutMs,
+          timeoutMs: Math.min(this.config.timeoutMs, timeoutMs),
           // A redelivered task sends the same key: the receiver can drop the repeat.
-          idempotencyKey: input.task.task_id,
+          idempotencyKey,
         });
         return {
           preparation: `Checked that ${new URL(args.url).hostname} resolves to public addresses only.`,
           summary: `${res.method} ${res.final_url} → ${res.status}, ${res.bytes} bytes${res.truncated ? ' (truncated)' : ''}`,
           result: res,
           context: [{ type: 'text', content: res.body, important: false, usage_type: 'reference' }],
+          next: NEXT,
+        };
+      }),
+    );
+  }
+
+  @NodeHandler({
+    name: sqlQueryTool.name,
+    description: sqlQueryTool.description,
+    tool: true,
+    inputSchema: sqlQueryTool.inputJsonSchema,
+    idempotent: sqlQueryTool.idempotent,
+  })
+  sqlQuery(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.runtime.execute(data, ctx, (input: NodeInput) =>
+      this.tools.run(sqlQueryTool, input, async ({ timeoutMs }) => {
+        const args = toolArgs(input.state, input.task, sqlQueryInputSchema);
+        const source = await this.dataSources.resolve(input.task.run_id, args.data_source);
+        const limits = {
+          // The statement must end (and roll back) before the tool's own budget runs out.
+          statementTimeoutMs: Math.max(100, Math.min(source.options.statement_timeout_ms, timeoutMs - 1000)),
+          maxRows: Math.min(source.options.max_rows, args.max_rows ?? Infinity),
+          maxBytes: source.options.max_bytes,
+        };
+        const client = await source.pool.connect().catch((err: Error) => {
+          throw Object.assign(new Error(`cannot connect to data source "${source.name}": ${err.message}`), {
+            retryable: false,
+            code: 'sql_connection_error',
+          });
+        });
+        let res;
+        try {
+          res = await sqlQuery(client, args, limits);
+          client.release();
+        } catch (err) {
+          // A broken connection is discarded rather than lent out again.
+          client.release((err as { code?: string }).code === 'sql_connection_error');
+          throw err;
+        }
+        return {
+          preparation: `Ran a read-only query on "${source.name}" (timeout ${limits.statementTimeoutMs} ms, at most ${limits.maxRows} rows).`,
+          summary:
+            `${res.row_count} row(s) of ${res.columns.length} column(s) from "${source.name}"` +
+            (res.truncated ? ` (truncated by ${res.truncated_by})` : ''),
+          result: res,
           next: NEXT,
         };
       }),

@@ -1,20 +1,23 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
 import { NodeDirectory } from '@switchyard/platform';
-import { ApiKeyGuard } from '../auth/api-key.guard';
+import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 
-/** The tool catalogue: exactly what the planner can offer, read from the node registry. */
+/**
+ * The tool catalogue: exactly what the planner can offer, read from the node registry. A tool
+ * registered for a tenant (an MCP server's tool) is listed to that tenant only.
+ */
 @Controller('v1/tools')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class ToolsController {
   constructor(@Inject(NodeDirectory) private readonly directory: NodeDirectory) {}
 
   @Get()
-  list() {
+  list(@Tenant() tenant: TenantContext) {
     return {
       tools: this.directory
         .list()
-        .filter((n) => n.tool)
+        .filter((n) => n.tool && (n.tenant_id === undefined || n.tenant_id === tenant.tenantId))
         .map((n) => ({
           name: n.name,
           description: n.description,

@@ -1,0 +1,130 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
+import { type NodeInput, type NodeOutput, asToolOutput } from '@switchyard/worker';
+import { ToolExecutorConfig } from '../app/tool-executor.config';
+import { jsonBytes, shrinkToFit, truncatedResult } from './output-cap';
+
+/** How a tool presents itself (registered in sy_nodes) and the limits it runs under. */
+export interface ToolDeclaration {
+  name: string;
+  description: string;
+  inputJsonSchema: Record<string, unknown>;
+  /** Safe to run twice; a tool that is not gets the task id as its idempotency key. */
+  idempotent: boolean;
+  /** Overrides SWITCHYARD_TOOL_TIMEOUT_MS for this tool. */
+  timeoutMs?: number;
+}
+
+/** What a tool's work receives besides the node input. */
+export interface ToolContext {
+  /** Aborted when the run is cancelled or the tool's time is up: pass it to every I/O call. */
+  signal: AbortSignal;
+  /** The task id: the same on a redelivery, so a receiver can drop the repeat. */
+  idempotencyKey: string;
+  /** The tool's whole budget, for tools that set their own (shorter) timeouts inside it. */
+  timeoutMs: number;
+}
+
+/** The tool's time was up: an observation for the agent, not a crash. */
+export class ToolTimeoutError extends Error {
+  readonly retryable = false;
+  readonly code = 'tool_timeout';
+  constructor(tool: string, ms: number) {
+    super(`${tool} did not finish within ${ms} ms and was stopped`);
+    this.name = 'ToolTimeoutError';
+  }
+}
+
+/** Settles with the work, or rejects once the signal aborts even if the work ignores it. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** jsonb refuses \u0000 in strings; the stored copy gets U+FFFD instead (an escaped backslash before it is kept). */
+function jsonbSafe(json: string): string {
+  return json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+}
+
+/**
+ * The plumbing every tool shares: a time budget (the run's cancel signal plus the tool's
+ * timeout), tool failures as observations (asToolOutput), and the output cap — a result whose
+ * JSON is larger than SWITCHYARD_TOOL_OUTPUT_MAX_BYTES is shrunk in the action (same shape, with
+ * `reference: 'tool-output:<id>'`) and kept whole in `tool_outputs`.
+ */
+@Injectable()
+export class ToolRunner {
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+  ) {}
+
+  async run(
+    tool: ToolDeclaration,
+    input: NodeInput,
+    work: (ctx: ToolContext) => Promise<NodeOutput>,
+  ): Promise<NodeOutput> {
+    const timeoutMs = tool.timeoutMs ?? this.config.toolTimeoutMs;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([input.signal, timeout]);
+    const out = await asToolOutput(async () => {
+      try {
+        return await untilAborted(work({ signal, idempotencyKey: input.task.task_id, timeoutMs }), signal);
+      } catch (err) {
+        // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
+        if (timeout.aborted && !input.signal.aborted) {
+          throw new ToolTimeoutError(tool.name, timeoutMs);
+        }
+        throw err;
+      }
+    });
+    return out.error ? out : this.capOutput(tool.name, input, out);
+  }
+
+  private async capOutput(tool: string, input: NodeInput, out: NodeOutput): Promise<NodeOutput> {
+    const max = this.config.toolOutputMaxBytes;
+    const oversized = (out.context ?? []).some((c) => jsonBytes(c.content) > max);
+    if (jsonBytes(out.result) <= max && !oversized) {
+      return out;
+    }
+    const reference = TOOL_OUTPUT_REF_PREFIX + (await this.keep(tool, input, out.result));
+    const id = reference.slice(TOOL_OUTPUT_REF_PREFIX.length);
+    return {
+      ...out,
+      result: jsonBytes(out.result) <= max ? out.result : truncatedResult(out.result, max, reference),
+      ...(out.context
+        ? {
+            context: out.context.map((c) =>
+              jsonBytes(c.content) <= max
+                ? c
+                : {
+                    ...c,
+                    content: shrinkToFit(c.content, max),
+                    mapping: { provider: 'tool-output', path: id },
+                  },
+            ),
+          }
+        : {}),
+    };
+  }
+
+  /** Stores the full result; a redelivered task replaces its own row, so the reference stays one. */
+  private async keep(tool: string, input: NodeInput, result: unknown): Promise<string> {
+    const json = jsonbSafe(JSON.stringify(result) ?? 'null');
+    const [row] = (await this.ds.query(
+      `INSERT INTO tool_outputs (run_id, task_id, tool, content, bytes) VALUES ($1, $2, $3, $4::jsonb, $5)
+       ON CONFLICT (task_id) DO UPDATE SET content = EXCLUDED.content, bytes = EXCLUDED.bytes, tool = EXCLUDED.tool
+       RETURNING id`,
+      [input.task.run_id, input.task.task_id, tool, json, Buffer.byteLength(json, 'utf8')],
+    )) as { id: string }[];
+    return row.id;
+  }
+}

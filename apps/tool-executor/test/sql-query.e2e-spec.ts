@@ -1,0 +1,340 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type Action, ActionSchema } from '@switchyard/contracts';
+import { TestStack, waitFor } from '@switchyard/testing';
+
+// sql_query end to end: a tenant registers a Postgres data source through the gateway (the DSN is
+// write-only and sealed); runs whose planner calls sql_query get rows in the action result; writes,
+// DDL, COPY … PROGRAM, server-file functions and statement chains are refused as observations (the
+// table stays unchanged); the statement timeout, the row cap and the output cap (full output by
+// reference) hold. The DSN uses the postgres superuser on purpose: the refusals must not depend on
+// the role's privileges.
+
+const ADMIN = 'admin-token-for-the-sql-e2e';
+const PASSWORD = `dsn-pw-${randomBytes(6).toString('hex')}`;
+const DB = `sy_sql_e2e_${randomBytes(4).toString('hex')}`;
+const ROWS = 200;
+const OUTPUT_CAP = 4096;
+
+let stack: TestStack;
+let dsn: string;
+let otherKey: string;
+
+function dbUrl(name: string, password?: string): string {
+  const url = new URL(process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/switchyard');
+  url.pathname = `/${name}`;
+  if (password) {
+    url.password = password;
+  }
+  return url.toString();
+}
+
+async function onDb<T>(name: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: dbUrl(name) });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+const orderCount = () =>
+  onDb(DB, async (c) => (await c.query('SELECT count(*)::int AS n FROM orders')).rows[0].n as number);
+
+interface Run {
+  runId: string;
+  status: string;
+  actions: Action[];
+  sql: Action;
+}
+
+/** Posts a run and returns its sql_query action (the planner calls it as the prompt says). */
+async function run(prompt: string): Promise<Run> {
+  const res = await stack.api('POST', '/v1/runs', { input: { prompt } });
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  let status = '';
+  await waitFor(`the run "${prompt}" to end`, async () => {
+    status = (await stack.api('GET', `/v1/runs/${runId}`)).body.status;
+    return ['succeeded', 'failed', 'cancelled'].includes(status);
+  });
+  const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];
+  for (const a of actions) {
+    expect(ActionSchema.safeParse(a).success).toBe(true);
+  }
+  const sql = actions.find((a) => a.node === 'sql_query');
+  if (!sql) {
+    throw new Error(`no sql_query action in ${actions.map((a) => a.node).join(' → ')}`);
+  }
+  return { runId, status, actions, sql };
+}
+
+/** A refused query: an observation on the action, the run goes on to reflection and succeeds. */
+async function refused(sql: string, ds = 'shop'): Promise<{ code: string; message: string }> {
+  const r = await run(`[sql] ds=${ds} SQL<<${sql}>>`);
+  expect(r.status).toBe('succeeded');
+  expect(r.sql.result).toBeNull();
+  expect(r.sql.next).toEqual(['reflection']);
+  expect(r.actions.map((a) => a.node)).toContain('reflection');
+  expect(r.sql.error).toBeDefined();
+  return r.sql.error!;
+}
+
+beforeAll(async () => {
+  await onDb('postgres', (c) => c.query(`CREATE DATABASE ${DB}`));
+  await onDb(DB, async (c) => {
+    await c.query(
+      'CREATE TABLE orders (id int PRIMARY KEY, customer text NOT NULL, amount numeric, note text)',
+    );
+    await c.query(
+      `INSERT INTO orders SELECT i, 'customer ' || i, i * 1.5, repeat('n', 200) FROM generate_series(1, ${ROWS}) i`,
+    );
+  });
+  dsn = dbUrl(DB, PASSWORD);
+  stack = await TestStack.start({
+    script: 'apps/tool-executor/test/fixtures/sql.script.json',
+    env: {
+      SWITCHYARD_SQL_ALLOW_HOSTS: '127.0.0.1',
+      SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: String(OUTPUT_CAP),
+      SWITCHYARD_ADMIN_TOKEN: ADMIN,
+    },
+  });
+  const admin = { Authorization: `Bearer ${ADMIN}` };
+  const tenant = await stack.api('POST', '/v1/admin/tenants', { name: 'other' }, admin);
+  expect(tenant.status).toBe(201);
+  const key = await stack.api('POST', `/v1/admin/tenants/${tenant.body.id}/keys`, {}, admin);
+  expect(key.status).toBe(201);
+  otherKey = key.body.key;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await onDb('postgres', (c) => c.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`)).catch(() => undefined);
+});
+
+describe('data sources API', () => {
+  it('registers a data source; the DSN is write-only and sealed in the database', async () => {
+    const res = await stack.api('POST', '/v1/data-sources', {
+      name: 'shop',
+      kind: 'postgres',
+      dsn,
+      options: { statement_timeout_ms: 200, max_rows: 100 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      name: 'shop',
+      kind: 'postgres',
+      host: new URL(dsn).host,
+      database: DB,
+      options: { statement_timeout_ms: 200, max_rows: 100, max_bytes: 1024 * 1024 },
+    });
+    expect(JSON.stringify(res.body)).not.toContain(PASSWORD);
+    expect(res.body).not.toHaveProperty('dsn');
+
+    const list = await stack.api('GET', '/v1/data-sources');
+    expect(list.status).toBe(200);
+    expect(list.body.data_sources.map((d: { name: string }) => d.name)).toEqual(['shop']);
+    expect(JSON.stringify(list.body)).not.toContain(PASSWORD);
+
+    const rows = await stack.sql<{ dsn_sealed: string }>('SELECT dsn_sealed FROM data_sources');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].dsn_sealed).toMatch(/^v1:/);
+    expect(rows[0].dsn_sealed).not.toContain(PASSWORD);
+    expect(rows[0].dsn_sealed).not.toContain(DB);
+  });
+
+  it('refuses a DSN that is not a postgres URL, a taken name, and hides data sources from other tenants', async () => {
+    const bad = await stack.api('POST', '/v1/data-sources', {
+      name: 'web',
+      kind: 'postgres',
+      dsn: 'http://x/y',
+    });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('postgres://');
+    const hostParam = await stack.api('POST', '/v1/data-sources', {
+      name: 'sneaky',
+      kind: 'postgres',
+      dsn: `${dsn}?host=/var/run/postgresql`,
+    });
+    expect(hostParam.status).toBe(400);
+    expect(JSON.stringify(hostParam.body)).not.toContain(PASSWORD);
+    const dup = await stack.api('POST', '/v1/data-sources', { name: 'shop', kind: 'postgres', dsn });
+    expect(dup.status).toBe(409);
+    const theirs = await stack.api('GET', '/v1/data-sources', undefined, {
+      Authorization: `Bearer ${otherKey}`,
+    });
+    expect(theirs.body.data_sources).toEqual([]);
+    const del = await stack.api(
+      'DELETE',
+      `/v1/data-sources/${(await stack.api('GET', '/v1/data-sources')).body.data_sources[0].id}`,
+      undefined,
+      {
+        Authorization: `Bearer ${otherKey}`,
+      },
+    );
+    expect(del.status).toBe(404);
+  });
+});
+
+describe('sql_query', () => {
+  it('is offered to the planner as a tool', async () => {
+    const res = await stack.api('GET', '/v1/tools');
+    const tool = (res.body.tools as { name: string; input_schema?: { properties?: object } }[]).find(
+      (t) => t.name === 'sql_query',
+    );
+    expect(tool?.input_schema?.properties).toHaveProperty('sql');
+  });
+
+  it('returns the rows of a query in the action result', async () => {
+    const r = await run(
+      '[sql] ds=shop SQL<<SELECT id, customer, amount FROM orders WHERE id <= 3 ORDER BY id>>',
+    );
+    expect(r.status).toBe('succeeded');
+    expect(r.sql.error).toBeUndefined();
+    expect(r.sql.next).toEqual(['reflection']);
+    expect(r.sql.result).toEqual({
+      columns: ['id', 'customer', 'amount'],
+      rows: [
+        [1, 'customer 1', '1.5'],
+        [2, 'customer 2', '3.0'],
+        [3, 'customer 3', '4.5'],
+      ],
+      row_count: 3,
+      truncated: false,
+    });
+  });
+
+  it('passes parameters separately from the statement', async () => {
+    const r = await run('[sql-param] ds=shop p1=42 SQL<<SELECT id, customer FROM orders WHERE id = $1>>');
+    expect(r.sql.result).toMatchObject({ rows: [[42, 'customer 42']], row_count: 1 });
+  });
+
+  it.each([
+    ['INSERT', "INSERT INTO orders VALUES (999, 'x', 1, 'y')", 'sql_forbidden', /INSERT/],
+    ['UPDATE', "UPDATE orders SET customer = 'x'", 'sql_forbidden', /UPDATE/],
+    [
+      'DELETE in a CTE',
+      'WITH d AS (DELETE FROM orders RETURNING id) SELECT count(*) FROM d',
+      'sql_forbidden',
+      /DELETE/,
+    ],
+    ['DDL', 'DROP TABLE orders', 'sql_forbidden', /DROP/],
+    ['COPY … TO PROGRAM', "COPY orders TO PROGRAM 'cat > /tmp/sy-sql-e2e'", 'sql_forbidden', /COPY/],
+    ['pg_read_file', "SELECT pg_read_file('/etc/passwd')", 'sql_forbidden', /pg_read_file/],
+    [
+      'several statements',
+      'SELECT 1; DELETE FROM orders',
+      'sql_multiple_statements',
+      /more than one statement/,
+    ],
+    [
+      'set_config',
+      "SELECT set_config('default_transaction_read_only', 'off', false)",
+      'sql_forbidden',
+      /set_config/,
+    ],
+  ])('refuses %s with a clear error and leaves the table unchanged', async (_what, sql, code, message) => {
+    const error = await refused(sql);
+    expect(error.code).toBe(code);
+    expect(error.message).toMatch(message);
+    expect(await orderCount()).toBe(ROWS);
+  });
+
+  it('enforces the data source statement timeout', async () => {
+    const started = Date.now();
+    const error = await refused('SELECT pg_sleep(5)');
+    expect(error.code).toBe('sql_timeout');
+    expect(error.message).toContain('200 ms');
+    expect(Date.now() - started).toBeLessThan(4500);
+  });
+
+  it('reports SQL errors from Postgres as observations', async () => {
+    const error = await refused('SELECT no_such_column FROM orders');
+    expect(error.code).toBe('sql_error');
+    expect(error.message).toMatch(/42703.*no_such_column/);
+  });
+
+  it('caps the rows at the max_rows argument and at the data source limit', async () => {
+    const asked = await run('[sql-rows] ds=shop SQL<<SELECT id FROM orders ORDER BY id>>');
+    expect(asked.sql.result).toEqual({
+      columns: ['id'],
+      rows: [[1], [2], [3]],
+      row_count: 3,
+      truncated: true,
+      truncated_by: 'max_rows',
+    });
+    const capped = await run('[sql] ds=shop SQL<<SELECT id FROM orders ORDER BY id>>');
+    expect(capped.sql.result).toMatchObject({ row_count: 100, truncated: true, truncated_by: 'max_rows' });
+  });
+
+  it('truncates a big result in the action and serves the full output by reference', async () => {
+    const r = await run('[sql] ds=shop SQL<<SELECT id, note FROM orders ORDER BY id>>');
+    const result = r.sql.result as {
+      preview: { columns: string[]; rows: [number, string][]; row_count: number };
+      output_truncated: boolean;
+      output_bytes: number;
+      reference: string;
+    };
+    expect(result.output_truncated).toBe(true);
+    expect(result.reference).toMatch(/^tool-output:[0-9a-f-]{36}$/);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(OUTPUT_CAP);
+    expect(result.preview.columns).toEqual(['id', 'note']);
+    expect(result.preview.row_count).toBe(100);
+    expect(result.preview.rows.length).toBeGreaterThan(0);
+    expect(result.preview.rows.length).toBeLessThan(100);
+    expect(result.preview.rows[0]).toEqual([1, 'n'.repeat(200)]);
+
+    const full = await stack.api('GET', `/v1/runs/${r.runId}/tool-outputs/${result.reference}`);
+    expect(full.status).toBe(200);
+    expect(full.body).toMatchObject({ tool: 'sql_query', run_id: r.runId, bytes: result.output_bytes });
+    expect(full.body.content.rows).toHaveLength(100);
+    expect(full.body.content.rows[99]).toEqual([100, 'n'.repeat(200)]);
+
+    const other = await stack.api('GET', `/v1/runs/${r.runId}/tool-outputs/${result.reference}`, undefined, {
+      Authorization: `Bearer ${otherKey}`,
+    });
+    expect(other.status).toBe(404);
+  });
+
+  it('refuses unknown data sources, private hosts not allowed, and the platform database', async () => {
+    expect((await refused('SELECT 1', 'nope')).code).toBe('sql_unknown_data_source');
+
+    const priv = await stack.api('POST', '/v1/data-sources', {
+      name: 'internal',
+      kind: 'postgres',
+      dsn: `postgres://u:${PASSWORD}@10.1.2.3:5432/db`,
+    });
+    expect(priv.status).toBe(201);
+    const privError = await refused('SELECT 1', 'internal');
+    expect(privError.code).toBe('sql_data_source_forbidden');
+    expect(privError.message).toContain('SWITCHYARD_SQL_ALLOW_HOSTS');
+    expect(privError.message).not.toContain(PASSWORD);
+
+    const ownUrl = new URL(stack.databaseUrl);
+    ownUrl.password = PASSWORD;
+    const own = await stack.api('POST', '/v1/data-sources', {
+      name: 'platform',
+      kind: 'postgres',
+      dsn: ownUrl.toString(),
+    });
+    expect(own.status).toBe(201);
+    const ownError = await refused('SELECT 1', 'platform');
+    expect(ownError.code).toBe('sql_data_source_forbidden');
+    expect(ownError.message).toContain("platform's own database");
+  });
+
+  it('never writes the DSN to the logs of any service', () => {
+    for (const service of [
+      'gateway',
+      'tool-executor',
+      'planner',
+      'reflection',
+      'run-orchestrator',
+    ] as const) {
+      expect(stack.log(service)).not.toContain(PASSWORD);
+    }
+    // The logs are real: the tool-executor did log the sql_query deltas.
+    expect(stack.log('tool-executor')).toContain('sql_query');
+  });
+});

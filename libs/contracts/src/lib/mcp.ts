@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+// MCP servers a tenant connects (DESIGN: tools as nodes). Shared by the gateway, which accepts
+// their configuration, and the tool-executor, which connects them: both apply the same rules.
+
+/** `mcp.<server>.<tool>`: the server's name is a node-name segment, so a lower-case identifier without `__`. */
+export const McpServerNameSchema = z
+  .string()
+  .max(32)
+  .regex(
+    /^[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*$/,
+    'must be a lower-case identifier (a-z, 0-9, single - or _ between them), at most 32 characters',
+  );
+
+export const MCP_NODE_PREFIX = 'mcp';
+
+/**
+ * `SWITCHYARD_MCP_STDIO_ALLOW`: the stdio commands an operator approved, comma-separated. An
+ * entry is an executable (a bare name or an absolute path, matched exactly) optionally followed
+ * by the leading arguments it must be given, separated by spaces: `/usr/bin/node
+ * /opt/mcp/fs/index.js` allows that script with any further arguments, while a bare `node`
+ * would allow any script (and `node -e`), i.e. any code. Empty (the default): no stdio server.
+ */
+export function parseStdioAllowList(raw: string | undefined): string[][] {
+  return (raw ?? '')
+    .split(',')
+    .map((entry) => entry.trim().split(/\s+/).filter(Boolean))
+    .filter((argv) => argv.length > 0);
+}
+
+/** True when `command` with `args` starts with one of the allowed argv prefixes. */
+export function isStdioCommandAllowed(
+  allow: readonly (readonly string[])[],
+  command: string,
+  args: readonly string[],
+): boolean {
+  const argv = [command, ...args];
+  return allow.some((prefix) => prefix.length <= argv.length && prefix.every((p, i) => argv[i] === p));
+}
+
+/** `SWITCHYARD_MCP_HTTP_ALLOW_HOSTS`: hosts an http MCP server may use although they are private. */
+export function parseHostAllowList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+}
+
+export const MCP_TIMEOUT_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
+export const MCP_MAX_OUTPUT_BYTES = { min: 256, max: 5_000_000, default: 100_000 } as const;
