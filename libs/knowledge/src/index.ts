@@ -27,6 +27,23 @@ export {
   EXACT_VDB_TYPE,
   KnowledgeError,
   KnowledgeStore,
+  PGVECTOR_VDB_TYPE,
   type SearchOptions,
-  type VectorBackendInfo,
 } from './lib/knowledge.store';
+export {
+  PGVECTOR_DIMENSIONS,
+  type VectorBackend,
+  type VectorBackendInfo,
+  detectVectorBackend,
+  pgvectorLiteral,
+} from './lib/vector-backend';
+export { detoastedArray, dotProductSql } from './lib/vector-sql';
+export {
+  MEMORY_TEXT_MAX,
+  type MemoryHit,
+  type MemoryOwner,
+  type MemorySearch,
+  MemoryStore,
+  type MemoryTurn,
+  memoryText,
+} from './lib/memory.store';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { KnowledgeStore } from '@switchyard/knowledge';
+import { DEFAULT_EMBEDDING_MODEL, KnowledgeStore, MemoryStore, embeddingModel } from '@switchyard/knowledge';
 import { PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
-import { MemoryController } from './memory.controller';
+import { MEMORY_EMBEDDING_MODEL, MemoryController } from './memory.controller';
 import { RetrievalController } from './retrieval.controller';
 
 @Module({
@@ -11,6 +11,9 @@ import { RetrievalController } from './retrieval.controller';
   controllers: [MemoryController, RetrievalController],
   providers: [
     { provide: KnowledgeStore, useFactory: (ds: DataSource) => new KnowledgeStore(ds), inject: [DataSource] },
+    { provide: MemoryStore, useFactory: (ds: DataSource) => new MemoryStore(ds), inject: [DataSource] },
+    // The model registry may offer real embedding models later; memory only needs EmbeddingModel.
+    { provide: MEMORY_EMBEDDING_MODEL, useValue: embeddingModel(DEFAULT_EMBEDDING_MODEL) },
   ],
 })
 export class AppModule {}

@@ -1,60 +1,112 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import type { MemoryItem, RuntimeState } from '@switchyard/contracts';
+import { DataSource } from 'typeorm';
+import type { RuntimeState } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
+import { type EmbeddingModel, MemoryStore } from '@switchyard/knowledge';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import {
+  CATCH_UP_BATCH,
+  MAX_ITEMS,
+  VECTOR_MIN_SCORE,
+  describeItems,
+  memoryItems,
+  relatedTurns,
+  userIdOf,
+} from './memory.logic';
 
-const MAX_ITEMS = 5;
-const MIN_SCORE = 0.2;
+/** The embedding model of user memory (the built-in hash model until the registry offers others). */
+export const MEMORY_EMBEDDING_MODEL = Symbol('MEMORY_EMBEDDING_MODEL');
 
 /**
- * `memory`: finds the earlier turns of the thread related to this turn's prompt and writes them
- * to `memory`. Related means lexical overlap (Jaccard over word sets) for now; vector search
- * over all of a user's threads replaces it with the retrieval work.
+ * `memory`: at intake time, finds the history related to this turn's prompt. With a user
+ * (`metadata.user_id` of the run) it first embeds the user's finished turns not yet remembered
+ * (all threads of the user in the run's tenant), then searches them by cosine similarity — never
+ * another user's or another tenant's. Without one it keeps to this thread's earlier turns
+ * (lexical overlap).
  */
 @Controller()
-export class MemoryController {
-  constructor(@Inject(NodeRuntime) private readonly runtime: NodeRuntime) {}
+export class MemoryController implements OnApplicationBootstrap {
+  private readonly logger = new Logger(MemoryController.name);
+
+  constructor(
+    @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
+    @Inject(MemoryStore) private readonly memories: MemoryStore,
+    @Inject(MEMORY_EMBEDDING_MODEL) private readonly embedder: EmbeddingModel,
+    @Inject(DataSource) private readonly ds: DataSource,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const info = await this.memories.vectorBackend();
+      this.logger.log({
+        msg: `user memory: ${this.embedder.name}, ${info.backend} search`,
+        backend: info.backend,
+      });
+    } catch (err) {
+      this.logger.warn({ msg: `user memory backend not checked: ${(err as Error).message}` });
+    }
+  }
 
   @NodeHandler({ name: 'memory', description: "Finds related history in the user's earlier turns." })
   handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    return this.runtime.execute(data, ctx, async ({ state }: NodeInput): Promise<NodeOutput> => {
-      const items = relatedTurns(state);
-      return {
-        preparation: `Compared the prompt with ${state.turn} earlier turn(s) of the thread.`,
-        summary: items.length
-          ? `Found ${items.length} related earlier turn(s).`
-          : 'No related history found.',
-        result: { found: items.length },
-        patch: [{ op: 'replace', path: '/memory', value: items }],
-        next: ['planner'],
-      };
-    });
+    return this.runtime.execute(data, ctx, (input) => this.remember(input));
   }
-}
 
-const words = (s: string): Set<string> => new Set(s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-
-export function relatedTurns(state: Readonly<RuntimeState>): MemoryItem[] {
-  const query = words(state.prompts[state.turn] ?? '');
-  if (query.size === 0) {
-    return [];
-  }
-  const items: MemoryItem[] = [];
-  for (let turn = 0; turn < state.turn; turn++) {
-    const content = `${state.prompts[turn] ?? ''}\n${answerOf(state, turn)}`.trim();
-    const w = words(content);
-    const shared = [...query].filter((x) => w.has(x)).length;
-    const score = shared / (query.size + w.size - shared || 1);
-    if (score >= MIN_SCORE) {
-      items.push({ thread_id: state.thread_id, turn, content, score: Number(score.toFixed(4)) });
+  private async remember({ state, task }: NodeInput): Promise<NodeOutput> {
+    const run = await this.runOf(task.run_id);
+    if (!run) {
+      return this.threadLocal(state, `run ${task.run_id} not found, so its user is unknown`);
     }
+    const who = userIdOf(run.metadata);
+    if (who.userId === undefined) {
+      return this.threadLocal(state, who.reason);
+    }
+    const owner = { tenantId: run.tenant_id, userId: who.userId };
+    const embedded = await this.memories.catchUp(owner, this.embedder, CATCH_UP_BATCH);
+    const prompt = state.prompts[state.turn] ?? '';
+    const hits = prompt.trim()
+      ? await this.memories.search(owner, this.embedder, prompt, {
+          topK: MAX_ITEMS,
+          threshold: VECTOR_MIN_SCORE,
+          excludeRunId: task.run_id,
+        })
+      : [];
+    const items = memoryItems(hits);
+    const backend = (await this.memories.vectorBackend()).backend;
+    return {
+      preparation:
+        `Embedded ${embedded} new finished turn(s) of user "${who.userId}" with ${this.embedder.name}; ` +
+        `${backend} cosine search, top ${MAX_ITEMS}, threshold ${VECTOR_MIN_SCORE}.`,
+      summary: items.length
+        ? `Recalled ${items.length} related turn(s) from the user's history:\n${describeItems(items)}`
+        : "No related history in the user's earlier turns.",
+      result: { scope: 'user', user_id: who.userId, embedded, found: items.length, items },
+      patch: [{ op: 'replace', path: '/memory', value: items }],
+      next: ['planner'],
+    };
   }
-  return items.sort((a, b) => b.score - a.score).slice(0, MAX_ITEMS);
-}
 
-function answerOf(state: Readonly<RuntimeState>, turn: number): string {
-  const out = [...(state.action_history[turn] ?? [])].reverse().find((a) => a.node === 'output');
-  const answer = (out?.result as { answer?: unknown } | null)?.answer;
-  return typeof answer === 'string' ? answer : '';
+  private threadLocal(state: Readonly<RuntimeState>, reason: string): NodeOutput {
+    const items = relatedTurns(state);
+    return {
+      preparation: `Compared the prompt with ${state.turn} earlier turn(s) of the thread.`,
+      summary:
+        (items.length
+          ? `Found ${items.length} related earlier turn(s) of this thread:\n${describeItems(items)}`
+          : 'No related history found.') + ` (Thread-local lexical memory only: ${reason}.)`,
+      // The same result as before user memory existed (other tests and clients read it).
+      result: { found: items.length },
+      patch: [{ op: 'replace', path: '/memory', value: items }],
+      next: ['planner'],
+    };
+  }
+
+  private async runOf(runId: string): Promise<{ tenant_id: string; metadata: unknown } | undefined> {
+    const [row] = (await this.ds.query(
+      'SELECT tenant_id::text AS tenant_id, metadata FROM runs WHERE id = $1',
+      [runId],
+    )) as { tenant_id: string; metadata: unknown }[];
+    return row;
+  }
 }

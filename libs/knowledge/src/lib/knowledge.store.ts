@@ -4,6 +4,13 @@ import { isUuid } from '@switchyard/contracts';
 import { chunkText } from './chunking';
 import { embeddingModel, normalize } from './embedding';
 import { reciprocalRankFusion } from './fusion';
+import {
+  detectVectorBackend,
+  PGVECTOR_DIMENSIONS,
+  pgvectorLiteral,
+  type VectorBackendInfo,
+} from './vector-backend';
+import { detoastedArray, dotProductSql } from './vector-sql';
 import type { CollectionBlock, IndexingItem, ResolvedDataSource } from './resolution';
 import type {
   CollectionConfigs,
@@ -14,8 +21,9 @@ import type {
   SearchResult,
 } from './schemas';
 
-/** How vectors are compared. Only the exact backend exists; pgvector's would come when installed. */
+/** `collection_configs.vdb_type` of the index sets: how their vectors are compared. */
 export const EXACT_VDB_TYPE = 'postgres-exact';
+export const PGVECTOR_VDB_TYPE = 'pgvector';
 
 /** A knowledge request that cannot succeed as asked (not a transient failure). */
 export class KnowledgeError extends Error {
@@ -33,12 +41,6 @@ export interface SearchOptions {
   mode: SearchMode;
   topK: number;
   threshold: number;
-}
-
-export interface VectorBackendInfo {
-  backend: 'exact';
-  pgvectorInstalled: boolean;
-  description: string;
 }
 
 interface IndexSetRow {
@@ -70,22 +72,22 @@ const HYBRID_CANDIDATES = 50;
  * cosine similarity is a dot product computed in SQL.
  */
 export class KnowledgeStore {
+  private backend?: Promise<VectorBackendInfo>;
+
   constructor(private readonly ds: DataSource) {}
 
-  async vectorBackend(): Promise<VectorBackendInfo> {
-    const rows = (await this.ds.query(`SELECT 1 FROM pg_extension WHERE extname = 'vector'`)) as unknown[];
-    const pgvectorInstalled = rows.length > 0;
-    return {
-      backend: 'exact',
-      pgvectorInstalled,
-      description: pgvectorInstalled
-        ? 'exact cosine over float8[] in Postgres (pgvector is installed but not used yet)'
-        : 'exact cosine over float8[] in Postgres (pgvector not installed)',
-    };
+  /** Detected once per store (the schema does not change under a running process). */
+  vectorBackend(): Promise<VectorBackendInfo> {
+    this.backend ??= detectVectorBackend(this.ds).catch((err: unknown) => {
+      this.backend = undefined;
+      throw err;
+    });
+    return this.backend;
   }
 
   async createCollection(tenantId: string, input: CreateCollection): Promise<CollectionBlock> {
     const id = randomUUID();
+    const vdbType = (await this.vectorBackend()).backend === 'pgvector' ? PGVECTOR_VDB_TYPE : EXACT_VDB_TYPE;
     await this.ds.transaction(async (m) => {
       await m.query('INSERT INTO collections (id, tenant_id, name) VALUES ($1, $2, $3)', [
         id,
@@ -97,7 +99,7 @@ export class KnowledgeStore {
           collection_name: `kb_${id.replace(/-/g, '')}_${set.index_name}`,
           set_name: set.index_name,
           model: set.model,
-          vdb_type: EXACT_VDB_TYPE,
+          vdb_type: vdbType,
           user_id: tenantId,
         };
         await m.query(
@@ -320,10 +322,11 @@ export class KnowledgeStore {
       ranked = await this.fulltextRanking(set, query, opts.topK);
     } else {
       const n = Math.max(opts.topK * 5, HYBRID_CANDIDATES);
-      const [vector, fulltext] = [
-        await this.vectorRanking(set, query, n),
-        await this.fulltextRanking(set, query, n),
-      ];
+      // Two statements on two pooled connections at once: hybrid costs about the slower ranking.
+      const [vector, fulltext] = await Promise.all([
+        this.vectorRanking(set, query, n),
+        this.fulltextRanking(set, query, n),
+      ]);
       const byId = new Map([...vector, ...fulltext].map((c) => [c.id, c]));
       ranked = reciprocalRankFusion([vector.map((c) => c.id), fulltext.map((c) => c.id)])
         .slice(0, opts.topK)
@@ -332,18 +335,34 @@ export class KnowledgeStore {
     return ranked.filter((c) => c.score >= opts.threshold);
   }
 
-  /** Exact cosine: stored vectors and the query are unit vectors, so the dot product is the cosine. */
+  /**
+   * Cosine ranking: pgvector's `<=>` when it is in use and the model fits its columns (ordered by
+   * the distance alone, so the HNSW index serves it), else the exact dot product in SQL (stored
+   * vectors and the query are unit vectors, so it is the cosine).
+   */
   private async vectorRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunk[]> {
-    const [vector] = await embeddingModel(set.model).embed([query]);
-    const rows = (await this.ds.query(
-      `SELECT id::text AS id, text, metadata, index_name, score FROM (
-         SELECT c.id, c.text, c.metadata, c.index_name,
-                (SELECT coalesce(sum(a * b), 0) FROM unnest(c.embedding, $3::float8[]) AS v(a, b)) AS score
-         FROM chunks c WHERE c.collection_id = $1 AND c.index_name = $2
-       ) s
-       ORDER BY score DESC, id LIMIT $4`,
-      [set.collection_id, set.index_name, normalize(vector), limit],
-    )) as RankedChunk[];
+    const model = embeddingModel(set.model);
+    const [vector] = await model.embed([query]);
+    const q = normalize(vector);
+    const params = [set.collection_id, set.index_name, limit];
+    const usePgvector =
+      (await this.vectorBackend()).backend === 'pgvector' && model.dimensions === PGVECTOR_DIMENSIONS;
+    const rows = (
+      usePgvector
+        ? await this.ds.query(
+            `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, 1 - (c.embedding_vec <=> $4::vector) AS score
+             FROM chunks c WHERE c.collection_id = $1 AND c.index_name = $2
+             ORDER BY c.embedding_vec <=> $4::vector LIMIT $3`,
+            [...params, pgvectorLiteral(q)],
+          )
+        : await this.ds.query(
+            `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, ${dotProductSql('x.e', q)} AS score
+             FROM chunks c, ${detoastedArray('c.embedding', 'x', 'float8')}
+             WHERE c.collection_id = $1 AND c.index_name = $2
+             ORDER BY score DESC, c.id LIMIT $3`,
+            params,
+          )
+    ) as RankedChunk[];
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 

@@ -1,0 +1,51 @@
+import type { DataSource } from 'typeorm';
+
+/**
+ * Where vector search runs. `pgvector` needs the `vector` extension installed AND the generated
+ * `embedding_vec vector(256)` columns the memory migration (1700000000024) adds when the extension
+ * exists at migration time; anything else runs the exact cosine over the stored float arrays
+ * (same results, slower).
+ */
+export type VectorBackend = 'pgvector' | 'exact';
+
+export interface VectorBackendInfo {
+  backend: VectorBackend;
+  /** The extension can be installed on this server (pg_available_extensions). */
+  pgvectorAvailable: boolean;
+  pgvectorInstalled: boolean;
+  description: string;
+}
+
+/** Dimensions of the pgvector columns (those of hash-embedding-v1); other models search exactly. */
+export const PGVECTOR_DIMENSIONS = 256;
+
+/** Detects the backend once per call; callers cache it (start-up). */
+export async function detectVectorBackend(ds: DataSource): Promise<VectorBackendInfo> {
+  const [row] = (await ds.query(
+    `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available,
+            EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
+            EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_name = 'chunks' AND column_name = 'embedding_vec') AS chunk_column,
+            EXISTS (SELECT 1 FROM information_schema.columns
+                    WHERE table_name = 'memories' AND column_name = 'embedding_vec') AS memory_column`,
+  )) as { available: boolean; installed: boolean; chunk_column: boolean; memory_column: boolean }[];
+  const base = { pgvectorAvailable: row.available, pgvectorInstalled: row.installed };
+  if (row.installed && row.chunk_column && row.memory_column) {
+    return {
+      ...base,
+      backend: 'pgvector',
+      description: `pgvector (<=> cosine distance on vector(${PGVECTOR_DIMENSIONS}) columns with HNSW indexes)`,
+    };
+  }
+  const why = !row.available
+    ? 'pgvector is not available on this Postgres server'
+    : !row.installed
+      ? 'pgvector is available but not installed (the migration could not CREATE EXTENSION vector)'
+      : 'pgvector was installed after the migrations ran, so the vector columns are missing';
+  return { ...base, backend: 'exact', description: `exact cosine over stored float arrays in SQL (${why})` };
+}
+
+/** A float vector as pgvector's text input, e.g. `[0.1,0,-0.2]`. */
+export function pgvectorLiteral(vector: readonly number[]): string {
+  return `[${vector.join(',')}]`;
+}
