@@ -7,3 +7,6 @@ export * from './lib/zod-error.util';
 export * from './lib/tool-call';
 export * from './lib/human-input';
 export * from './lib/agent.schema';
+export * from './lib/mcp';
+export * from './lib/user-context';
+export * from './lib/data-source';

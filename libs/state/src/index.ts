@@ -2,3 +2,16 @@ export { applyDelta, emptyState, addUsage, sumUsages, openTurnPatch } from './li
 export { allowedPaths, assertPatchAllowed, topLevelField } from './lib/allow-list';
 export { StateCache, type StateSource, type StateCacheStats } from './lib/state-cache';
 export { DeltaRejectedException, DeltaRejectionCode } from './lib/state.exception';
+export {
+  todoGraphProblems,
+  criticalPathLengths,
+  withCriticalPaths,
+  allSettled,
+  failBlockedTodos,
+  readyTodos,
+  nextRetryAt,
+  retryBackoffMs,
+  recordFailedAttempt,
+  completeTodo,
+  type AttemptFailure,
+} from './lib/todo-graph';

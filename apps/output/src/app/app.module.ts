@@ -3,6 +3,10 @@ import { ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
 import { OutputController } from './output.controller';
+import { RunOutputContextReader } from './run-output-context.service';
+import { MarkdownAnswerTool } from './tools/markdown-answer.tool';
+import { StructuredOutputTool } from './tools/structured-output.tool';
+import { TitleGenerator } from './tools/title.generator';
 
 @Module({
   imports: [
@@ -11,5 +15,6 @@ import { OutputController } from './output.controller';
     ModelsModule.forRoot('output'),
   ],
   controllers: [OutputController],
+  providers: [RunOutputContextReader, MarkdownAnswerTool, StructuredOutputTool, TitleGenerator],
 })
 export class AppModule {}

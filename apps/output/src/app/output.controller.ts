@@ -1,75 +1,98 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import type { AIMessageChunk } from '@langchain/core/messages';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
-import type { Action } from '@switchyard/contracts';
+import type { JsonPatchOperation, Usage } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
+import { ChatModels } from '@switchyard/models';
+import { sumUsages } from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { gatherMaterial } from './output-material';
+import { chooseOutputTools, plannerChoice } from './output-tools';
+import { RunOutputContextReader } from './run-output-context.service';
+import { MarkdownAnswerTool } from './tools/markdown-answer.tool';
+import { type StructureEntry, StructuredOutputTool } from './tools/structured-output.tool';
+import { TitleGenerator } from './tools/title.generator';
 
-const SYSTEM = `[switchyard:output] You write the final answer to the user's request from the work
-done in this turn (tool results below). Answer in Markdown, directly, without mentioning tools.`;
+/** What the output action's result holds; the orchestrator stores it as the run's `output`. */
+export interface RunOutput {
+  answer: string;
+  title: string;
+  /** The filled output structure when `output_structured` served, else null. */
+  structured: StructureEntry[] | null;
+}
 
-/** `output`: streams the final answer as `token` events while the LLM generates it; ends the run. */
+/**
+ * `output`: the end of the default flow. Runs the output tools the planner's final call chose
+ * (kept to those the run's agent allows): `output` streams the Markdown answer as `token` events,
+ * `output_structured` fills the output structure; names the thread on its first answer; appends
+ * the answer to chat_history. Its result becomes the run's output; `next` is [] (the run ends).
+ */
 @Controller()
 export class OutputController {
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ChatModels) private readonly models: ChatModels,
+    @Inject(RunOutputContextReader) private readonly runs: RunOutputContextReader,
+    @Inject(MarkdownAnswerTool) private readonly markdown: MarkdownAnswerTool,
+    @Inject(StructuredOutputTool) private readonly structuredTool: StructuredOutputTool,
+    @Inject(TitleGenerator) private readonly titles: TitleGenerator,
   ) {}
 
-  @NodeHandler({ name: 'output', description: 'Writes and streams the final answer.' })
+  @NodeHandler({
+    name: 'output',
+    description:
+      'Writes the final answer with the chosen output tools (output, output_structured) and streams it.',
+  })
   handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    return this.runtime.execute(data, ctx, (input) => this.answer(input));
+    return this.runtime.execute(data, ctx, (input) => this.finish(input));
   }
 
-  private async answer({ state, signal, emitToken }: NodeInput): Promise<NodeOutput> {
-    const turn = state.turn;
-    const actions = state.action_history[turn] ?? [];
-    const evidence = actions
-      .filter(isEvidence)
-      .map((a) => `- ${a.node}: ${a.error ? `error: ${a.error.message}` : JSON.stringify(a.result)}`);
-    const system = [
-      SYSTEM,
-      state.output_style ? `Style: ${state.output_style}` : '',
-      evidence.length ? `Results:\n${evidence.join('\n')}` : 'No tool was used.',
-    ]
-      .filter(Boolean)
-      .join('\n\n');
-    let answer = '';
-    let last: AIMessageChunk | undefined;
-    try {
-      const stream = await this.models
-        .chat()
-        .stream([new SystemMessage(system), new HumanMessage(state.prompts[turn])], { signal });
-      for await (const chunk of stream) {
-        last = last ? last.concat(chunk) : chunk;
-        const text = typeof chunk.content === 'string' ? chunk.content : '';
-        if (text) {
-          answer += text;
-          await emitToken(text);
-        }
-      }
-    } catch (err) {
-      throw classifyLlmError(err);
-    }
-    const title = titleOf(state.task_goals[turn] || state.prompts[turn]);
+  private async finish({ state, signal, emitToken, task }: NodeInput): Promise<NodeOutput> {
+    const run = await this.runs.forRun(task.run_id);
+    const choice = chooseOutputTools(plannerChoice(state), run.allowedTools);
+    const material = gatherMaterial(state);
+    const log = { run_id: task.run_id, thread_id: task.thread_id, task_id: task.task_id };
+
+    // The three calls are independent: run them side by side so the title costs no latency.
+    const [answer, structured, title] = await Promise.all([
+      choice.tools.includes('output') ? this.markdown.write(material, emitToken, signal) : undefined,
+      choice.tools.includes('output_structured')
+        ? this.structuredTool.fill(state.output_structure, material, signal)
+        : undefined,
+      // Named once: the thread's first answer generates the title, later turns reuse it.
+      run.threadTitle === null
+        ? this.titles.generate(material.prompt, material.goal, signal, log)
+        : undefined,
+    ]);
+
+    const output: RunOutput = {
+      answer: answer?.answer ?? '',
+      title: title?.title ?? run.threadTitle ?? '',
+      structured: structured?.structured ?? null,
+    };
+    const usages: Usage[] = [answer?.usage, structured?.usage, title?.usage].filter((u): u is Usage => !!u);
+    // chat_history keeps what the user was given: the answer, or the structured result without one.
+    const said = output.answer || (output.structured ? JSON.stringify(output.structured) : '');
+    const patch: JsonPatchOperation[] = [
+      ...(structured?.patch ?? []),
+      { op: 'add', path: '/chat_history/-', value: { role: 'assistant', content: said } },
+    ];
+    const notes = [
+      `Output tools: ${choice.tools.join(', ')}${choice.dropped.length ? ` (not served: ${choice.dropped.join(', ')})` : ''}`,
+      `material: ${material.context.length} context entries, ${material.completed.length} completed and ${material.failed.length} failed todos, ${material.results.length} results`,
+      structured ? structured.note : '',
+      title ? title.note : 'kept the thread title',
+      `model ${this.models.modelName}`,
+    ];
     return {
-      preparation: `Wrote the answer from ${evidence.length} result(s) with ${this.models.modelName}.`,
-      summary: `Answered (${answer.length} characters).`,
-      result: { answer, title },
-      usage: usageOf(last),
+      preparation: `${notes.filter(Boolean).join('; ')}.`,
+      summary: answer
+        ? `Answered (${output.answer.length} characters).`
+        : `Filled the output structure (${output.structured?.length ?? 0} entries).`,
+      result: output,
+      usage: sumUsages(usages),
       relevance: 1,
-      patch: [{ op: 'add', path: '/chat_history/-', value: { role: 'assistant', content: answer } }],
+      patch,
       next: [],
     };
   }
-}
-
-const NON_EVIDENCE = new Set(['start', 'intake', 'planner', 'reflection', 'memory', 'output']);
-const isEvidence = (a: Action): boolean => !NON_EVIDENCE.has(a.node);
-
-function titleOf(text: string): string {
-  const line = text.split('\n')[0].trim();
-  return line.length > 80 ? `${line.slice(0, 77)}...` : line;
 }

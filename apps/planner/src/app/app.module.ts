@@ -3,16 +3,25 @@ import { ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
 import { IntakeController } from './intake.controller';
+import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
 import { RunAgentConfig } from './run-agent-config.service';
+import { UserProfileLoader } from './user-profile.loader';
 
 @Module({
   imports: [
-    PlatformModule.forRoot({ service: 'planner' }),
+    // Short queries only (state deltas, the run's agent, model usage): a small pool keeps two
+    // replicas of every service within Postgres' connection limit (scale-out e2e).
+    PlatformModule.forRoot({ service: 'planner', poolSize: 5 }),
     WorkerModule.forRoot(),
     ModelsModule.forRoot('planner'),
   ],
   controllers: [IntakeController, PlannerController],
-  providers: [NodeDirectory, RunAgentConfig],
+  providers: [
+    NodeDirectory,
+    RunAgentConfig,
+    UserProfileLoader,
+    { provide: PlannerConfig, useFactory: () => new PlannerConfig() },
+  ],
 })
 export class AppModule {}

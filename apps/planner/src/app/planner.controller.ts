@@ -1,28 +1,106 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import {
   AIMessage,
+  type AIMessageChunk,
   type BaseMessage,
   HumanMessage,
   SystemMessage,
   ToolMessage,
 } from '@langchain/core/messages';
-import { type Action, type PlannerResult, PlannerResultSchema, type ToolCall } from '@switchyard/contracts';
+import {
+  ASK_USER,
+  type Action,
+  type JsonPatchOperation,
+  type PlannerResult,
+  PlannerResultSchema,
+  type RuntimeState,
+  type Todo,
+  TodoSchema,
+  type ToolCall,
+  type Usage,
+  toolFunctionName,
+} from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
+import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
 import { NodeDirectory } from '@switchyard/platform';
+import {
+  allSettled,
+  completeTodo,
+  failBlockedTodos,
+  nextRetryAt,
+  readyTodos,
+  sumUsages,
+} from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
-import { RunAgentConfig } from './run-agent-config.service';
+import { type PlanReply, PlanReplySchema, todosOfPlan } from './plan.schema';
+import { PlannerConfig } from './planner.config';
+import { type RunContext, RunAgentConfig } from './run-agent-config.service';
+import { type OfferedFunction, ToolCatalog } from './tool-catalog';
 
-const SYSTEM = `[switchyard:planner] You plan the next step of an AI agent's work on the user's request.
+const PLAN_SYSTEM = `[switchyard:plan] You break the user's request into todos before any work starts.
+Reply with one JSON object and nothing else: {"todos": [{"id": "1", "task": "<what to do>",
+"dependencies": ["<ids of todos that must be completed first>"], "suggested_tools": ["<tool names>"],
+"priority": 5, "execution_tips": "<hints>", "success_criteria": "<when it is done>", "max_retry": 3}]}.
+Larger priority runs sooner; dependencies must not form a cycle. Reply {"todos": []} when the
+request needs no plan (it can be answered directly or in one step).`;
+
+const ADHOC_SYSTEM = `[switchyard:planner] You plan the next step of an AI agent's work on the user's request.
 Call one or more of the offered tools when they are needed (several calls run in parallel).
 When the results so far are enough to answer, reply briefly without calling any tool: the answer
 itself is written by the output step.`;
 
+const TODO_SYSTEM = `[switchyard:planner] You carry out one todo of the plan for the user's request.
+Call the offered tool(s) this todo needs (several calls run in parallel). When it needs no tool,
+reply with the todo's result as text.`;
+
+const FINAL_SYSTEM = `[switchyard:planner] The work on the user's request is done. Choose how the
+answer is presented: call exactly one of the offered functions.`;
+
+// Parse failures of the planning call get one more chance with the error fed back.
+const PLAN_PARSE_RETRIES = 1;
+// Dependency results quoted to a todo's call are cut to this many characters each.
+const QUOTE_MAX = 2_000;
+const RETRY_MARGIN_MS = 5;
+
+/** The output tools the final call may choose between, as functions. */
+const OUTPUT_FUNCTIONS: Record<string, OfferedFunction> = {
+  output: {
+    type: 'function',
+    function: {
+      name: 'output',
+      description: 'Write the answer as Markdown text.',
+      parameters: { type: 'object', properties: {} },
+    },
+  },
+  output_structured: {
+    type: 'function',
+    function: {
+      name: 'output_structured',
+      description: "Fill the turn's output structure (a structured answer with named parts).",
+      parameters: { type: 'object', properties: {} },
+    },
+  },
+};
+
+type Mode = NonNullable<PlannerResult['mode']>;
+
+/** What one step decided, before it becomes the action. */
+interface StepPlan {
+  todos: Todo[];
+  usages: Usage[];
+  notes: string[];
+  mode: Mode;
+}
+
 /**
- * `planner`: asks the LLM, with the registered tool nodes offered as native tools, what to do
- * next. Each tool call becomes one entry of `next` (its arguments stay in this action's result
- * for the tool to read) and a todo of the turn; a reply without tool calls means `output`.
+ * `planner`: keeps the turn's todo list and decides the next step with the LLM, the run's tools
+ * offered as native functions. The first step of a turn asks for an upfront plan; with one, each
+ * step works on the ready todos (dependencies completed, past their retry time; by priority,
+ * then critical path), one tool-calling call per todo, in parallel. Without one, each step is one
+ * call over the turn's conversation and its tool calls become todos. When everything is settled
+ * or nothing can progress, it hands over to `output`.
  */
 @Controller()
 export class PlannerController {
@@ -31,6 +109,7 @@ export class PlannerController {
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(RunAgentConfig) private readonly agents: RunAgentConfig,
+    @Inject(PlannerConfig) private readonly config: PlannerConfig,
   ) {}
 
   @NodeHandler({ name: 'planner', description: 'Chooses the next steps: tool calls, or the answer.' })
@@ -40,54 +119,388 @@ export class PlannerController {
 
   private async plan({ state, signal, task }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
-    // The tools the run's agent allows (all registered ones by default), human nodes included.
-    const agent = await this.agents.forRun(task.run_id);
-    const tools = this.directory
-      .list()
-      .filter((n) => n.tool && (agent.tools === undefined || agent.tools.includes(n.name)));
+    const run = await this.agents.forRun(task.run_id);
+    const catalog = ToolCatalog.build(this.directory.list(), {
+      allowed: run.agent.tools,
+      tenantId: run.tenant_id,
+    });
+    const actions = state.action_history[turn] ?? [];
+    const before = (state.todos[turn] ?? []).map((t) => TodoSchema.parse(t));
+    const step: StepPlan = {
+      todos: settleHumanAnswers(before, actions, new Date()),
+      usages: [],
+      notes: [
+        `Offered ${catalog.tools.length} tools (${catalog.names.join(', ') || 'none'}) to ${this.models.modelName}.`,
+      ],
+      mode: turnMode(actions),
+    };
+    if (catalog.skipped.length) {
+      step.notes.push(
+        `Left out ${catalog.skipped.join(', ')}: their function names clash with another tool.`,
+      );
+    }
+    if (!actions.some((a) => a.node === 'planner') && step.todos.length === 0) {
+      const plan = await this.upfrontPlan(state, catalog, run, signal);
+      step.usages.push(...plan.usages);
+      step.todos = todosOfPlan(plan.value);
+      step.mode = step.todos.length ? 'plan' : 'adhoc';
+      step.notes.push(
+        step.todos.length
+          ? `Planned ${step.todos.length} todos: ${step.todos.map((t) => t.id).join(', ')}.`
+          : 'No upfront plan: tool calls become todos as they come.',
+      );
+    }
+    const out =
+      step.mode === 'plan'
+        ? await this.planStep(state, step, catalog, run, signal)
+        : await this.adhocStep(state, step, catalog, run, signal);
+    const patch: JsonPatchOperation[] =
+      JSON.stringify(step.todos) === JSON.stringify(before)
+        ? []
+        : [{ op: 'replace', path: `/todos/${turn}`, value: step.todos }];
+    return {
+      ...out,
+      preparation: step.notes.join(' '),
+      usage: sumUsages(step.usages),
+      ...(patch.length ? { patch } : {}),
+    };
+  }
+
+  /** The planning call: `{"todos": [...]}` (an empty list means no upfront plan). */
+  private async upfrontPlan(
+    state: Readonly<RuntimeState>,
+    catalog: ToolCatalog,
+    run: RunContext,
+    signal: AbortSignal,
+  ): Promise<{ value: PlanReply; usages: Usage[] }> {
+    const tools = catalog.tools.map((t) => `- ${t.name}: ${t.description}`);
+    const system = [
+      PLAN_SYSTEM,
+      run.agent.system_prompt ?? '',
+      state.task_goals[state.turn] ? `Task goal: ${state.task_goals[state.turn]}` : '',
+      tools.length ? `Tools:\n${tools.join('\n')}` : 'No tools are available.',
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+    const { value, usages } = await invokeStructured(
+      this.models.chat({ role: 'planner' }),
+      [new SystemMessage(system), new HumanMessage(state.prompts[state.turn])],
+      PlanReplySchema,
+      { maxRetries: PLAN_PARSE_RETRIES, signal, label: 'plan' },
+    );
+    return { value, usages };
+  }
+
+  /** A step of a planned turn: dispatch the ready todos, wait for a retry, or finish. */
+  private async planStep(
+    state: Readonly<RuntimeState>,
+    step: StepPlan,
+    catalog: ToolCatalog,
+    run: RunContext,
+    signal: AbortSignal,
+  ): Promise<Pick<NodeOutput, 'summary' | 'result' | 'next'>> {
+    const verdict = latestVerdict(state.action_history[state.turn] ?? []);
+    if (verdict?.is_finished && verdict.is_sufficient) {
+      step.notes.push('Reflection found the goal met.');
+      return this.finish(state, step, run, signal, 'The goal is met');
+    }
+    const contents: string[] = [];
+    const calls: ToolCall[] = [];
+    // Todos answered without a tool may unblock others: keep going until a tool is needed.
+    for (;;) {
+      let now = new Date();
+      step.todos = failBlockedTodos(step.todos, now);
+      let ready = readyTodos(step.todos, now);
+      const retryAt = ready.length === 0 ? nextRetryAt(step.todos, now) : undefined;
+      if (retryAt && calls.length === 0) {
+        // A small margin: timers may fire a millisecond before the clock reaches retry_after.
+        const wait = Math.min(
+          retryAt.getTime() - now.getTime() + RETRY_MARGIN_MS,
+          this.config.maxRetryWaitMs,
+        );
+        step.notes.push(`Waited ${wait} ms for a retry.`);
+        await sleep(wait, undefined, { signal });
+        now = new Date();
+        ready = readyTodos(step.todos, now);
+        if (ready.length === 0) {
+          return {
+            summary: 'Waiting for a todo whose retry is not due yet.',
+            result: { content: '', tool_calls: [], mode: 'plan' } satisfies PlannerResult,
+            next: ['planner'],
+          };
+        }
+      }
+      if (ready.length === 0) {
+        break;
+      }
+      const picked = ready.slice(0, this.config.maxParallel);
+      const replies = await Promise.all(
+        picked.map((t) => this.callForTodo(state, step.todos, t, catalog, run, signal)),
+      );
+      const seen = new Set(calls.map((c) => c.id));
+      picked.forEach((todo, i) => {
+        const reply = replies[i];
+        step.usages.push(reply.usage);
+        const idx = step.todos.findIndex((t) => t.id === todo.id);
+        const own = reply.calls.map((c) => (seen.has(c.id) ? { ...c, id: `${c.id}_${todo.id}` } : c));
+        own.forEach((c) => seen.add(c.id));
+        if (own.length) {
+          calls.push(...own);
+          step.todos[idx] = {
+            ...todo,
+            status: 'processing',
+            retry_after: null,
+            call_ids: [...todo.call_ids, ...own.map((c) => c.id)],
+          };
+        } else {
+          step.todos[idx] = completeTodo(todo, {
+            now: new Date(),
+            tool_used: 'planner',
+            execution_time: reply.seconds,
+            output: reply.content,
+          });
+        }
+        if (reply.content) {
+          contents.push(reply.content);
+        }
+      });
+      if (calls.length) {
+        const byTodo = picked.filter((t) => step.todos.find((x) => x.id === t.id)?.status === 'processing');
+        return {
+          summary: `Todo ${byTodo.map((t) => t.id).join(', ')}: calling ${calls.map((c) => c.name).join(', ')}.`,
+          result: { content: contents.join('\n'), tool_calls: calls, mode: 'plan' } satisfies PlannerResult,
+          next: calls.map((c) => c.name),
+        };
+      }
+    }
+    const failed = step.todos.filter((t) => t.status === 'failed').length;
+    const done = step.todos.filter((t) => t.status === 'completed').length;
+    const reason = allSettled(step.todos)
+      ? `All todos are settled (${done} completed, ${failed} failed)`
+      : `Nothing more can progress (${done} completed, ${failed} failed, ${step.todos.length - done - failed} open)`;
+    return this.finish(state, step, run, signal, reason, contents.join('\n'));
+  }
+
+  /** One tool-calling call for one todo: its task, tips, suggested tools, earlier errors, dependency results. */
+  private async callForTodo(
+    state: Readonly<RuntimeState>,
+    todos: readonly Todo[],
+    todo: Todo,
+    catalog: ToolCatalog,
+    run: RunContext,
+    signal: AbortSignal,
+  ): Promise<{ calls: ToolCall[]; content: string; usage: Usage; seconds: number }> {
+    const turn = state.turn;
+    const deps = todo.dependencies
+      .map((id) => todos.find((t) => t.id === id))
+      .filter((t): t is Todo => t !== undefined)
+      .map((t) => `- ${t.id} (${t.task}): ${quote(t.completion_details?.output)}`);
+    const errors = todo.error_history.map(
+      (e) => `- attempt ${e.attempt} with ${e.tool_used || '-'}: ${e.error}`,
+    );
+    const system = [
+      TODO_SYSTEM,
+      run.agent.system_prompt ?? '',
+      state.task_goals[turn] ? `Task goal: ${state.task_goals[turn]}` : '',
+      `Current todo ${todo.id}: ${todo.task}`,
+      todo.execution_tips ? `Tips: ${todo.execution_tips}` : '',
+      todo.success_criteria ? `Done when: ${todo.success_criteria}` : '',
+      todo.suggested_tools.length ? `Suggested tools: ${todo.suggested_tools.join(', ')}` : '',
+      deps.length ? `Results of the todos it depends on:\n${deps.join('\n')}` : '',
+      errors.length ? `Earlier attempts failed:\n${errors.join('\n')}` : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n');
+    const started = Date.now();
+    const reply = await this.invoke(
+      [new SystemMessage(system), new HumanMessage(state.prompts[turn])],
+      catalog.functions(),
+      signal,
+    );
+    return {
+      calls: callsOf(reply, catalog, `call_${state.version}_${todo.id}`),
+      content: textOf(reply),
+      usage: usageOf(reply),
+      seconds: (Date.now() - started) / 1000,
+    };
+  }
+
+  /** A step of an unplanned turn: one call over the conversation so far; its tool calls become todos. */
+  private async adhocStep(
+    state: Readonly<RuntimeState>,
+    step: StepPlan,
+    catalog: ToolCatalog,
+    run: RunContext,
+    signal: AbortSignal,
+  ): Promise<Pick<NodeOutput, 'summary' | 'result' | 'next'>> {
+    const turn = state.turn;
     const messages = conversation(
       state.prompts[turn],
       state.task_goals[turn],
       state.action_history[turn] ?? [],
-      agent.system_prompt,
+      run.agent.system_prompt,
     );
-    const model = tools.length
-      ? this.models.chat().bindTools(
-          tools.map((t) => ({
-            type: 'function' as const,
-            function: { name: t.name, description: t.description, parameters: t.input_schema },
-          })),
-        )
-      : this.models.chat();
-    const reply = await model.invoke(messages, { signal }).catch((err: unknown) => {
-      throw classifyLlmError(err);
-    });
-    const calls: ToolCall[] = (reply.tool_calls ?? []).map((c, i) => ({
-      id: c.id ?? `call_${turn}_${state.version}_${i}`,
-      name: c.name,
-      args: c.args,
-    }));
-    const result: PlannerResult = {
-      content: typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content),
-      tool_calls: calls,
-    };
-    const preparation = `Offered ${tools.length} tools (${tools.map((t) => t.name).join(', ') || 'none'}) to ${this.models.modelName} with ${messages.length} messages.`;
+    const reply = await this.invoke(messages, catalog.functions(), signal);
+    step.usages.push(usageOf(reply));
+    const calls = callsOf(reply, catalog, `call_${turn}_${state.version}`);
+    const content = textOf(reply);
     if (calls.length === 0) {
-      return { preparation, summary: 'Ready to answer.', result, usage: usageOf(reply), next: ['output'] };
+      return this.finish(state, step, run, signal, 'Ready to answer', content);
+    }
+    const taken = new Set(step.todos.map((t) => t.id));
+    let n = step.todos.length;
+    for (const c of calls) {
+      do {
+        n += 1;
+      } while (taken.has(String(n)));
+      taken.add(String(n));
+      // The model decides on retries itself in this mode (it sees the error), so no automatic retry.
+      step.todos.push(
+        TodoSchema.parse({
+          id: String(n),
+          task: `${c.name} ${JSON.stringify(c.args)}`,
+          status: 'processing',
+          suggested_tools: [c.name],
+          max_retry: 0,
+          call_ids: [c.id],
+        }),
+      );
     }
     return {
-      preparation,
       summary: `Calling ${calls.map((c) => c.name).join(', ')}.`,
-      result,
-      usage: usageOf(reply),
-      patch: calls.map((c) => ({
-        op: 'add' as const,
-        path: `/todos/${turn}/-`,
-        value: { id: c.id, content: `${c.name} ${JSON.stringify(c.args)}`, status: 'in_progress' as const },
-      })),
+      result: { content, tool_calls: calls, mode: 'adhoc' } satisfies PlannerResult,
       next: calls.map((c) => c.name),
     };
   }
+
+  /**
+   * The last step: `next: ['output']` with the output tools to use. When the agent allows more
+   * than one, one call offering them as functions picks; otherwise the only one is used.
+   */
+  private async finish(
+    state: Readonly<RuntimeState>,
+    step: StepPlan,
+    run: RunContext,
+    signal: AbortSignal,
+    reason: string,
+    content = '',
+  ): Promise<Pick<NodeOutput, 'summary' | 'result' | 'next'>> {
+    const allowed = (run.agent.output_tools?.length ? run.agent.output_tools : ['output']).filter(
+      (t) => t in OUTPUT_FUNCTIONS,
+    );
+    let outputTools = allowed.length ? allowed.slice(0, 1) : ['output'];
+    if (allowed.length > 1) {
+      const turn = state.turn;
+      const system = [
+        FINAL_SYSTEM,
+        state.task_goals[turn] ? `Task goal: ${state.task_goals[turn]}` : '',
+        state.output_structure.length
+          ? `Output structure: ${JSON.stringify(state.output_structure.map((s) => ({ id: s.id, expected: s.expected })))}`
+          : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      const reply = await this.invoke(
+        [new SystemMessage(system), new HumanMessage(state.prompts[turn])],
+        allowed.map((t) => OUTPUT_FUNCTIONS[t]),
+        signal,
+      );
+      step.usages.push(usageOf(reply));
+      const chosen = [
+        ...new Set((reply.tool_calls ?? []).map((c) => c.name).filter((n) => allowed.includes(n))),
+      ];
+      if (chosen.length) {
+        outputTools = chosen;
+      }
+      step.notes.push(`Offered the output tools ${allowed.join(', ')}; chose ${outputTools.join(', ')}.`);
+    }
+    return {
+      summary: `${reason}: answering with ${outputTools.join(', ')}.`,
+      result: { content, tool_calls: [], output_tools: outputTools, mode: step.mode } satisfies PlannerResult,
+      next: ['output'],
+    };
+  }
+
+  private async invoke(
+    messages: BaseMessage[],
+    fns: OfferedFunction[],
+    signal: AbortSignal,
+  ): Promise<AIMessageChunk> {
+    const chat = this.models.chat({ role: 'planner' });
+    const model = fns.length ? chat.bindTools(fns) : chat;
+    return model.invoke(messages, { signal }).catch((err: unknown) => {
+      throw classifyLlmError(err);
+    });
+  }
+}
+
+function callsOf(reply: AIMessageChunk, catalog: ToolCatalog, fallbackId: string): ToolCall[] {
+  return (reply.tool_calls ?? []).map((c, i) => ({
+    id: c.id || `${fallbackId}_${i}`,
+    name: catalog.nodeOf(c.name),
+    args: c.args,
+  }));
+}
+
+const textOf = (reply: AIMessageChunk): string =>
+  typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+
+function quote(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  return text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX)}…` : text;
+}
+
+/** The turn's mode, as its first planner step decided it (a turn without a recorded mode is ad hoc). */
+function turnMode(actions: readonly Action[]): Mode {
+  const first = actions.find((a) => a.node === 'planner');
+  const parsed = first ? PlannerResultSchema.safeParse(first.result) : undefined;
+  return parsed?.success && parsed.data.mode === 'plan' ? 'plan' : 'adhoc';
+}
+
+/** Reflection's verdict on the latest tool round, when it came after the latest planner step. */
+function latestVerdict(
+  actions: readonly Action[],
+): { is_finished?: boolean; is_sufficient?: boolean } | undefined {
+  for (let i = actions.length - 1; i >= 0; i--) {
+    if (actions[i].node === 'reflection') {
+      return actions[i].result as { is_finished?: boolean; is_sufficient?: boolean } | undefined;
+    }
+    if (actions[i].node === 'planner') {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * `ask_user` answers go straight back to the planner (no reflection): the todo that asked is
+ * completed with the user's answer.
+ */
+function settleHumanAnswers(todos: Todo[], actions: readonly Action[], now: Date): Todo[] {
+  const p = actions.map((a) => a.node).lastIndexOf('planner');
+  if (p < 0) {
+    return todos;
+  }
+  const parsed = PlannerResultSchema.safeParse(actions[p].result);
+  const asked = parsed.success ? parsed.data.tool_calls.filter((c) => c.name === ASK_USER.name) : [];
+  const answers = actions.slice(p + 1).filter((a) => a.node === ASK_USER.name);
+  let result = todos;
+  answers.forEach((a, k) => {
+    const call = asked[k];
+    const idx = call
+      ? result.findIndex((t) => t.call_ids.includes(call.id) && t.status === 'processing')
+      : -1;
+    if (idx >= 0) {
+      result = result.slice();
+      result[idx] = completeTodo(result[idx], {
+        now,
+        tool_used: ASK_USER.name,
+        execution_time: (Date.parse(a.finished_at) - Date.parse(a.started_at)) / 1000,
+        output: a.result,
+      });
+    }
+  });
+  return result;
 }
 
 /** The turn so far as chat messages: each planner call followed by its tools' results. */
@@ -101,7 +514,7 @@ function conversation(
     .filter((a) => a.node === 'reflection' || a.node === 'memory')
     .map((a) => `- ${a.node}: ${a.summary}`);
   const system = [
-    SYSTEM,
+    ADHOC_SYSTEM,
     agentPrompt ?? '',
     goal ? `Task goal: ${goal}` : '',
     notes.length ? `Notes so far:\n${notes.join('\n')}` : '',
@@ -120,7 +533,7 @@ function conversation(
             content: parsed.success ? parsed.data.content : '',
             tool_calls: pending.map((c) => ({
               id: c.id,
-              name: c.name,
+              name: toolFunctionName(c.name),
               args: c.args,
               type: 'tool_call' as const,
             })),

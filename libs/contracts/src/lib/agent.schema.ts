@@ -12,6 +12,7 @@ export const AgentConfigSchema = z
         planner: z.string().optional(),
         reflection: z.string().optional(),
         output: z.string().optional(),
+        title: z.string().optional(),
       })
       .strict()
       .optional(),

@@ -66,7 +66,30 @@ const runtimeState = (): RuntimeState => ({
   task_goals: ['add numbers'],
   origin_files: [{ name: 'a.csv', type: 'text/csv', mapping: { provider: 'local', path: '/data/a.csv' } }],
   preprocessed_files: { documents: {}, tables: { 'a.csv': { rows: 2 } }, other_files: {} },
-  todos: [[{ id: 't1', content: 'add', status: 'done', action_ids: [2] }]],
+  todos: [
+    [
+      {
+        id: 't1',
+        task: 'add',
+        status: 'completed',
+        dependencies: [],
+        suggested_tools: ['calculator'],
+        priority: 5,
+        critical_path_length: 0,
+        retry: 0,
+        max_retry: 3,
+        retry_after: null,
+        error_history: [],
+        completion_details: {
+          completed_at: '2026-01-01T00:00:02.000Z',
+          tool_used: 'calculator',
+          execution_time: 0.1,
+          output: { value: 4 },
+        },
+        call_ids: ['call_1'],
+      },
+    ],
+  ],
   action_history: [[action({ id: 1, node: 'start', next: ['intake'] }), action({ id: 2 })]],
   chat_history: [{ role: 'user', content: 'what is 2 + 2?' }],
   usage: [{ prompt_tokens: 20, completion_tokens: 4, total_tokens: 24 }],
@@ -192,7 +215,7 @@ describe('NodeNameSchema', () => {
 describe('StateDeltaSchema and CommittedDeltaSchema', () => {
   it('parses a node delta (an action without id) with and without a patch', () => {
     const patch = [
-      { op: 'add', path: '/todos/0/-', value: { id: 'a', content: 'b', status: 'pending' } },
+      { op: 'add', path: '/todos/0/-', value: { id: 'a', task: 'b', status: 'pending' } },
       { op: 'replace', path: '/scenario', value: 'x' },
       { op: 'remove', path: '/memory/0' },
       { op: 'test', path: '/turn', value: 0 },
@@ -249,9 +272,11 @@ describe('RuntimeStateSchema', () => {
     ['missing version', ['version'], REMOVE, 'version'],
     ['a negative version', ['version'], -1, 'version'],
     ['a turn that is a string', ['turn'], '0', 'turn'],
-    ['todos that are one flat list', ['todos'], [{ id: 't', content: 'c', status: 'done' }], 'todos.0'],
+    ['todos that are one flat list', ['todos'], [{ id: 't', task: 'c', status: 'completed' }], 'todos.0'],
     ['a todo without id', ['todos', 0, 0, 'id'], REMOVE, 'todos.0.0.id'],
-    ['a todo with a negative retry_after', ['todos', 0, 0, 'retry_after'], -1, 'todos.0.0.retry_after'],
+    ['a todo with a numeric retry_after', ['todos', 0, 0, 'retry_after'], -1, 'todos.0.0.retry_after'],
+    ['a todo with an old status', ['todos', 0, 0, 'status'], 'done', 'todos.0.0.status'],
+    ['a todo with a negative retry', ['todos', 0, 0, 'retry'], -1, 'todos.0.0.retry'],
     ['an action without usage', ['action_history', 0, 1, 'usage'], REMOVE, 'action_history.0.1.usage'],
     ['negative usage', ['usage', 0, 'total_tokens'], -24, 'usage.0.total_tokens'],
     [

@@ -12,5 +12,7 @@ export const NodeRegistrationSchema = z.object({
   input_schema: z.record(z.string(), z.unknown()),
   idempotent: z.boolean(),
   registered_at: z.string().datetime(),
+  // Set on a tenant's own nodes (its MCP servers' tools): offered to and listed for that tenant only.
+  tenant_id: z.string().uuid().optional(),
 });
 export type NodeRegistration = z.infer<typeof NodeRegistrationSchema>;

@@ -56,20 +56,52 @@ export type Action = z.infer<typeof ActionSchema>;
 
 export const MemoryItemSchema = z.object({
   thread_id: z.string(),
+  /** The run (turn) the item comes from, when it is known (user memory across threads). */
+  run_id: z.string().optional(),
   turn: z.number().int().nonnegative(),
   content: z.string(),
   score: z.number(),
 });
 export type MemoryItem = z.infer<typeof MemoryItemSchema>;
 
+/** One failed attempt of a todo (seed 003 `error_history`). */
+export const TodoErrorSchema = z.object({
+  timestamp: z.string(), // ISO
+  attempt: z.number().int(), // 1-based attempt that failed (0: the todo never ran, e.g. a blocked dependency)
+  tool_used: z.string(),
+  error: z.string(), // "<code>: <message>"
+  retry_count: z.number().int(), // todo.retry after this failure
+  execution_time: z.number(), // seconds
+});
+export type TodoError = z.infer<typeof TodoErrorSchema>;
+
+export const TodoStatusSchema = z.enum(['pending', 'processing', 'completed', 'failed']);
+export type TodoStatus = z.infer<typeof TodoStatusSchema>;
+
+/** A todo of the turn (seed 003 shape); the planner keeps `todos[turn]`, reflection settles attempts. */
 export const TodoSchema = z.object({
-  id: z.string(),
-  content: z.string(),
-  status: z.enum(['pending', 'in_progress', 'done', 'failed', 'retry']),
-  retry_after: z.number().int().nonnegative().optional(),
-  max_retry: z.number().int().nonnegative().optional(),
-  error_history: z.array(z.string()).optional(),
-  action_ids: z.array(z.number().int()).optional(),
+  id: z.string().min(1),
+  task: z.string(),
+  status: TodoStatusSchema,
+  dependencies: z.array(z.string()).default([]),
+  suggested_tools: z.array(z.string()).default([]),
+  priority: z.number().int().default(5), // larger = sooner
+  execution_tips: z.string().optional(),
+  success_criteria: z.string().optional(),
+  critical_path_length: z.number().int().nonnegative().default(0), // longest chain of dependents
+  retry: z.number().int().nonnegative().default(0),
+  max_retry: z.number().int().nonnegative().default(3), // retries after the first attempt: 3 => at most 4 attempts
+  retry_after: z.string().nullable().optional(), // ISO time before which it must not be dispatched
+  error_history: z.array(TodoErrorSchema).default([]),
+  completion_details: z
+    .object({
+      completed_at: z.string(),
+      tool_used: z.string(),
+      execution_time: z.number(),
+      output: z.unknown(),
+    })
+    .optional(),
+  call_ids: z.array(z.string()).default([]), // extension: the tool-call ids filed under this todo
 });
 export type Todo = z.infer<typeof TodoSchema>;
 

@@ -6,6 +6,11 @@ import { ActiveRunsIndex1700000000002 } from '../migrations/1700000000002-active
 import { RunWaiting1700000000003 } from '../migrations/1700000000003-run-waiting';
 import { Agents1700000000004 } from '../migrations/1700000000004-agents';
 import { Knowledge1700000000010 } from '../migrations/1700000000010-knowledge';
+import { ModelRegistry1700000000020 } from '../migrations/1700000000020-model-registry';
+import { UserProfiles1700000000021 } from '../migrations/1700000000021-user-profiles';
+import { DataSources1700000000022 } from '../migrations/1700000000022-data-sources';
+import { McpServers1700000000023 } from '../migrations/1700000000023-mcp-servers';
+import { Memory1700000000024 } from '../migrations/1700000000024-memory';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -15,6 +20,11 @@ export const MIGRATIONS = [
   RunWaiting1700000000003,
   Agents1700000000004,
   Knowledge1700000000010,
+  ModelRegistry1700000000020,
+  UserProfiles1700000000021,
+  DataSources1700000000022,
+  McpServers1700000000023,
+  Memory1700000000024,
 ];
 
 export function dataSourceOptions(

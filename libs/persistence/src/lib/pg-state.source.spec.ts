@@ -89,7 +89,7 @@ function buildThread(threadId: string, runs: [string, string]) {
     run0,
     randomUUID(),
     'planner',
-    [{ op: 'add', path: '/todos/0/-', value: { id: 't1', content: 'compute 6*7', status: 'pending' } }],
+    [{ op: 'add', path: '/todos/0/-', value: { id: 't1', task: 'compute 6*7', status: 'pending' } }],
     {
       usage: u(120, 40),
       next: ['calculator'],
@@ -103,7 +103,7 @@ function buildThread(threadId: string, runs: [string, string]) {
     [{ op: 'add', path: '/preprocessed_files/tables/sheet.csv', value: { rows: 1, cols: 2 } }],
     { result: { value: 42 }, relevance: 1, next: ['reflection'] },
   );
-  push(run0, randomUUID(), 'reflection', [{ op: 'replace', path: '/todos/0/0/status', value: 'done' }], {
+  push(run0, randomUUID(), 'reflection', [{ op: 'replace', path: '/todos/0/0/status', value: 'completed' }], {
     usage: u(50, 10),
     next: ['planner'],
   });

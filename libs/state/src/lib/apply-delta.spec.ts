@@ -95,7 +95,7 @@ function turnZeroInProgress(origin_files?: RuntimeState['origin_files']): Runtim
       'planner',
       [
         { op: 'replace', path: '/task_goals/0', value: 'greet back' },
-        { op: 'add', path: '/todos/0/-', value: { id: 't1', content: 'say hi', status: 'pending' } },
+        { op: 'add', path: '/todos/0/-', value: { id: 't1', task: 'say hi', status: 'pending' } },
       ],
       { usage: usage(10, 5), next: ['output'] },
     ),
@@ -219,7 +219,7 @@ describe(applyDelta.name, () => {
       expect(next.version).toBe(s.version + 1);
       expect(next.prompts).toEqual(['hello', 'again']);
       expect(next.task_goals).toEqual(['greet back', '']);
-      expect(next.todos).toEqual([[{ id: 't1', content: 'say hi', status: 'pending' }], []]);
+      expect(next.todos).toEqual([[{ id: 't1', task: 'say hi', status: 'pending' }], []]);
       expect(next.chat_history).toEqual([
         { role: 'user', content: 'hello' },
         { role: 'assistant', content: 'hi!' },
@@ -301,7 +301,7 @@ describe(applyDelta.name, () => {
   });
 
   describe('patching every patchable field', () => {
-    const todo = { id: 't2', content: 'look it up', status: 'in_progress' as const, action_ids: [2] };
+    const todo = { id: 't2', task: 'look it up', status: 'processing' as const, call_ids: ['call_2'] };
     const memoryItem = { thread_id: THREAD, turn: 0, content: 'earlier answer', score: 0.9 };
     const slot = { id: 'answer', expected: 'a number', content: null, type: 'number' };
     const file = {
@@ -331,10 +331,10 @@ describe(applyDelta.name, () => {
       [
         'todos',
         [
-          { op: 'replace', path: '/todos/0/0/status', value: 'done' },
+          { op: 'replace', path: '/todos/0/0/status', value: 'completed' },
           { op: 'add', path: '/todos/0/-', value: todo },
         ],
-        () => [[{ id: 't1', content: 'say hi', status: 'done' }, todo]],
+        () => [[{ id: 't1', task: 'say hi', status: 'completed' }, todo]],
       ],
       [
         'chat_history',
@@ -368,11 +368,11 @@ describe(applyDelta.name, () => {
         prev,
         step(prev, 'planner', [
           { op: 'test', path: '/todos/0/0/status', value: 'pending' },
-          { op: 'replace', path: '/todos/0/0/status', value: 'in_progress' },
+          { op: 'replace', path: '/todos/0/0/status', value: 'processing' },
         ]),
       );
 
-      expect(next.todos[0][0].status).toBe('in_progress');
+      expect(next.todos[0][0].status).toBe('processing');
     });
 
     it('applies a remove op', () => {
@@ -404,7 +404,7 @@ describe(applyDelta.name, () => {
       ['scenario = 5', [{ op: 'replace', path: '/scenario', value: 5 }], 'scenario'],
       [
         'a todo without id',
-        [{ op: 'add', path: '/todos/0/-', value: { content: 'x', status: 'pending' } }],
+        [{ op: 'add', path: '/todos/0/-', value: { task: 'x', status: 'pending' } }],
         'todos',
       ],
       [
@@ -472,9 +472,7 @@ describe(applyDelta.name, () => {
       const err = rejectionOf(() =>
         applyDelta(
           prev,
-          step(prev, 'planner', [
-            { op: 'add', path: '/todos/0/-', value: { content: 'x', status: 'pending' } },
-          ]),
+          step(prev, 'planner', [{ op: 'add', path: '/todos/0/-', value: { task: 'x', status: 'pending' } }]),
         ),
       );
 
@@ -583,7 +581,7 @@ describe(applyDelta.name, () => {
           prev,
           'planner',
           [
-            { op: 'replace', path: '/todos/0/0/status', value: 'done' },
+            { op: 'replace', path: '/todos/0/0/status', value: 'completed' },
             { op: 'add', path: '/preprocessed_files/documents/a', value: { pages: 1 } },
             { op: 'replace', path: '/scenario', value: 's' },
             { op: 'add', path: '/user_context/k', value: 'v' },
@@ -597,7 +595,7 @@ describe(applyDelta.name, () => {
 
       expect(prev).toEqual(snapshot);
       expect(delta).toEqual(deltaSnapshot);
-      expect(next.todos[0][0].status).toBe('done');
+      expect(next.todos[0][0].status).toBe('completed');
       expect(next.version).toBe(prev.version + 1);
     });
 

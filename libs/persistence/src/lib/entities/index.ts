@@ -1,10 +1,16 @@
 import { ApiKeyEntity } from './api-key.entity';
+import { MODEL_CATEGORIES, type ModelCategory, ModelEntity, type ModelParser } from './model.entity';
+import { ModelUsageEntity } from './model-usage.entity';
+import { VendorEndpointEntity } from './vendor-endpoint.entity';
+import { VendorEntity, type VendorKind } from './vendor.entity';
+import { VendorKeyEntity, type VendorKeyStatus } from './vendor-key.entity';
 import { RunTaskEntity } from './run-task.entity';
 import { RunEntity, type RunInput, type RunWaiting } from './run.entity';
 import { StateDeltaEntity } from './state-delta.entity';
 import { StateSnapshotEntity } from './state-snapshot.entity';
 import { TenantEntity } from './tenant.entity';
 import { ThreadEntity } from './thread.entity';
+import { UserProfileEntity } from './user-profile.entity';
 
 export const ENTITIES = [
   TenantEntity,
@@ -14,9 +20,25 @@ export const ENTITIES = [
   RunTaskEntity,
   StateDeltaEntity,
   StateSnapshotEntity,
+  VendorEntity,
+  VendorKeyEntity,
+  VendorEndpointEntity,
+  ModelEntity,
+  ModelUsageEntity,
+  UserProfileEntity,
 ];
 export {
   ApiKeyEntity,
+  MODEL_CATEGORIES,
+  type ModelCategory,
+  ModelEntity,
+  type ModelParser,
+  ModelUsageEntity,
+  VendorEndpointEntity,
+  VendorEntity,
+  type VendorKind,
+  VendorKeyEntity,
+  type VendorKeyStatus,
   RunTaskEntity,
   RunEntity,
   type RunInput,
@@ -25,5 +47,6 @@ export {
   StateSnapshotEntity,
   TenantEntity,
   ThreadEntity,
+  UserProfileEntity,
 };
 export type { RunTaskStatus } from './run-task.entity';

@@ -11,5 +11,7 @@ export class ThreadEntity {
   /** Version of the latest snapshot in `state_snapshots`. */
   @Column({ type: 'integer', default: 0 }) snapshot_version!: number;
   @Column({ type: 'uuid', nullable: true }) active_run_id!: string | null;
+  /** Generated with the thread's first answer; later turns keep it. */
+  @Column({ type: 'text', nullable: true }) title!: string | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }

@@ -1,0 +1,37 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+
+/** What the output node reads beside the state: the run's pinned agent settings and the thread's title. */
+export interface RunOutputContext {
+  /** `AgentConfig.output_tools` the run pinned; undefined = every output tool. */
+  allowedTools: string[] | undefined;
+  /** The thread's title, once its first answer named it. */
+  threadTitle: string | null;
+}
+
+const RowSchema = z.object({
+  output_tools: z.array(z.string()).nullable(),
+  title: z.string().nullable(),
+});
+
+@Injectable()
+export class RunOutputContextReader {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async forRun(runId: string): Promise<RunOutputContext> {
+    const [row] = (await this.ds.query(
+      `SELECT r.agent_config->'output_tools' AS output_tools, t.title
+       FROM runs r JOIN threads t ON t.id = r.thread_id WHERE r.id = $1`,
+      [runId],
+    )) as unknown[];
+    if (!row) {
+      throw new Error(`run ${runId} not found: its output settings cannot be read`);
+    }
+    const parsed = RowSchema.safeParse(row);
+    if (!parsed.success) {
+      throw new Error(`run ${runId}: agent_config.output_tools is not a list of tool names`);
+    }
+    return { allowedTools: parsed.data.output_tools ?? undefined, threadTitle: parsed.data.title };
+  }
+}

@@ -1,0 +1,69 @@
+import type { NodeRegistration } from '@switchyard/contracts';
+import { toolFunctionName } from '@switchyard/contracts';
+import { ToolCatalog } from './tool-catalog';
+
+const node = (
+  name: string,
+  extra: Partial<NodeRegistration> & { tenant_id?: string } = {},
+): NodeRegistration =>
+  ({
+    name,
+    service: 'tool-executor',
+    kind: 'service',
+    tool: true,
+    description: `${name} tool`,
+    input_schema: { type: 'object' },
+    idempotent: true,
+    registered_at: '2026-01-01T00:00:00.000Z',
+    ...extra,
+  }) as NodeRegistration;
+
+describe('toolFunctionName', () => {
+  it('turns dots into __ so MCP node names are valid OpenAI function names', () => {
+    expect(toolFunctionName('mcp.files.read_file')).toBe('mcp__files__read_file');
+    expect(toolFunctionName('calculator')).toBe('calculator');
+  });
+
+  it('keeps long names within 64 characters and apart from each other', () => {
+    const a = toolFunctionName(`mcp.server.${'x'.repeat(80)}a`);
+    const b = toolFunctionName(`mcp.server.${'x'.repeat(80)}b`);
+    expect(a.length).toBeLessThanOrEqual(64);
+    expect(a).toMatch(/^[a-zA-Z0-9_-]+$/);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe('ToolCatalog', () => {
+  const nodes = [
+    node('calculator'),
+    node('mcp.fs.read'),
+    node('reflection', { tool: false }),
+    node('acme_only', { tenant_id: 'tenant-a' }),
+  ];
+
+  it('offers tool nodes as functions and maps the calls back to node names', () => {
+    const c = ToolCatalog.build(nodes, { tenantId: 'tenant-a' });
+    expect(c.names).toEqual(['calculator', 'mcp.fs.read', 'acme_only']);
+    expect(c.functions().map((f) => f.function.name)).toEqual(['calculator', 'mcp__fs__read', 'acme_only']);
+    expect(c.nodeOf('mcp__fs__read')).toBe('mcp.fs.read');
+    // A name that was not offered stays as it is, so the orchestrator can name it in its error.
+    expect(c.nodeOf('teleport')).toBe('teleport');
+  });
+
+  it("offers a tenant's own tool to that tenant only", () => {
+    expect(ToolCatalog.build(nodes, { tenantId: 'tenant-b' }).names).toEqual(['calculator', 'mcp.fs.read']);
+    expect(ToolCatalog.build(nodes, { tenantId: null }).names).not.toContain('acme_only');
+  });
+
+  it("offers only the agent's allowed tools", () => {
+    expect(ToolCatalog.build(nodes, { tenantId: 'tenant-a', allowed: ['mcp.fs.read'] }).names).toEqual([
+      'mcp.fs.read',
+    ]);
+  });
+
+  it('leaves out a node whose function name clashes with an earlier one, and says so', () => {
+    const c = ToolCatalog.build([node('a.b'), node('a__b')], { tenantId: null });
+    expect(c.names).toEqual(['a.b']);
+    expect(c.skipped).toEqual(['a__b']);
+  });
+});
