@@ -129,6 +129,7 @@ describe('walking skeleton: one agent run end to end', () => {
       }),
       { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     );
+    const planner = actions[3].result as { tool_calls: { id: string }[] };
     const run = await stack.api('GET', `/v1/runs/${runId}`);
     expect(run.body.usage).toEqual(sum);
     // The thread state, rebuilt from the checkpoint log: usage[turn] is the same sum.
@@ -143,7 +144,16 @@ describe('walking skeleton: one agent run end to end', () => {
     ]);
     expect(state.body.task_goals).toEqual(['what is 2+3*4?']);
     expect(state.body.todos[0]).toEqual([
-      expect.objectContaining({ content: 'calculator {"expression":"2+3*4"}', status: 'done' }),
+      expect.objectContaining({
+        task: 'calculator {"expression":"2+3*4"}',
+        status: 'completed',
+        suggested_tools: ['calculator'],
+        call_ids: [planner.tool_calls[0].id],
+        completion_details: expect.objectContaining({
+          tool_used: 'calculator',
+          output: { expression: '2+3*4', value: 14 },
+        }),
+      }),
     ]);
     // Time travel: the state right after the calculator step has its result and no answer yet.
     const v5 = await stack.api('GET', `/v1/threads/${run.body.thread_id}/state?version=5`);
@@ -156,8 +166,9 @@ describe('walking skeleton: one agent run end to end', () => {
       'calculator',
     ]);
     expect(v5.body.chat_history).toHaveLength(1);
-    // intake 20+6, planner 35+8, reflection 30+12, planner 40+5, output 25+5 (the script's numbers).
-    expect(sum).toEqual({ prompt_tokens: 150, completion_tokens: 36, total_tokens: 186 });
+    // intake 20+6, planner (plan 20+4, then 35+8), reflection 30+12, planner 40+5, output 25+5
+    // plus the thread's title 10+1 (the script's numbers).
+    expect(sum).toEqual({ prompt_tokens: 180, completion_tokens: 41, total_tokens: 221 });
   });
 
   it('streams status, node_started, action, token and done events live, ending with done', () => {
@@ -225,6 +236,7 @@ describe('node registry', () => {
         calculator: 'tool-executor',
         http_get: 'tool-executor',
         http_request: 'tool-executor',
+        sql_query: 'tool-executor',
         preprocess: 'tool-executor',
         reflection: 'reflection',
         memory: 'retrieval',
@@ -254,6 +266,7 @@ describe('tool catalogue', () => {
       'http_get',
       'http_request',
       'retrieval',
+      'sql_query',
     ]);
     expect(tools.find((t) => t.name === 'retrieval')?.service).toBe('retrieval');
     expect(

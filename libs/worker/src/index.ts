@@ -1,4 +1,10 @@
-export { NodeHandler, NODE_SPEC, type NodeSpec } from './lib/node-handler.decorator';
+export {
+  NodeHandler,
+  NodePrefixHandler,
+  nodePrefixPattern,
+  NODE_SPEC,
+  type NodeSpec,
+} from './lib/node-handler.decorator';
 export { NodeRuntime, MAX_DELIVER, type NodeInput, type NodeOutput, type NodeImpl } from './lib/node-runtime';
 export { NodeRegistrar } from './lib/node-registrar';
 export { CancelRegistry } from './lib/cancel.registry';

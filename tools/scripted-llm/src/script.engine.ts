@@ -14,6 +14,8 @@ export interface Conversation {
   messages: ConversationMessage[];
   /** Names of the tools (or legacy functions) the request offered. */
   toolNames: string[];
+  /** The API key the request carried (bearer token or `x-api-key`), if any. */
+  apiKey?: string;
 }
 
 export interface RenderedToolCall {
@@ -104,6 +106,9 @@ export function matchesWhen(when: When | undefined, conv: Conversation): boolean
     return false;
   }
   if (when.tools_include !== undefined && !conv.toolNames.includes(when.tools_include)) {
+    return false;
+  }
+  if (when.api_key !== undefined && conv.apiKey !== when.api_key) {
     return false;
   }
   if (when.count_role) {

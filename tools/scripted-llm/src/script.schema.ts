@@ -26,6 +26,8 @@ export const WhenSchema = z.strictObject({
   count_role: z
     .strictObject({ role: MessageRoleSchema, min: count.optional(), max: count.optional() })
     .optional(),
+  /** The request's API key (`Authorization: Bearer …` or `x-api-key`) equals this. */
+  api_key: z.string().min(1).optional(),
 });
 export type When = z.infer<typeof WhenSchema>;
 

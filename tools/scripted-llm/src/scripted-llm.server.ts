@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
@@ -40,6 +40,11 @@ export interface RequestRecord {
   messages_count: number;
   /** HTTP status of the reply, set once the exchange is over. */
   status?: number;
+  /**
+   * First 12 hex digits of the SHA-256 of the API key the request carried (what SecretBox.fingerprint
+   * gives), or null without one: tests see which key was used, the key itself is never recorded.
+   */
+  api_key_fingerprint: string | null;
 }
 
 export interface ScriptedLlmOptions {
@@ -204,7 +209,19 @@ function splitArguments(json: string): string[] {
   return pieces;
 }
 
-function toConversation(body: ChatRequest): Conversation {
+/** The bearer token (OpenAI, Ollama) or `x-api-key` (Anthropic) of a request. */
+function apiKeyOf(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  const bearer = typeof auth === 'string' ? /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim() : undefined;
+  const header = req.headers['x-api-key'];
+  return bearer || (typeof header === 'string' && header ? header : undefined);
+}
+
+export function keyFingerprint(key: string | undefined): string | null {
+  return key ? createHash('sha256').update(key).digest('hex').slice(0, 12) : null;
+}
+
+function toConversation(body: ChatRequest, apiKey?: string): Conversation {
   const toolNames = [
     ...(body.tools ?? []).map((t) => t.function?.name ?? t.name),
     ...(body.functions ?? []).map((f) => f.name),
@@ -212,6 +229,7 @@ function toConversation(body: ChatRequest): Conversation {
   return {
     messages: body.messages.map((m) => ({ role: m.role, text: contentText(m.content) })),
     toolNames,
+    ...(apiKey ? { apiKey } : {}),
   };
 }
 
@@ -264,7 +282,12 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     return controller.signal;
   };
 
-  const newRecord = (path: string, stream: boolean, count: number): RequestRecord => ({
+  const newRecord = (
+    path: string,
+    stream: boolean,
+    count: number,
+    apiKey: string | undefined,
+  ): RequestRecord => ({
     id: `req_${++seq}`,
     at: new Date().toISOString(),
     path,
@@ -272,6 +295,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     stream,
     aborted: false,
     messages_count: count,
+    api_key_fingerprint: keyFingerprint(apiKey),
   });
 
   const chatCompletions = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
@@ -281,8 +305,9 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     }
     const body = parsed.data;
     const stream = body.stream === true;
-    const conv = toConversation(body);
-    const record = newRecord(path, stream, body.messages.length);
+    const apiKey = apiKeyOf(req);
+    const conv = toConversation(body, apiKey);
+    const record = newRecord(path, stream, body.messages.length, apiKey);
     const signal = track(res, record);
 
     const rule = pickRule(script, used, conv);
@@ -368,7 +393,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     }
     const body = parsed.data;
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
-    track(res, newRecord(path, false, inputs.length));
+    track(res, newRecord(path, false, inputs.length, apiKeyOf(req)));
     const dimensions = body.dimensions ?? script.embeddings?.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
     const tokens = inputs.reduce((sum, text) => sum + wordCount(text), 0);
     sendJson(res, 200, {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -403,6 +404,27 @@ describe('rule selection', () => {
     expect((await records()).map((r) => r.rule)).toEqual(['once', 'twice', 'twice', 'after', 'after']);
     llm.setScript(script);
     expect((await model().invoke('go')).content).toBe('first');
+  });
+
+  it('matches `api_key` on the bearer token and records only its fingerprint', async () => {
+    llm.setScript({
+      rules: [
+        { name: 'key-a', when: { api_key: 'sk-key-a' }, reply: { status: 401, error_message: 'refused' } },
+        { name: 'others', reply: { content: 'ok' } },
+      ],
+    });
+    await expect(model({ apiKey: 'sk-key-a' }).invoke('go')).rejects.toMatchObject({ status: 401 });
+    expect((await model({ apiKey: 'sk-key-b' }).invoke('go')).content).toBe('ok');
+    const recs = await records();
+    expect(recs.map((r) => [r.rule, r.status])).toEqual([
+      ['key-a', 401],
+      ['others', 200],
+    ]);
+    expect(recs[0].api_key_fingerprint).toBe(
+      createHash('sha256').update('sk-key-a').digest('hex').slice(0, 12),
+    );
+    expect(recs[1].api_key_fingerprint).toMatch(/^[0-9a-f]{12}$/);
+    expect(JSON.stringify(recs)).not.toContain('sk-key');
   });
 });
 

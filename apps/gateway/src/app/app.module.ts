@@ -8,10 +8,13 @@ import {
 import { APP_FILTER } from '@nestjs/core';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { SecretBox } from '@switchyard/config';
 import { RunEventHub } from '@switchyard/events';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { AgentsController } from './agents/agents.controller';
+import { DataSourcesController } from './data-sources/data-sources.controller';
+import { ToolOutputsController } from './data-sources/tool-outputs.controller';
 import { TenantsController } from './admin/tenants.controller';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { RateLimitGuard } from './auth/rate-limit.guard';
@@ -21,11 +24,18 @@ import { CollectionsController } from './knowledge/collections.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
+import { ModelsController } from './registry/models.controller';
+import { McpGatewayConfig } from './mcp/mcp-gateway.config';
+import { McpServersController } from './mcp/mcp-servers.controller';
+import { UsageController } from './registry/usage.controller';
+import { VendorKeysController } from './registry/vendor-keys.controller';
+import { VendorsController } from './registry/vendors.controller';
 import { RunsController } from './runs/runs.controller';
 import { endedRuns } from './runs/run-event-stream';
 import { RunsService } from './runs/runs.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ToolsController } from './tools/tools.controller';
+import { UsersController } from './users/users.controller';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
@@ -37,9 +47,23 @@ import { ToolsController } from './tools/tools.controller';
     ChatCompletionsController,
     ToolsController,
     CollectionsController,
+    VendorsController,
+    VendorKeysController,
+    ModelsController,
+    UsageController,
+    McpServersController,
+    DataSourcesController,
+    ToolOutputsController,
+    UsersController,
   ],
   providers: [
     { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
+    // Seals vendor keys; GatewayConfig validated SWITCHYARD_SECRET_KEY at start-up.
+    {
+      provide: SecretBox,
+      useFactory: (c: GatewayConfig) => new SecretBox(c.secretKey),
+      inject: [GatewayConfig],
+    },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     ApiKeyGuard,
     AdminTokenGuard,
@@ -47,6 +71,7 @@ import { ToolsController } from './tools/tools.controller';
     BootstrapTenant,
     RunsService,
     NodeDirectory,
+    { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
     {
       provide: RunEventHub,
       useFactory: (redis: Redis, ds: DataSource) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadConfig } from '@switchyard/config';
+import { loadConfig, secretEnvSchema } from '@switchyard/config';
 
 const schema = z.object({
   // Quick start: the gateway makes sure tenant `default` exists with this key.
@@ -22,6 +22,8 @@ export class GatewayConfig {
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
   readonly maxActiveRuns: number;
+  /** Seals vendor keys at rest (SecretBox); validated here so a bad key stops start-up. */
+  readonly secretKey: string;
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.bootstrapKey = cfg.SWITCHYARD_BOOTSTRAP_KEY;
@@ -31,5 +33,6 @@ export class GatewayConfig {
     this.rateLimitPerSecond = cfg.SWITCHYARD_RATE_LIMIT_PER_SECOND;
     this.rateLimitBurst = cfg.SWITCHYARD_RATE_LIMIT_BURST;
     this.maxActiveRuns = cfg.SWITCHYARD_MAX_ACTIVE_RUNS;
+    this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }

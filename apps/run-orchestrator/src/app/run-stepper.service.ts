@@ -193,6 +193,11 @@ export class RunStepper {
       run.thread_id,
       run.id,
     ]);
+    const title = output?.['title'];
+    if (typeof title === 'string' && title) {
+      // The first answer names the thread; later turns keep that name.
+      await m.query('UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [run.thread_id, title]);
+    }
     if (state) {
       // Bounded load cost for the next turn: its state starts from here.
       await m.query(

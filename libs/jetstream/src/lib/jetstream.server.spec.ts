@@ -512,4 +512,22 @@ describe('JetStreamServer (real nats-server, real Nest microservice)', () => {
     expect(svc.recorder.calls[0].acks).toBe(1);
     expect((await consumerInfo(svc)).num_redelivered).toBe(0);
   });
+
+  it('routes the dotted node names under a prefix to one `sy.task.*.mcp.>` handler (NodePrefixHandler)', async () => {
+    const svc = await startService({
+      label: 'prefix',
+      subject: () => 'sy.task.>',
+      pattern: () => 'sy.task.*.mcp.>',
+    });
+
+    await publish('sy.task.tool-executor.mcp.fs.read_file', { node: 'mcp.fs.read_file' });
+    await publish('sy.task.tool-executor.mcp', { node: 'mcp' }); // no segment after the prefix: no handler
+    await publish('sy.task.tool-executor.calculator', { node: 'calculator' });
+
+    await waitFor('the handler', () => svc.recorder.calls.length === 1);
+    await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+    await sleep(300);
+    expect(svc.recorder.calls.map((c) => c.subject)).toEqual(['sy.task.tool-executor.mcp.fs.read_file']);
+    expect(svc.recorder.calls[0].acks).toBe(1);
+  });
 });

@@ -9,6 +9,9 @@ import type { KV, QueuedIterator, KvEntry } from 'nats';
 import { NODE_REGISTRY_BUCKET, type NodeRegistration, NodeRegistrationSchema } from '@switchyard/contracts';
 import { JetStreamConnection, decodeJson } from '@switchyard/jetstream';
 
+// Bound on the start-up wait for the registry's initial entries (an empty bucket answers at once).
+const INITIAL_LOAD_MAX_MS = 5_000;
+
 /**
  * A watched, in-memory copy of the `sy_nodes` registry: the orchestrator routes with it at no
  * extra round trip, the planner reads its tool catalogue from it. A miss falls back to one KV
@@ -25,7 +28,11 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
 
   async onApplicationBootstrap(): Promise<void> {
     this.kv = await this.nats.kv(NODE_REGISTRY_BUCKET);
-    this.watcher = await this.kv.watch({ key: '>' });
+    // Start-up waits for the registry's current entries: a service that takes tasks right after
+    // a restart must see every node (the planner would otherwise offer a partial tool list).
+    let initialized: () => void = () => undefined;
+    const loaded = new Promise<void>((resolve) => (initialized = resolve));
+    this.watcher = await this.kv.watch({ key: '>', initializedFn: () => initialized() });
     void (async () => {
       for await (const entry of this.watcher!) {
         if (entry.operation === 'PUT') {
@@ -38,6 +45,11 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
         }
       }
     })();
+    const timer = setTimeout(() => initialized(), INITIAL_LOAD_MAX_MS);
+    await loaded;
+    clearTimeout(timer);
+    // The entries are queued by then; one macrotask lets the loop above drain them.
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   onApplicationShutdown(): void {

@@ -9,6 +9,8 @@ export interface ScriptedRequest {
   rule: string | null;
   aborted: boolean;
   status?: number;
+  /** SHA-256 prefix of the request's API key (SecretBox.fingerprint), null without one. */
+  api_key_fingerprint?: string | null;
 }
 
 /** The scripted model server (tools/scripted-llm, built in dist/) as a process of its own. */

@@ -28,3 +28,18 @@ export function NodeHandler(spec: NodeSpec): MethodDecorator {
     UseFilters(new JetStreamExceptionFilter()),
   );
 }
+
+/**
+ * Binds a controller method to the tasks of every node named `<prefix>.<…>`: nodes a service
+ * registers at runtime (an MCP server's tools, `mcp.<server>.<tool>`) rather than one
+ * `@NodeHandler` each. The pattern `sy.task.*.<prefix>.>` never matches an undotted node name,
+ * so the exact handlers keep theirs. Registering those nodes in `sy_nodes` is the caller's job.
+ */
+export function NodePrefixHandler(prefix: string): MethodDecorator {
+  if (!/^[a-z][a-z0-9_-]*$/.test(prefix)) {
+    throw new Error(`node prefix "${prefix}" must be one lower-case node-name segment`);
+  }
+  return applyDecorators(EventPattern(nodePrefixPattern(prefix)), UseFilters(new JetStreamExceptionFilter()));
+}
+
+export const nodePrefixPattern = (prefix: string): string => `sy.task.*.${prefix}.>`;

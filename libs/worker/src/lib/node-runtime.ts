@@ -23,6 +23,7 @@ import {
   NonRetryableMessageError,
   isRetryable,
 } from '@switchyard/jetstream';
+import { runWithLlmCallContext } from '@switchyard/models';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
@@ -103,15 +104,20 @@ export class NodeRuntime {
     const { signal, release } = this.cancels.open(task.run_id);
     let out: NodeOutput;
     try {
-      out = await impl({
-        task,
-        state,
-        signal,
-        attempt,
-        emitToken: async (text) => {
-          await this.events.append(task.run_id, 'token', { node: task.node, task_id: task.task_id, text });
-        },
-      });
+      // Every LLM call of the node's code is metered against this task (and finds the run's
+      // tenant and pinned models) without the node passing anything.
+      const llmContext = { ...log, attempt };
+      out = await runWithLlmCallContext(llmContext, () =>
+        impl({
+          task,
+          state,
+          signal,
+          attempt,
+          emitToken: async (text) => {
+            await this.events.append(task.run_id, 'token', { node: task.node, task_id: task.task_id, text });
+          },
+        }),
+      );
     } catch (err) {
       if (signal.aborted) {
         this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });

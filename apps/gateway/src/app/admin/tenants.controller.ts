@@ -1,9 +1,22 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { hashApiKey, keyPrefix, newApiKey } from '../auth/api-key.util';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { type PatchTenant, PatchTenantSchema } from '../registry/registry.schemas';
+import { TENANT_COLUMNS, type TenantRow, tenantView } from '../registry/registry.views';
 import { AdminTokenGuard } from './admin-token.guard';
 
 export const CreateTenantSchema = z.object({ name: z.string().trim().min(1).max(200) }).strict();
@@ -30,23 +43,51 @@ export class TenantsController {
   @Post()
   async create(@Body(new ZodPipe(CreateTenantSchema)) body: z.infer<typeof CreateTenantSchema>) {
     const rows = (await this.ds.query(
-      'INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id, name, created_at',
+      `INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING ${TENANT_COLUMNS}`,
       [body.name],
-    )) as { id: string; name: string; created_at: Date }[];
+    )) as TenantRow[];
     if (rows.length === 0) {
       throw new ApiException(ApiErrorCode.Conflict, `a tenant named "${body.name}" exists`);
     }
-    return { id: rows[0].id, name: rows[0].name, created_at: rows[0].created_at.toISOString() };
+    return tenantView(rows[0]);
   }
 
   @Get()
   async list() {
-    const rows = (await this.ds.query('SELECT id, name, created_at FROM tenants ORDER BY created_at')) as {
-      id: string;
-      name: string;
-      created_at: Date;
-    }[];
-    return { tenants: rows.map((t) => ({ ...t, created_at: t.created_at.toISOString() })) };
+    const rows = (await this.ds.query(
+      `SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at`,
+    )) as TenantRow[];
+    return { tenants: rows.map(tenantView) };
+  }
+
+  @Get(':tenant_id')
+  async get(@Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string) {
+    const [row] = (await this.ds.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1`, [
+      tenantId,
+    ])) as TenantRow[];
+    if (!row) {
+      throw ApiException.notFound('tenant');
+    }
+    return tenantView(row);
+  }
+
+  /**
+   * Sets the tenant's token budget (null = unlimited). Runs of a tenant whose tokens_used reached
+   * the budget fail with `budget_exceeded` before their next model call.
+   */
+  @Patch(':tenant_id')
+  async patch(
+    @Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string,
+    @Body(new ZodPipe(PatchTenantSchema)) body: PatchTenant,
+  ) {
+    return this.updateTenant(tenantId, 'token_budget = $2', [body.token_budget]);
+  }
+
+  /** Starts a new budget period: tokens_used back to 0 (model_usage keeps the history). */
+  @Post(':tenant_id/usage/reset')
+  @HttpCode(200)
+  async resetUsage(@Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string) {
+    return this.updateTenant(tenantId, 'tokens_used = 0', []);
   }
 
   @Post(':tenant_id/keys')
@@ -90,6 +131,17 @@ export class TenantsController {
       throw ApiException.notFound('key');
     }
     return view(rows[0]);
+  }
+
+  private async updateTenant(tenantId: string, set: string, params: unknown[]) {
+    const [rows] = (await this.ds.query(
+      `UPDATE tenants SET ${set} WHERE id = $1 RETURNING ${TENANT_COLUMNS}`,
+      [tenantId, ...params],
+    )) as [TenantRow[], number];
+    if (rows.length === 0) {
+      throw ApiException.notFound('tenant');
+    }
+    return tenantView(rows[0]);
   }
 
   private async tenant(id: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ActionSchema, EVENT_TYPES, RunStatusSchema } from '@switchyard/contracts';
+import { ActionSchema, EVENT_TYPES, RunStatusSchema, UserProfileSchema } from '@switchyard/contracts';
 import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
 import {
   CollectionSchema,
@@ -12,6 +12,26 @@ import {
 } from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
 import { CreateAgentSchema, PatchAgentSchema } from '../agents/agents.controller';
+import {
+  CreateEndpointSchema,
+  CreateModelSchema,
+  CreateVendorKeySchema,
+  CreateVendorSchema,
+  EndpointSchema,
+  ModelSchema,
+  PatchTenantSchema,
+  TenantSchema,
+  UsageByModelSchema,
+  UsagePageSchema,
+  VendorKeySchema,
+  VendorSchema,
+} from '../registry/registry.schemas';
+import { CreateMcpServerSchema, McpServerSchema } from '../mcp/mcp-servers.schemas';
+import {
+  CreateDataSourceSchema,
+  DataSourceSchema,
+  ToolOutputSchema,
+} from '../data-sources/data-sources.schemas';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ApiErrorCode } from './api.exception';
 
@@ -51,10 +71,20 @@ const RunSchema = z.object({
   finished_at: z.string().nullable(),
   steps: z.number(),
   usage: Usage,
-  output: z.object({ answer: z.string(), title: z.string() }).nullable(),
+  output: z
+    .object({
+      answer: z.string(),
+      title: z.string(),
+      // output_structured: the thread's output_structure with its contents filled; null when not chosen.
+      structured: z
+        .array(z.object({ id: z.string(), expected: z.string(), content: z.unknown(), type: z.string() }))
+        .nullable(),
+    })
+    .nullable(),
   error: z.object({ code: z.string(), message: z.string() }).nullable(),
   metadata: z.record(z.string(), z.unknown()),
 });
+const RunWithModelUsageSchema = RunSchema.extend({ usage_by_model: UsageByModelSchema });
 
 const err = (description: string) => ({
   description,
@@ -74,6 +104,16 @@ const id = (name: string) => ({
   required: true,
   schema: { type: 'string', format: 'uuid' },
 });
+const query = (name: string, schema: Record<string, unknown>, description?: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+  ...(description ? { description } : {}),
+});
+const admin = {
+  401: err('missing or wrong admin token'),
+};
 const common = {
   401: err('missing, unknown or revoked API key'),
   404: err('no such resource for this tenant'),
@@ -110,7 +150,10 @@ export function buildOpenApi(): OpenAPIObject {
         get: {
           summary: 'A run',
           parameters: [id('run_id')],
-          responses: { 200: ok('the run', RunSchema), ...common },
+          responses: {
+            200: ok('the run, with its metered usage per model', RunWithModelUsageSchema),
+            ...common,
+          },
         },
       },
       '/v1/runs/{run_id}/actions': {
@@ -193,6 +236,36 @@ export function buildOpenApi(): OpenAPIObject {
           responses: { 200: ok('RuntimeState'), ...common },
         },
       },
+      '/v1/users/{user_id}/profile': {
+        put: {
+          summary:
+            "Store a user's profile (a JSON object of at most 64 KiB); runs with metadata.user_id use it",
+          parameters: [
+            { name: 'user_id', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } },
+          ],
+          requestBody: body(UserProfileSchema),
+          responses: {
+            200: ok('the stored profile'),
+            400: err('invalid_request'),
+            413: err('payload_too_large'),
+            ...common,
+          },
+        },
+        get: {
+          summary: "A user's profile",
+          parameters: [
+            { name: 'user_id', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } },
+          ],
+          responses: { 200: ok('the stored profile'), ...common },
+        },
+        delete: {
+          summary: "Delete a user's profile",
+          parameters: [
+            { name: 'user_id', in: 'path', required: true, schema: { type: 'string', maxLength: 200 } },
+          ],
+          responses: { 204: ok('deleted'), ...common },
+        },
+      },
       '/v1/chat/completions': {
         post: {
           summary: 'OpenAI-compatible chat completion (model = agent id)',
@@ -208,11 +281,14 @@ export function buildOpenApi(): OpenAPIObject {
         post: {
           summary: 'Create a tenant (admin token)',
           requestBody: body(CreateTenantSchema),
-          responses: { 201: ok('the tenant'), 409: err('name taken'), 401: err('admin token') },
+          responses: { 201: ok('the tenant', TenantSchema), 409: err('name taken'), 401: err('admin token') },
         },
         get: {
           summary: 'List tenants (admin token)',
-          responses: { 200: ok('tenants'), 401: err('admin token') },
+          responses: {
+            200: ok('tenants', z.object({ tenants: z.array(TenantSchema) })),
+            401: err('admin token'),
+          },
         },
       },
       '/v1/admin/tenants/{tenant_id}/keys': {
@@ -233,6 +309,162 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'Revoke a key (at once)',
           parameters: [id('tenant_id'), id('key_id')],
           responses: { 200: ok('revoked'), 401: err('admin token'), 404: err('no such key') },
+        },
+      },
+      '/v1/admin/tenants/{tenant_id}': {
+        get: {
+          summary: 'A tenant, with its token budget and tokens used',
+          parameters: [id('tenant_id')],
+          responses: { 200: ok('the tenant', TenantSchema), 404: err('no such tenant'), ...admin },
+        },
+        patch: {
+          summary: "Set the tenant's token budget (null = unlimited)",
+          parameters: [id('tenant_id')],
+          requestBody: body(PatchTenantSchema),
+          responses: {
+            200: ok('the tenant', TenantSchema),
+            400: err('invalid body'),
+            404: err('no such tenant'),
+            ...admin,
+          },
+        },
+      },
+      '/v1/admin/tenants/{tenant_id}/usage/reset': {
+        post: {
+          summary: "Reset the tenant's tokens_used to 0 (a new budget period)",
+          parameters: [id('tenant_id')],
+          responses: { 200: ok('the tenant', TenantSchema), 404: err('no such tenant'), ...admin },
+        },
+      },
+      '/v1/admin/vendors': {
+        post: {
+          summary: 'Register a model vendor',
+          requestBody: body(CreateVendorSchema),
+          responses: {
+            201: ok('the vendor', VendorSchema),
+            400: err('invalid body'),
+            409: err('name taken'),
+            ...admin,
+          },
+        },
+        get: {
+          summary: 'List vendors',
+          responses: { 200: ok('vendors', z.object({ vendors: z.array(VendorSchema) })), ...admin },
+        },
+      },
+      '/v1/admin/vendors/{vendor_id}': {
+        get: {
+          summary: 'A vendor',
+          parameters: [id('vendor_id')],
+          responses: { 200: ok('the vendor', VendorSchema), 404: err('no such vendor'), ...admin },
+        },
+      },
+      '/v1/admin/vendors/{vendor_id}/keys': {
+        post: {
+          summary:
+            'Add an API key of the vendor (write-only secret, stored sealed; tenant_id = only for that tenant)',
+          parameters: [id('vendor_id')],
+          requestBody: body(CreateVendorKeySchema),
+          responses: {
+            201: ok('the key, without its secret', VendorKeySchema),
+            400: err('invalid body'),
+            404: err('no such vendor or tenant'),
+            409: err('the same secret is registered for this vendor and tenant'),
+            ...admin,
+          },
+        },
+        get: {
+          summary: "List the vendor's keys (never their secrets)",
+          parameters: [id('vendor_id')],
+          responses: {
+            200: ok('keys', z.object({ keys: z.array(VendorKeySchema) })),
+            404: err('no such vendor'),
+            ...admin,
+          },
+        },
+      },
+      '/v1/admin/vendors/{vendor_id}/keys/{key_id}': {
+        delete: {
+          summary: 'Revoke a key (at once, for good)',
+          parameters: [id('vendor_id'), id('key_id')],
+          responses: { 200: ok('the revoked key', VendorKeySchema), 404: err('no such key'), ...admin },
+        },
+      },
+      '/v1/admin/vendors/{vendor_id}/keys/{key_id}/reactivate': {
+        post: {
+          summary: 'Put a quarantined key back in service',
+          parameters: [id('vendor_id'), id('key_id')],
+          responses: {
+            200: ok('the active key', VendorKeySchema),
+            404: err('no such key'),
+            409: err('the key is revoked'),
+            ...admin,
+          },
+        },
+      },
+      '/v1/admin/vendors/{vendor_id}/endpoints': {
+        post: {
+          summary: 'Add an endpoint of the vendor serving some model categories',
+          parameters: [id('vendor_id')],
+          requestBody: body(CreateEndpointSchema),
+          responses: {
+            201: ok('the endpoint', EndpointSchema),
+            400: err('invalid body'),
+            404: err('no such vendor'),
+            409: err('the vendor has this URL already'),
+            ...admin,
+          },
+        },
+        get: {
+          summary: "List the vendor's endpoints",
+          parameters: [id('vendor_id')],
+          responses: {
+            200: ok('endpoints', z.object({ endpoints: z.array(EndpointSchema) })),
+            404: err('no such vendor'),
+            ...admin,
+          },
+        },
+      },
+      '/v1/admin/models': {
+        post: {
+          summary: 'Register a model (parser schemas must compile as JSON Schema)',
+          requestBody: body(CreateModelSchema),
+          responses: {
+            201: ok('the model', ModelSchema),
+            400: err('invalid body (a parser schema that does not compile is named by its role)'),
+            404: err('no such vendor'),
+            409: err('the vendor has this model name and version already'),
+            ...admin,
+          },
+        },
+        get: {
+          summary: 'List models',
+          parameters: [query('vendor_id', { type: 'string', format: 'uuid' })],
+          responses: { 200: ok('models', z.object({ models: z.array(ModelSchema) })), ...admin },
+        },
+      },
+      '/v1/admin/models/{model_id}': {
+        get: {
+          summary: 'A model',
+          parameters: [id('model_id')],
+          responses: { 200: ok('the model', ModelSchema), 404: err('no such model'), ...admin },
+        },
+      },
+      '/v1/admin/usage': {
+        get: {
+          summary: 'Metered model calls, oldest first, a page at a time',
+          parameters: [
+            query('run_id', { type: 'string', format: 'uuid' }),
+            query('tenant_id', { type: 'string', format: 'uuid' }),
+            query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+            query('cursor', { type: 'string' }, 'next_cursor of the previous page'),
+          ],
+          responses: {
+            200: ok('usage rows', UsagePageSchema),
+            400: err('invalid filter or cursor'),
+            404: err('no such run or tenant'),
+            ...admin,
+          },
         },
       },
       '/v1/agents': {
@@ -275,8 +507,75 @@ export function buildOpenApi(): OpenAPIObject {
       },
       '/v1/tools': {
         get: {
-          summary: 'The tools the planner can offer (the node registry)',
+          summary:
+            "The tools the planner can offer the caller's runs (the node registry; a tenant's MCP tools to that tenant only)",
           responses: { 200: ok('tools'), ...common },
+        },
+      },
+      '/v1/mcp-servers': {
+        post: {
+          summary:
+            "Connect an MCP server: its tools become nodes mcp.<name>.<tool> for this tenant's runs. " +
+            'stdio commands must be allowed by SWITCHYARD_MCP_STDIO_ALLOW; env and headers are write-only',
+          requestBody: body(CreateMcpServerSchema),
+          responses: {
+            201: ok('the server', McpServerSchema),
+            400: err('invalid body, a stdio command not allowed, or a refused URL'),
+            409: err('the name is taken'),
+            ...common,
+          },
+        },
+        get: {
+          summary: "The tenant's MCP servers",
+          responses: { 200: ok('servers', z.object({ servers: z.array(McpServerSchema) })), ...common },
+        },
+      },
+      '/v1/mcp-servers/{id}': {
+        get: {
+          summary: 'An MCP server and the nodes registered for its tools',
+          parameters: [id('id')],
+          responses: { 200: ok('the server', McpServerSchema), ...common },
+        },
+        delete: {
+          summary: 'Remove an MCP server: the tool-executor disconnects and deregisters its tools',
+          parameters: [id('id')],
+          responses: { 200: ok('deleted', McpServerSchema.extend({ deleted: z.literal(true) })), ...common },
+        },
+      },
+      '/v1/data-sources': {
+        post: {
+          summary:
+            'Add a Postgres data source for the sql_query tool. The dsn is write-only (stored sealed, never returned); ' +
+            'private hosts are usable only when the operator lists them in SWITCHYARD_SQL_ALLOW_HOSTS',
+          requestBody: body(CreateDataSourceSchema),
+          responses: {
+            201: ok('the data source, without its dsn', DataSourceSchema),
+            400: err('invalid body or dsn'),
+            409: err('the name is taken'),
+            ...common,
+          },
+        },
+        get: {
+          summary: "The tenant's data sources",
+          responses: {
+            200: ok('data sources', z.object({ data_sources: z.array(DataSourceSchema) })),
+            ...common,
+          },
+        },
+      },
+      '/v1/data-sources/{id}': {
+        delete: {
+          summary: 'Remove a data source',
+          parameters: [id('id')],
+          responses: { 200: ok('deleted', DataSourceSchema.extend({ deleted: z.literal(true) })), ...common },
+        },
+      },
+      '/v1/runs/{run_id}/tool-outputs/{ref}': {
+        get: {
+          summary:
+            "The full output of a tool result that was truncated in its action (the result's reference, tool-output:<id>)",
+          parameters: [id('run_id'), { name: 'ref', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('the full output', ToolOutputSchema), ...common },
         },
       },
       '/v1/collections': {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatMessageSchema, OriginFileSchema } from '@switchyard/contracts';
+import { ChatMessageSchema, OriginFileSchema, UserIdSchema } from '@switchyard/contracts';
 
 export const CreateRunSchema = z
   .object({
@@ -16,7 +16,19 @@ export const CreateRunSchema = z
     agent_version: z.string().min(1).max(128).optional(),
     request_id: z.string().min(1).max(128).optional(),
     multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
-    metadata: z.record(z.string(), z.unknown()).default({}),
+    // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context.
+    metadata: z
+      .record(z.string(), z.unknown())
+      .superRefine((m, ctx) => {
+        if (m['user_id'] !== undefined && !UserIdSchema.safeParse(m['user_id']).success) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['user_id'],
+            message: 'user_id must be a non-empty string of at most 200 characters',
+          });
+        }
+      })
+      .default({}),
   })
   .strict();
 export type CreateRunBody = z.infer<typeof CreateRunSchema>;

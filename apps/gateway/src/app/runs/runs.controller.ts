@@ -73,7 +73,8 @@ export class RunsController {
 
   @Get(':run_id')
   async get(@Tenant() tenant: TenantContext, @Param('run_id', new ZodPipe(RunIdSchema)) runId: string) {
-    return runView(await this.runs.get(tenant.tenantId, runId));
+    const run = await this.runs.get(tenant.tenantId, runId);
+    return { ...runView(run), usage_by_model: await this.runs.usageByModel(run.id) };
   }
 
   @Get(':run_id/actions')

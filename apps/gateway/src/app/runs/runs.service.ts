@@ -39,6 +39,14 @@ export interface RunRecord {
   metadata: unknown;
 }
 
+export interface UsageByModel {
+  model_id: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+}
+
 export interface CreatedRun {
   run_id: string;
   thread_id: string;
@@ -382,6 +390,23 @@ export class RunsService {
       throw ApiException.notFound('run');
     }
     return run;
+  }
+
+  /** The run's metered model calls per model (model_usage, by its run index); [] before any call. */
+  async usageByModel(runId: string): Promise<UsageByModel[]> {
+    const rows = (await this.ds.query(
+      `SELECT model_id, sum(prompt_tokens)::bigint AS prompt_tokens, sum(completion_tokens)::bigint AS completion_tokens,
+              sum(total_tokens)::bigint AS total_tokens, sum(cost) AS cost
+       FROM model_usage WHERE run_id = $1 GROUP BY model_id ORDER BY min(created_at)`,
+      [runId],
+    )) as Record<keyof UsageByModel, string | null>[];
+    return rows.map((r) => ({
+      model_id: r.model_id,
+      prompt_tokens: Number(r.prompt_tokens),
+      completion_tokens: Number(r.completion_tokens),
+      total_tokens: Number(r.total_tokens),
+      cost: Number(r.cost),
+    }));
   }
 
   async actions(tenantId: string, runId: string): Promise<Action[]> {

@@ -30,6 +30,7 @@ export class ThreadsController {
       turns: t.turns,
       version: t.version,
       active_run_id: t.active_run_id,
+      title: t.title,
     };
   }
 
@@ -67,7 +68,7 @@ export class ThreadsController {
 
   private async thread(tenantId: string, threadId: string) {
     const [t] = (await this.ds.query(
-      'SELECT id, agent_id, created_at, turns, version, active_run_id FROM threads WHERE id = $1 AND tenant_id = $2',
+      'SELECT id, agent_id, created_at, turns, version, active_run_id, title FROM threads WHERE id = $1 AND tenant_id = $2',
       [threadId, tenantId],
     )) as {
       id: string;
@@ -76,6 +77,7 @@ export class ThreadsController {
       turns: number;
       version: number;
       active_run_id: string | null;
+      title: string | null;
     }[];
     if (!t) {
       throw ApiException.notFound('thread');
