@@ -1,18 +1,21 @@
-import type { Action } from '@switchyard/contracts';
-import { TestStack, waitFor } from '@switchyard/testing';
+import type { Action, Usage } from '@switchyard/contracts';
+import { SecretBox } from '@switchyard/config';
+import { TestStack, sleep, waitFor } from '@switchyard/testing';
 
 // Knowledge collections end to end: the gateway's collection routes (create, ingest, search in
 // three modes, tenant isolation) and the `retrieval` tool called by a scripted planner, with
 // runtime resolution of its data sources (by index_name, legacy collection_configs, unknown block).
 
 const ADMIN = `admin_${'k'.repeat(24)}`;
+const EMBEDDING_KEY = 'sk-embeddings-only';
+const REGISTRY_TTL_MS = 200;
 const RANDOM = '00000000-0000-4000-8000-000000000000';
 let stack: TestStack;
 
 beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/retrieval/test/fixtures/retrieval.script.json',
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_MODEL_REGISTRY_TTL_MS: String(REGISTRY_TTL_MS) },
   });
 }, 120_000);
 
@@ -52,19 +55,19 @@ async function otherTenantKey(name: string): Promise<string> {
 async function runToEnd(
   prompt: string,
   key?: string,
-): Promise<{ run_id: string; status: string; actions: Action[] }> {
+): Promise<{ run_id: string; status: string; actions: Action[]; output: Json }> {
   const call = (method: string, path: string, body?: unknown) =>
     key ? asKey(key, method, path, body) : stack.api(method, path, body);
   const res = await call('POST', '/v1/runs', { input: { prompt } });
   expect(res.status).toBe(202);
   const runId = res.body.run_id as string;
-  let status = '';
+  let run: Json;
   await waitFor('the run to end', async () => {
-    status = (await call('GET', `/v1/runs/${runId}`)).body.status;
-    return ['succeeded', 'failed', 'cancelled'].includes(status);
+    run = (await call('GET', `/v1/runs/${runId}`)).body;
+    return ['succeeded', 'failed', 'cancelled'].includes(run.status);
   });
   const actions = (await call('GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];
-  return { run_id: runId, status, actions };
+  return { run_id: runId, status: run.status, actions, output: run.output };
 }
 
 const DOCS = [
@@ -292,6 +295,21 @@ describe('knowledge collections', () => {
       expect(run.actions.map((x) => x.node)).toContain('reflection');
     });
 
+    it('answers from the retrieved passage', async () => {
+      // The answer names a table that only the retrieved chunk mentions, not the prompt.
+      const prompt = `[kb:${id}] [index:coarse] [q:${QUERY}] Where do steps go?`;
+      expect(prompt).not.toContain('state_deltas');
+      const run = await runToEnd(prompt);
+      expect(run.status).toBe('succeeded');
+      const a = retrievalOf(run.actions);
+      expect((a.result as { results: { text: string }[] }).results[0].text).toContain('state_deltas');
+      expect(run.output.answer).toBe(
+        'According to the knowledge base, every step writes a small delta to the state_deltas table.',
+      );
+      const nodes = run.actions.map((x) => x.node);
+      expect(nodes.indexOf('retrieval')).toBeLessThan(nodes.lastIndexOf('output'));
+    });
+
     it('honours a legacy data source that embeds collection_configs', async () => {
       const coarse = collection.indexingList[1].collection_configs;
       const run = await runToEnd(
@@ -325,5 +343,141 @@ describe('knowledge collections', () => {
       const a = retrievalOf(run.actions);
       expect(a.error?.code).toBe('unknown_block');
     });
+  });
+});
+
+describe('an index set embedded by a model of the model registry', () => {
+  const admin = (method: string, path: string, body?: unknown) => asKey(ADMIN, method, path, body);
+  let modelId: string;
+  let tenantId: string;
+  let id: string;
+
+  interface LlmRecord {
+    path: string;
+    status?: number;
+    messages_count: number;
+    api_key_fingerprint: string | null;
+  }
+  const embeddingRequests = async (): Promise<LlmRecord[]> =>
+    ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as LlmRecord[]).filter(
+      (r) => r.path === '/v1/embeddings',
+    );
+
+  beforeAll(async () => {
+    const vendor = await admin('POST', '/v1/admin/vendors', {
+      name: 'embedder',
+      kind: 'openai',
+      base_url: `${stack.llmUrl}/v1`,
+    });
+    expect(vendor.status).toBe(201);
+    expect(
+      (await admin('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret: EMBEDDING_KEY })).status,
+    ).toBe(201);
+    const model = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendor.body.id,
+      name: 'text-embedding-3-small',
+      category: 'embedding',
+      price_per_1k_input: 0.02,
+    });
+    expect(model.status).toBe(201);
+    modelId = model.body.id;
+    [{ id: tenantId }] = await stack.sql<{ id: string }>(`SELECT id FROM tenants WHERE name = 'default'`);
+    await sleep(REGISTRY_TTL_MS * 3); // every service's registry cache has expired
+
+    const created = await stack.api('POST', '/v1/collections', {
+      name: 'registry-embedded',
+      index_sets: [{ index_name: 'remote', model: 'text-embedding-3-small' }],
+    });
+    expect(created.status).toBe(201);
+    id = created.body.id;
+  });
+
+  it('ingests and searches with the registry model, the vendor key and metered calls', async () => {
+    const before = (await embeddingRequests()).length;
+    const ingested = await stack.api('POST', `/v1/collections/${id}/documents`, { documents: DOCS });
+    expect(ingested.status).toBe(202);
+    const block = (await stack.api('GET', `/v1/collections/${id}`)).body;
+    expect(block.indexingList[0]).toMatchObject({ index_name: 'remote', status: 'done' });
+    const [dims] = await stack.sql<{ n: number }>(
+      `SELECT DISTINCT cardinality(embedding) AS n FROM chunks WHERE collection_id = $1`,
+      [id],
+    );
+    expect(dims.n).toBe(64); // the scripted server's dimensions, not the built-in 256
+
+    const found = await stack.api('POST', `/v1/collections/${id}/search`, {
+      query: QUERY,
+      mode: 'vector',
+      top_k: 2,
+    });
+    expect(found.status).toBe(200);
+    expect(found.body.results[0].metadata).toEqual({ source: 'checkpoints' });
+
+    const calls = (await embeddingRequests()).slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(2); // the chunks, then the query
+    expect(calls.every((c) => c.status === 200)).toBe(true);
+    expect(new Set(calls.map((c) => c.api_key_fingerprint))).toEqual(
+      new Set([SecretBox.fingerprint(EMBEDDING_KEY)]),
+    );
+    const rows = await stack.sql<{ prompt_tokens: number; cost: string; run_id: string | null }>(
+      `SELECT prompt_tokens, cost, run_id FROM model_usage WHERE model_id = $1 AND tenant_id = $2 ORDER BY id`,
+      [modelId, tenantId],
+    );
+    expect(rows).toHaveLength(calls.length);
+    expect(rows.every((r) => r.prompt_tokens > 0 && Number(r.cost) > 0 && r.run_id === null)).toBe(true);
+  });
+
+  it("meters the retrieval tool's query embedding as the action's usage", async () => {
+    const run = await runToEnd(`[kb:${id}] [index:remote] [q:${QUERY}]`);
+    expect(run.status).toBe('succeeded');
+    const a = run.actions.find((x) => x.node === 'retrieval') as Action;
+    expect(a.error).toBeUndefined();
+    expect((a.result as { results: { metadata: unknown }[] }).results[0].metadata).toEqual({
+      source: 'checkpoints',
+    });
+    const rows = await stack.sql<Usage>(
+      `SELECT prompt_tokens, completion_tokens, total_tokens FROM model_usage
+       WHERE run_id = $1 AND node = 'retrieval' AND model_id = $2`,
+      [run.run_id, modelId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0].prompt_tokens).toBeGreaterThan(0);
+    expect(a.usage).toEqual(rows[0]);
+  });
+
+  it('fails an index set whose registry model has no key the tenant may use, with the reason', async () => {
+    const other = await otherTenantKey('embeddings-without-key');
+    const [{ id: otherTenant }] = await stack.sql<{ id: string }>(`SELECT id FROM tenants WHERE name = $1`, [
+      'embeddings-without-key',
+    ]);
+    // A second embedding model, of a vendor that has no key at all.
+    const vendor = await admin('POST', '/v1/admin/vendors', {
+      name: 'keyless',
+      kind: 'openai',
+      base_url: `${stack.llmUrl}/v1`,
+    });
+    expect(vendor.status).toBe(201);
+    const model = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendor.body.id,
+      name: 'keyless-embedder',
+      category: 'embedding',
+    });
+    expect(model.status).toBe(201);
+    await sleep(REGISTRY_TTL_MS * 3);
+    const created = await asKey(other, 'POST', '/v1/collections', {
+      name: 'no-key',
+      index_sets: [{ index_name: 'x', model: 'keyless-embedder' }],
+    });
+    expect(created.status).toBe(201);
+    const before = (await embeddingRequests()).length;
+    const ingested = await asKey(other, 'POST', `/v1/collections/${created.body.id}/documents`, {
+      documents: DOCS,
+    });
+    expect(ingested.status).toBe(202);
+    const block = (await asKey(other, 'GET', `/v1/collections/${created.body.id}`)).body;
+    expect(block.indexingList[0].status).toBe('failed');
+    expect(block.indexingList[0].error).toMatch(/no active key for model "keyless-embedder"/);
+    expect((await embeddingRequests()).length).toBe(before);
+    const usage = await stack.sql(`SELECT 1 FROM model_usage WHERE tenant_id = $1`, [otherTenant]);
+    expect(usage).toHaveLength(0);
   });
 });

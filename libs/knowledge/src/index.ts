@@ -1,5 +1,6 @@
 export {
   type EmbeddingModel,
+  type EmbeddingResolver,
   DEFAULT_EMBEDDING_MODEL,
   HASH_EMBEDDING_DIMENSIONS,
   HashEmbeddingModel,
@@ -9,6 +10,7 @@ export {
   embeddingModel,
   hashEmbedding,
   normalize,
+  resolveEmbeddingModel,
 } from './lib/embedding';
 export { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText } from './lib/chunking';
 export { RRF_K, reciprocalRankFusion } from './lib/fusion';

@@ -10,6 +10,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { RunEventHub } from '@switchyard/events';
+import { ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { AgentsController } from './agents/agents.controller';
@@ -38,7 +39,7 @@ import { ToolsController } from './tools/tools.controller';
 import { UsersController } from './users/users.controller';
 
 @Module({
-  imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 })],
+  imports: [PlatformModule.forRoot({ service: 'gateway', poolSize: 20 }), ModelsModule.forRoot('gateway')],
   controllers: [
     AgentsController,
     RunsController,

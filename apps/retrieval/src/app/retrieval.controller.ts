@@ -9,6 +9,7 @@ import {
   type SearchResult,
   resolveDataSources,
 } from '@switchyard/knowledge';
+import { collectUsage } from '@switchyard/models';
 import {
   type NodeInput,
   type NodeOutput,
@@ -72,11 +73,14 @@ export class RetrievalController implements OnApplicationBootstrap {
           args.data_source.map((d) => d.id),
         );
         const resolved = resolveDataSources(args.data_source, blocks);
-        const results = await this.store.searchResolved(tenantId, resolved, args.query, {
-          mode: args.mode,
-          topK: args.top_k,
-          threshold: args.threshold,
-        });
+        // A registry embedding model meters its calls; their tokens are this action's usage.
+        const { value: results, usage } = await collectUsage(() =>
+          this.store.searchResolved(tenantId, resolved, args.query, {
+            mode: args.mode,
+            topK: args.top_k,
+            threshold: args.threshold,
+          }),
+        );
         return {
           preparation: `Resolved ${resolved
             .map((r) => `${r.id} → ${r.index_name} (${r.via})`)
@@ -89,6 +93,7 @@ export class RetrievalController implements OnApplicationBootstrap {
             resolved: resolved.map((r) => ({ id: r.id, index_name: r.index_name, via: r.via })),
           },
           context: contextOf(results),
+          usage,
           next: NEXT,
         };
       }),

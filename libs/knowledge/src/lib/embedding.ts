@@ -1,13 +1,24 @@
 /**
- * Embedding models. Real endpoints come from the model registry later; `hash-embedding-v1` is the
- * built-in deterministic offline model: lower-cased word unigrams and bigrams hashed (FNV-1a, signed
- * buckets) into 256 dimensions, L2-normalised. Texts sharing words come out similar, no network.
+ * Embedding models. `hash-embedding-v1` is the built-in deterministic offline model: lower-cased
+ * word unigrams and bigrams hashed (FNV-1a, signed buckets) into 256 dimensions, L2-normalised.
+ * Texts sharing words come out similar, no network. Other names are looked up in the model
+ * registry (category `embedding`) through an `EmbeddingResolver`.
  */
 export interface EmbeddingModel {
   readonly name: string;
-  readonly dimensions: number;
+  /** Known up front for built-in models; a remote model's vectors tell theirs. */
+  readonly dimensions?: number;
   embed(texts: readonly string[]): Promise<number[][]>;
 }
+
+/**
+ * Finds a non-built-in embedding model for a tenant (the registry's, who pays for the calls);
+ * undefined when nobody provides that name.
+ */
+export type EmbeddingResolver = (
+  name: string,
+  scope: { tenant_id: string },
+) => Promise<EmbeddingModel | undefined>;
 
 export const DEFAULT_EMBEDDING_MODEL = 'hash-embedding-v1';
 export const HASH_EMBEDDING_DIMENSIONS = 256;
@@ -17,7 +28,10 @@ export class UnknownEmbeddingModelError extends Error {
   readonly code = 'unknown_embedding_model';
   readonly retryable = false;
   constructor(readonly model: string) {
-    super(`unknown embedding model "${model}" (available: ${[...BUILT_IN.keys()].join(', ')})`);
+    super(
+      `unknown embedding model "${model}" (built in: ${[...BUILT_IN.keys()].join(', ')}; ` +
+        'others must be registered in the model registry with category "embedding")',
+    );
     this.name = 'UnknownEmbeddingModelError';
   }
 }
@@ -89,9 +103,25 @@ export class HashEmbeddingModel implements EmbeddingModel {
 
 const BUILT_IN = new Map<string, EmbeddingModel>([[DEFAULT_EMBEDDING_MODEL, new HashEmbeddingModel()]]);
 
-/** The embedding model of a name; throws UnknownEmbeddingModelError when none provides it. */
+/** The built-in embedding model of a name; throws UnknownEmbeddingModelError when none provides it. */
 export function embeddingModel(name: string): EmbeddingModel {
   const model = BUILT_IN.get(name);
+  if (!model) {
+    throw new UnknownEmbeddingModelError(name);
+  }
+  return model;
+}
+
+/**
+ * The embedding model of a name for a tenant: built in first, else what the resolver (the model
+ * registry) provides; throws UnknownEmbeddingModelError when neither does.
+ */
+export async function resolveEmbeddingModel(
+  name: string,
+  scope: { tenant_id: string },
+  resolver?: EmbeddingResolver,
+): Promise<EmbeddingModel> {
+  const model = BUILT_IN.get(name) ?? (await resolver?.(name, scope));
   if (!model) {
     throw new UnknownEmbeddingModelError(name);
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { isUuid } from '@switchyard/contracts';
 import { chunkText } from './chunking';
-import { embeddingModel, normalize } from './embedding';
+import { type EmbeddingResolver, normalize, resolveEmbeddingModel } from './embedding';
 import { reciprocalRankFusion } from './fusion';
 import {
   detectVectorBackend,
@@ -74,7 +74,11 @@ const HYBRID_CANDIDATES = 50;
 export class KnowledgeStore {
   private backend?: Promise<VectorBackendInfo>;
 
-  constructor(private readonly ds: DataSource) {}
+  /** `embeddings` provides the models that are not built in (the model registry's). */
+  constructor(
+    private readonly ds: DataSource,
+    private readonly embeddings?: EmbeddingResolver,
+  ) {}
 
   /** Detected once per store (the schema does not change under a running process). */
   vectorBackend(): Promise<VectorBackendInfo> {
@@ -200,7 +204,7 @@ export class KnowledgeStore {
     const rows = (Array.isArray(sets[0]) ? sets[0] : sets) as IndexSetRow[];
     for (const set of rows) {
       try {
-        await this.indexDocuments(set, docs);
+        await this.indexDocuments(tenantId, set, docs);
         await this.setStatus(set, 'done', null);
       } catch (err) {
         const reason = (err as Error).message || String(err);
@@ -238,7 +242,7 @@ export class KnowledgeStore {
       names = block.indexingList.filter((i) => i.status === 'done').map((i) => i.index_name);
     }
     const sets = await this.indexSets(block.id, names);
-    return this.searchSets(sets, query, opts);
+    return this.searchSets(tenantId, sets, query, opts);
   }
 
   /** Searches the index sets the data sources resolved to (legacy ones located by their configs). */
@@ -264,7 +268,7 @@ export class KnowledgeStore {
         sets.push(set);
       }
     }
-    return this.searchSets(sets, query, opts);
+    return this.searchSets(tenantId, sets, query, opts);
   }
 
   private async legacySet(tenantId: string, r: ResolvedDataSource): Promise<IndexSetRow | undefined> {
@@ -299,13 +303,14 @@ export class KnowledgeStore {
   }
 
   private async searchSets(
+    tenantId: string,
     sets: readonly IndexSetRow[],
     query: string,
     opts: SearchOptions,
   ): Promise<SearchResult[]> {
     const all: RankedChunk[] = [];
     for (const set of sets) {
-      all.push(...(await this.searchSet(set, query, opts)));
+      all.push(...(await this.searchSet(tenantId, set, query, opts)));
     }
     return all
       .sort((a, b) => b.score - a.score)
@@ -314,17 +319,22 @@ export class KnowledgeStore {
   }
 
   /** One index set's ranking in the chosen mode, cut at top_k and at the threshold. */
-  private async searchSet(set: IndexSetRow, query: string, opts: SearchOptions): Promise<RankedChunk[]> {
+  private async searchSet(
+    tenantId: string,
+    set: IndexSetRow,
+    query: string,
+    opts: SearchOptions,
+  ): Promise<RankedChunk[]> {
     let ranked: RankedChunk[];
     if (opts.mode === 'vector') {
-      ranked = await this.vectorRanking(set, query, opts.topK);
+      ranked = await this.vectorRanking(tenantId, set, query, opts.topK);
     } else if (opts.mode === 'fulltext') {
       ranked = await this.fulltextRanking(set, query, opts.topK);
     } else {
       const n = Math.max(opts.topK * 5, HYBRID_CANDIDATES);
       // Two statements on two pooled connections at once: hybrid costs about the slower ranking.
       const [vector, fulltext] = await Promise.all([
-        this.vectorRanking(set, query, n),
+        this.vectorRanking(tenantId, set, query, n),
         this.fulltextRanking(set, query, n),
       ]);
       const byId = new Map([...vector, ...fulltext].map((c) => [c.id, c]));
@@ -340,13 +350,19 @@ export class KnowledgeStore {
    * the distance alone, so the HNSW index serves it), else the exact dot product in SQL (stored
    * vectors and the query are unit vectors, so it is the cosine).
    */
-  private async vectorRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunk[]> {
-    const model = embeddingModel(set.model);
+  private async vectorRanking(
+    tenantId: string,
+    set: IndexSetRow,
+    query: string,
+    limit: number,
+  ): Promise<RankedChunk[]> {
+    const model = await resolveEmbeddingModel(set.model, { tenant_id: tenantId }, this.embeddings);
     const [vector] = await model.embed([query]);
     const q = normalize(vector);
     const params = [set.collection_id, set.index_name, limit];
+    // The generated pgvector column holds only vectors of its size; others are searched exactly.
     const usePgvector =
-      (await this.vectorBackend()).backend === 'pgvector' && model.dimensions === PGVECTOR_DIMENSIONS;
+      (await this.vectorBackend()).backend === 'pgvector' && q.length === PGVECTOR_DIMENSIONS;
     const rows = (
       usePgvector
         ? await this.ds.query(
@@ -378,20 +394,34 @@ export class KnowledgeStore {
   }
 
   private async indexDocuments(
+    tenantId: string,
     set: IndexSetRow,
     docs: readonly { id: string; text: string; metadata: Record<string, unknown> }[],
   ): Promise<void> {
-    const model = embeddingModel(set.model);
+    const model = await resolveEmbeddingModel(set.model, { tenant_id: tenantId }, this.embeddings);
     const chunks: { documentId: string; position: number; text: string; metadata: string }[] = [];
     for (const d of docs) {
       const pieces = await chunkText(d.text, set.chunk_size, set.chunk_overlap);
       const metadata = JSON.stringify(d.metadata);
       pieces.forEach((text, position) => chunks.push({ documentId: d.id, position, text, metadata }));
     }
+    // Embedding (maybe a remote call per batch) happens before the transaction opens, so no
+    // connection sits idle in a transaction while a vendor answers.
+    const vectors = await model.embed(chunks.map((c) => c.text));
+    if (vectors.length !== chunks.length) {
+      throw new Error(
+        `embedding model "${model.name}" answered ${vectors.length} vectors for ${chunks.length} chunks`,
+      );
+    }
+    const dims = new Set(vectors.map((v) => v.length));
+    if (dims.size > 1) {
+      throw new Error(
+        `embedding model "${model.name}" answered vectors of different sizes (${[...dims].join(', ')})`,
+      );
+    }
     await this.ds.transaction(async (m) => {
       for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
         const batch = chunks.slice(i, i + INSERT_BATCH);
-        const vectors = await model.embed(batch.map((c) => c.text));
         await m.query(
           `INSERT INTO chunks (collection_id, index_name, document_id, position, text, metadata, embedding)
            SELECT $1, $2, c.document_id, c.position, c.text, c.metadata::jsonb, c.embedding::float8[]
@@ -404,7 +434,7 @@ export class KnowledgeStore {
             batch.map((c) => c.position),
             batch.map((c) => c.text),
             batch.map((c) => c.metadata),
-            vectors.map((v) => `{${normalize(v).join(',')}}`),
+            vectors.slice(i, i + INSERT_BATCH).map((v) => `{${normalize(v).join(',')}}`),
           ],
         );
       }

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type Usage, ZERO_USAGE } from '@switchyard/contracts';
 
 /**
  * Which task an LLM call works for. The node runtime sets it around a node's code, so
@@ -24,4 +25,26 @@ export function runWithLlmCallContext<T>(ctx: LlmCallContext, fn: () => T): T {
 
 export function currentLlmCallContext(): LlmCallContext | undefined {
   return storage.getStore();
+}
+
+const usageSinks = new AsyncLocalStorage<Usage>();
+
+/**
+ * Runs `fn` and sums the usage of every metered model call it makes (awaited work included), for
+ * a node whose calls happen deep inside a library (e.g. embeddings during a knowledge search).
+ */
+export async function collectUsage<T>(fn: () => Promise<T>): Promise<{ value: T; usage: Usage }> {
+  const usage: Usage = { ...ZERO_USAGE };
+  const value = await usageSinks.run(usage, fn);
+  return { value, usage };
+}
+
+/** Adds a call's usage to the collector of the current `collectUsage`, if any. */
+export function addCollectedUsage(u: Usage): void {
+  const sink = usageSinks.getStore();
+  if (sink) {
+    sink.prompt_tokens += u.prompt_tokens;
+    sink.completion_tokens += u.completion_tokens;
+    sink.total_tokens += u.total_tokens;
+  }
 }

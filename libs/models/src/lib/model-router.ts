@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Usage } from '@switchyard/contracts';
 import { buildClient } from './client-factory';
 import { KeyPool } from './key-pool';
-import type { LlmCallContext } from './llm-call-context';
+import { type LlmCallContext, addCollectedUsage } from './llm-call-context';
 import {
   LlmCallException,
   classifyLlmError,
@@ -92,28 +92,26 @@ export class ModelRouter {
         false,
       );
     }
-    const vendor = snap.vendors.get(model.vendor_id);
-    if (!vendor) {
-      throw new LlmCallException(`model "${model.name}" has no vendor`, 'model_not_found', false);
-    }
-    const endpoint = snap.endpoints.find(
-      (e) => e.vendor_id === vendor.id && e.categories.includes(model.category),
-    );
-    const keys = snap.keys.filter(
-      (k) =>
-        k.vendor_id === vendor.id &&
-        k.status === 'active' &&
-        (k.tenant_id === null || k.tenant_id === tenantId),
-    );
-    return {
-      role,
-      model,
-      vendor,
-      baseUrl: endpoint?.url ?? vendor.base_url ?? undefined,
-      keys,
-      tenantId,
-      ctx,
-    };
+    return targetOf(snap, model, role, tenantId, ctx);
+  }
+
+  /**
+   * The registry's embedding model of this name (category `embedding`), with the keys the tenant
+   * may use; undefined when the registry has none of that name.
+   */
+  async resolveEmbedding(
+    name: string,
+    tenantId: string | undefined,
+    ctx?: LlmCallContext,
+  ): Promise<CallTarget | undefined> {
+    const snap = await this.store.get();
+    const model = snap.models.find((m) => m.category === 'embedding' && (m.name === name || m.id === name));
+    return model ? targetOf(snap, model, 'embedding', tenantId, ctx) : undefined;
+  }
+
+  /** Names of the registry's embedding models (for error messages). */
+  async embeddingModelNames(): Promise<string[]> {
+    return (await this.store.get()).models.filter((m) => m.category === 'embedding').map((m) => m.name);
   }
 
   /** The reply parser the registry sets for this model and role (`*` = every role). */
@@ -131,6 +129,7 @@ export class ModelRouter {
   }
 
   async record(target: CallTarget, key: RegistryKey | null, usage: Usage): Promise<void> {
+    addCollectedUsage(usage);
     if (!target.tenantId) {
       // Outside a run and without a tenant there is nobody to bill (e.g. a unit test).
       return;
@@ -182,6 +181,10 @@ export class ModelRouter {
     }
   }
 
+  get timeoutMs(): number {
+    return this.cfg.llm.SWITCHYARD_LLM_TIMEOUT_MS;
+  }
+
   get cooldownMs(): number {
     return this.cfg.registry.SWITCHYARD_LLM_COOLDOWN_MS;
   }
@@ -211,6 +214,29 @@ export class ModelRouter {
   }
 }
 
+function targetOf(
+  snap: RegistrySnapshot,
+  model: RegistryModel,
+  role: string | undefined,
+  tenantId: string | undefined,
+  ctx: LlmCallContext | undefined,
+): CallTarget {
+  const vendor = snap.vendors.get(model.vendor_id);
+  if (!vendor) {
+    throw new LlmCallException(`model "${model.name}" has no vendor`, 'model_not_found', false);
+  }
+  const endpoint = snap.endpoints.find(
+    (e) => e.vendor_id === vendor.id && e.categories.includes(model.category),
+  );
+  const keys = snap.keys.filter(
+    (k) =>
+      k.vendor_id === vendor.id &&
+      k.status === 'active' &&
+      (k.tenant_id === null || k.tenant_id === tenantId),
+  );
+  return { role, model, vendor, baseUrl: endpoint?.url ?? vendor.base_url ?? undefined, keys, tenantId, ctx };
+}
+
 function findModel(snap: RegistrySnapshot, ref: string): RegistryModel | undefined {
   return snap.models.find((m) => m.id === ref) ?? snap.models.find((m) => m.name === ref);
 }
@@ -229,12 +255,18 @@ export class KeyFailover {
     private readonly signal?: AbortSignal,
   ) {}
 
-  /** The next key to try; throws a clear error when none is left. */
+  /** The next chat client to try, with its key; throws a clear error when none is left. */
   async next(): Promise<Lease> {
+    const key = await this.nextKey();
+    return { key, client: await this.router.client(this.target, key, this.temperature) };
+  }
+
+  /** The next key to try (null: a keyless Ollama server); throws a clear error when none is left. */
+  async nextKey(): Promise<RegistryKey | null> {
     const { target } = this;
     if (target.keys.length === 0 && target.vendor.kind === 'ollama' && !this.keylessTried) {
       this.keylessTried = true;
-      return { key: null, client: await this.router.client(target, null, this.temperature) };
+      return null;
     }
     for (;;) {
       const candidates = this.router.pool
@@ -242,7 +274,7 @@ export class KeyFailover {
         .filter((k) => k.status === 'active' && !this.excluded.has(k.id));
       const ready = candidates.find((k) => this.router.pool.restingFor(k.id) === 0);
       if (ready) {
-        return { key: ready, client: await this.router.client(target, ready, this.temperature) };
+        return ready;
       }
       if (candidates.length === 0) {
         throw this.exhausted();
@@ -259,7 +291,7 @@ export class KeyFailover {
     }
   }
 
-  async succeeded(lease: Lease, usage: Usage): Promise<void> {
+  async succeeded(lease: Pick<Lease, 'key'>, usage: Usage): Promise<void> {
     await this.router.record(this.target, lease.key, usage);
   }
 
@@ -267,7 +299,7 @@ export class KeyFailover {
    * Decides what a failure means: the key's fault (rate limit, refused, server or network
    * trouble) → the caller tries `next()`; anything else (bad request…) → thrown, redacted.
    */
-  async failed(lease: Lease, err: unknown): Promise<void> {
+  async failed(lease: Pick<Lease, 'key'>, err: unknown): Promise<void> {
     const error = this.redacted(lease, err);
     if (this.signal?.aborted) {
       throw err;
@@ -305,11 +337,11 @@ export class KeyFailover {
   }
 
   /** A failure after the reply started streaming cannot move to another key. */
-  fatal(lease: Lease, err: unknown): LlmCallException {
+  fatal(lease: Pick<Lease, 'key'>, err: unknown): LlmCallException {
     return this.redacted(lease, err);
   }
 
-  private redacted(lease: Lease, err: unknown): LlmCallException {
+  private redacted(lease: Pick<Lease, 'key'>, err: unknown): LlmCallException {
     const e = classifyLlmError(err);
     const secrets = this.router.secretOf(lease.key);
     return secrets.length ? new LlmCallException(redactSecrets(e.message, secrets), e.code, e.retryable) : e;

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { SecretBox, llmEnvSchema, loadConfigOrExit, secretEnvSchema } from '@switchyard/config';
 import { ChatModels } from './chat-models';
 import { ModelRouter } from './model-router';
+import { EmbeddingModels } from './registry-embeddings';
 import { type ModelsConfig, registryEnvSchema } from './models.config';
 import { RegistryStore } from './registry.store';
 import { RunScopes } from './run-scope';
@@ -13,6 +14,15 @@ export function createChatModels(ds: DataSource, cfg: ModelsConfig): ChatModels 
   const ttl = cfg.registry.SWITCHYARD_MODEL_REGISTRY_TTL_MS;
   const store = new RegistryStore(ds, new SecretBox(cfg.secretKey), cfg.llm, ttl);
   return new ChatModels(new ModelRouter(store, new UsageMeter(ds, ttl), new RunScopes(ds), cfg));
+}
+
+/** The models configuration of a service, validated (exits naming a bad variable). */
+export function loadModelsConfig(service: string): ModelsConfig {
+  return {
+    llm: loadConfigOrExit(llmEnvSchema, service),
+    registry: loadConfigOrExit(registryEnvSchema, service),
+    secretKey: loadConfigOrExit(secretEnvSchema, service).SWITCHYARD_SECRET_KEY,
+  };
 }
 
 class SeedRegistry implements OnApplicationBootstrap {
@@ -34,11 +44,7 @@ class SeedRegistry implements OnApplicationBootstrap {
 @Module({})
 export class ModelsModule {
   static forRoot(service: string): DynamicModule {
-    const cfg: ModelsConfig = {
-      llm: loadConfigOrExit(llmEnvSchema, service),
-      registry: loadConfigOrExit(registryEnvSchema, service),
-      secretKey: loadConfigOrExit(secretEnvSchema, service).SWITCHYARD_SECRET_KEY,
-    };
+    const cfg = loadModelsConfig(service);
     return {
       module: ModelsModule,
       global: true,
@@ -48,9 +54,14 @@ export class ModelsModule {
           useFactory: (ds: DataSource) => createChatModels(ds, cfg),
           inject: [DataSource],
         },
+        {
+          provide: EmbeddingModels,
+          useFactory: (chat: ChatModels) => new EmbeddingModels(chat.router),
+          inject: [ChatModels],
+        },
         SeedRegistry,
       ],
-      exports: [ChatModels],
+      exports: [ChatModels, EmbeddingModels],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { EmbeddingModels, LlmCallException } from '@switchyard/models';
 import { z } from 'zod';
 import {
   type CollectionBlock,
@@ -51,17 +52,17 @@ export const SearchResponseSchema = z.object({
 /**
  * Knowledge collections (seed 000's vector-collection blocks; `id` is the block id), tenant-scoped:
  * another tenant's collection answers 404. Ingestion runs inline in the request: chunking,
- * hash embeddings and inserts take milliseconds per document with the built-in model, so the
- * request answers 202 once every index set is `done` (or `failed` with its reason). Remote
- * embedding models will move it into the retrieval service behind the same statuses.
+ * embeddings (built in, or a registry model called with the tenant's keys and metered) and
+ * inserts, so the request answers 202 once every index set is `done` (or `failed` with its
+ * reason). A queue-backed ingestion for large uploads can replace it behind the same statuses.
  */
 @Controller('v1/collections')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class CollectionsController {
   private readonly store: KnowledgeStore;
 
-  constructor(@Inject(DataSource) ds: DataSource) {
-    this.store = new KnowledgeStore(ds);
+  constructor(@Inject(DataSource) ds: DataSource, @Inject(EmbeddingModels) embeddings: EmbeddingModels) {
+    this.store = new KnowledgeStore(ds, (name, scope) => embeddings.model(name, scope));
   }
 
   @Post()
@@ -118,6 +119,10 @@ export class CollectionsController {
         throw new ApiException(ApiErrorCode.InvalidRequest, err.message, [
           { field: err instanceof KnowledgeError ? 'index_name' : 'model', message: err.message },
         ]);
+      }
+      if (err instanceof LlmCallException) {
+        // The index set's registry embedding model could not embed the query (no key, vendor down…).
+        throw new ApiException(ApiErrorCode.Unavailable, `embedding the query failed: ${err.message}`);
       }
       throw err;
     }
