@@ -292,6 +292,29 @@ describe(httpGet.name, () => {
       expect(lookup).toHaveBeenCalledWith('app.test');
     });
 
+    it('never connects to what a rebinding DNS answers after the check', async () => {
+      // First answer public (vetted), every later one the local server: the connection must go to
+      // the vetted address only (unreachable offline), never to the loopback server.
+      let connections = 0;
+      const count = (): void => {
+        connections++;
+      };
+      server.on('connection', count);
+      let calls = 0;
+      const rebinding: HostLookup = async () =>
+        calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
+      try {
+        const error = await failure(
+          httpGet({ url: `http://rebind.example:${port}/hello` }, { lookup: rebinding, timeoutMs: 1_500 }),
+        );
+        expect(['network_error', 'timeout']).toContain(error.code);
+        expect(calls).toBe(1);
+        expect(connections).toBe(0);
+      } finally {
+        server.off('connection', count);
+      }
+    });
+
     it('times out against a server that never answers', async () => {
       const started = Date.now();
       const error = await failure(httpGet({ url: `${base}/hang` }, { ...local, timeoutMs: 200 }));

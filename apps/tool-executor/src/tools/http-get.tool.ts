@@ -12,7 +12,9 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export const httpGetInputSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).describe('Absolute http:// or https:// URL to fetch.'),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' })
+      .describe('Absolute http:// or https:// URL to fetch.'),
     max_bytes: z
       .number()
       .int()

@@ -21,7 +21,9 @@ const FORBIDDEN_HEADERS = new Set([
 
 export const httpRequestInputSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).describe('Absolute http:// or https:// URL.'),
+    url: z
+      .url({ protocol: /^https?$/, error: 'must be an absolute http:// or https:// URL' })
+      .describe('Absolute http:// or https:// URL.'),
     method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
     headers: z
       .record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a header name'), z.string().max(8192))
