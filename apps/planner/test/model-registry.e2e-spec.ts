@@ -134,7 +134,7 @@ describe('model registry: keys, failover and metering', () => {
     expect(new Set(rows.map((r) => r.key_id))).toEqual(new Set([keyTwoId]));
   });
 
-  it('usage: each action equals its final attempt in model_usage; the actions sum to the run and to model_usage', async () => {
+  it('usage: each action equals its final attempt in model_usage; the actions sum to the turn, the run and model_usage', async () => {
     const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];
     const rows = await usageRows(runId);
     const versions = await stack.sql<{ task_id: string; version: number }>(
@@ -150,6 +150,10 @@ describe('model registry: keys, failover and metering', () => {
     expect(run.body.usage).toEqual(sum(actions.map((a) => a.usage)));
     expect(run.body.usage).toEqual(sum(rows));
     expect(run.body.usage.total_tokens).toBeGreaterThan(0);
+    // The thread's state (rebuilt from the checkpoint log) holds the same sum as the turn's usage.
+    const state = await stack.api('GET', `/v1/threads/${run.body.thread_id}/state`);
+    expect(state.status).toBe(200);
+    expect(state.body.usage[state.body.turn]).toEqual(sum(rows));
   });
 
   it('no key appears in any log; the rate-limited key is logged by its fingerprint', () => {

@@ -78,7 +78,14 @@ describe('a planned turn: dependencies, priority, retries, a blocked todo', () =
   it('succeeds, and the answer says what failed', () => {
     expect(result.body.error).toBeNull();
     expect(result.body.status).toBe('succeeded');
-    expect(result.body.output?.answer).toContain('What failed: [task-bad]');
+    // The answer repeats the prompt's failed-tasks section: both failed todos with their reasons,
+    // and nothing that worked.
+    const answer = result.body.output?.answer ?? '';
+    expect(answer).toMatch(
+      /^Done\. What failed: - \[task-bad\] divide 1 by 0: math_error: [^\n]*zero[^\n]*attempt 3\)/,
+    );
+    expect(answer).toMatch(/\n- \[task-report\] report the quotient: [^\n]*dependency "bad" failed/);
+    expect(answer).not.toMatch(/task-(square|sum|note)/);
     const last = result.actions.filter((a) => a.node === 'planner').at(-1)!;
     expect(last.next).toEqual(['output']);
     expect((last.result as PlannerResult).output_tools).toEqual(['output']);
@@ -206,7 +213,9 @@ describe('a retry that is not due yet', () => {
   it('waits for retry_after, retries once (max_retry 1), fails the todo and still answers', async () => {
     const r = await run('[retry-wait] divide by zero twice');
     expect(r.body.status).toBe('succeeded');
-    expect(r.body.output?.answer).toContain('What failed: [task-only]');
+    expect(r.body.output?.answer).toMatch(
+      /^Done\. What failed: - \[task-only\] divide 2 by 0: math_error: [^\n]*zero/,
+    );
     const [only] = await todosAt(r.body.thread_id);
     expect(only).toMatchObject({ id: 'only', status: 'failed', retry: 1 });
     expect(only.error_history).toHaveLength(2);
@@ -216,6 +225,29 @@ describe('a retry that is not due yet', () => {
     expect(planners[1].preparation).toMatch(/Waited \d+ ms for a retry/);
     expect(Date.parse(planners[1].finished_at)).toBeGreaterThanOrEqual(
       Date.parse(only.error_history[0].timestamp) + BACKOFF_MS,
+    );
+  });
+});
+
+describe('a result that does not match its todo', () => {
+  it("counts reflection's match 'none' as a failed attempt, retries, then fails the todo", async () => {
+    const r = await run('[mismatch] compute six times seven');
+    expect(r.body.status).toBe('succeeded');
+    const [wrong] = await todosAt(r.body.thread_id);
+    expect(wrong).toMatchObject({ id: 'wrong', status: 'failed', retry: 1 });
+    expect(wrong.call_ids).toHaveLength(2);
+    expect(wrong.error_history.map((e) => [e.attempt, e.tool_used, e.error])).toEqual([
+      [1, 'calculator', 'unmatched_result: 36 is 6*6, not the asked 6*7'],
+      [2, 'calculator', 'unmatched_result: 36 is 6*6, not the asked 6*7'],
+    ]);
+    const reflections = r.actions.filter((a) => a.node === 'reflection');
+    expect(reflections).toHaveLength(2);
+    for (const a of reflections) {
+      expect(a.result).toMatchObject({ match: 'none', is_finished: false, is_sufficient: false });
+      expect(a.relevance).toBe(0);
+    }
+    expect(r.body.output?.answer).toMatch(
+      /^Done\. What failed: - \[task-wrong\] compute 6\*7: unmatched_result/,
     );
   });
 });

@@ -36,6 +36,11 @@ beforeAll(async () => {
         reply: { status: 401, error_message: 'Incorrect API key provided: k-401' },
       },
       {
+        name: 'forbidden',
+        when: { api_key: 'k-403' },
+        reply: { status: 403, error_message: 'This key (k-403) may not use this model' },
+      },
+      {
         name: 'tool',
         when: { has_tools: true },
         reply: { tool_calls: [{ name: 'calculator', arguments: { expression: '1+1' } }] },
@@ -165,29 +170,35 @@ describe('key failover and metering', () => {
     expect(reply.tool_calls?.map((t) => [t.name, t.args])).toEqual([['calculator', { expression: '1+1' }]]);
   });
 
-  it('quarantines a key the vendor refuses (401), redacts it, and succeeds on another key', async () => {
-    const tenant = await newTenant(ds);
-    const badId = await addKey(ds, 'k-401', { tenantId: tenant });
-    const c = ctx(tenant);
-    const { result, requests } = await newRequests(() =>
-      runWithLlmCallContext(c, () => models.chat().invoke(ask())),
-    );
-    expect(result.content).toBe('{"answer": 1}');
-    expect(requests.map((r) => [r.api_key_fingerprint, r.status])).toEqual([
-      [fp('k-401'), 401],
-      [fp('k-ok'), 200],
-    ]);
-    const [key] = (await ds.query('SELECT status, status_reason FROM vendor_keys WHERE id = $1', [
-      badId,
-    ])) as {
-      status: string;
-      status_reason: string;
-    }[];
-    expect(key.status).toBe('quarantined');
-    expect(key.status_reason).toMatch(/^HTTP 401 from the vendor: .*Incorrect API key provided/);
-    expect(key.status_reason).not.toContain('k-401');
-    expect(await usageRows(c.task_id!)).toEqual([expect.objectContaining({ key_id: goodKeyId })]);
-  });
+  it.each([
+    ['k-401', 401, /^HTTP 401 from the vendor: .*Incorrect API key provided/],
+    ['k-403', 403, /^HTTP 403 from the vendor: .*may not use this model/],
+  ] as const)(
+    'quarantines a key the vendor refuses (%s), redacts it, and succeeds on another key',
+    async (secret, status, reason) => {
+      const tenant = await newTenant(ds);
+      const badId = await addKey(ds, secret, { tenantId: tenant });
+      const c = ctx(tenant);
+      const { result, requests } = await newRequests(() =>
+        runWithLlmCallContext(c, () => models.chat().invoke(ask())),
+      );
+      expect(result.content).toBe('{"answer": 1}');
+      expect(requests.map((r) => [r.api_key_fingerprint, r.status])).toEqual([
+        [fp(secret), status],
+        [fp('k-ok'), 200],
+      ]);
+      const [key] = (await ds.query('SELECT status, status_reason FROM vendor_keys WHERE id = $1', [
+        badId,
+      ])) as {
+        status: string;
+        status_reason: string;
+      }[];
+      expect(key.status).toBe('quarantined');
+      expect(key.status_reason).toMatch(reason);
+      expect(key.status_reason).not.toContain(secret);
+      expect(await usageRows(c.task_id!)).toEqual([expect.objectContaining({ key_id: goodKeyId })]);
+    },
+  );
 
   it("uses a tenant's own key for that tenant only", async () => {
     const owner = await newTenant(ds);
