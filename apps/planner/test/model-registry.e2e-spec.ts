@@ -18,6 +18,7 @@ const fp = SecretBox.fingerprint;
 const box = new SecretBox(DEV_SECRET_KEY);
 
 interface LlmRecord {
+  path: string;
   rule: string | null;
   status?: number;
   api_key_fingerprint: string | null;
@@ -271,4 +272,82 @@ describe('model registry: budgets and parsers', () => {
     expect((await llmRequests()).slice(before).filter((r) => r.rule === 'intake')).toHaveLength(3);
     expect(await usageRows(runId)).toHaveLength(3);
   }, 90_000);
+});
+
+describe('model registry: Anthropic and Ollama vendors', () => {
+  const admin = { Authorization: `Bearer ${ADMIN}` };
+  const KEY_ANTHROPIC = 'sk-ant-e2e-key';
+
+  it.each([
+    ['anthropic', 'claude-scripted', KEY_ANTHROPIC, '/v1/messages'],
+    ['ollama', 'llama-scripted', null, '/api/chat'],
+  ] as const)(
+    'a run whose agent pins %s models for every role is served through that API, and metered',
+    async (kind, name, secret, path) => {
+      const vendor = await stack.api(
+        'POST',
+        '/v1/admin/vendors',
+        { name: `${kind}-e2e`, kind, base_url: stack.llmUrl },
+        admin,
+      );
+      expect(vendor.status).toBe(201);
+      if (secret) {
+        expect(
+          (await stack.api('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret }, admin)).status,
+        ).toBe(201);
+      }
+      const model = await stack.api(
+        'POST',
+        '/v1/admin/models',
+        {
+          vendor_id: vendor.body.id,
+          name,
+          category: 'text',
+          price_per_1k_input: 0.003,
+          price_per_1k_output: 0.015,
+        },
+        admin,
+      );
+      expect(model.status).toBe(201);
+      await sleep(TTL_MS * 2);
+      const agent = await stack.api('POST', '/v1/agents', {
+        name: `${kind} agent`,
+        models: { intake: name, planner: name, reflection: name, output: name, title: name },
+      });
+      expect(agent.status).toBe(201);
+
+      const before = (await llmRequests()).length;
+      const { runId, run } = await runToEnd({ input: { prompt: 'what is 6*7?' }, agent_id: agent.body.id });
+      expect(run.status).toBe('succeeded');
+      expect(run.output.answer).toBe('The answer is 42.');
+      const requests = (await llmRequests()).slice(before);
+      // intake, planner (tool call), reflection, planner (done), output (streamed), title
+      expect(requests.map((r) => r.rule)).toEqual(
+        expect.arrayContaining([
+          'intake',
+          'planner-calculate',
+          'reflection',
+          'planner-after-tool',
+          'output',
+          'title-default',
+        ]),
+      );
+      expect(requests.every((r) => r.path === path && r.status === 200)).toBe(true);
+      expect(new Set(requests.map((r) => r.api_key_fingerprint))).toEqual(
+        new Set([secret ? fp(secret) : null]),
+      );
+
+      const rows = await stack.sql<UsageRow & { model_id: string; cost: string }>(
+        `SELECT model_id, prompt_tokens, completion_tokens, total_tokens, cost FROM model_usage WHERE run_id = $1`,
+        [runId],
+      );
+      expect(rows).toHaveLength(requests.length);
+      expect(new Set(rows.map((r) => r.model_id))).toEqual(new Set([model.body.id]));
+      expect(rows.every((r) => r.prompt_tokens > 0 && r.completion_tokens > 0 && Number(r.cost) > 0)).toBe(
+        true,
+      );
+      expect(run.usage).toEqual(sum(rows));
+    },
+    90_000,
+  );
 });

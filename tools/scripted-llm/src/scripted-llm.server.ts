@@ -20,6 +20,17 @@ import {
   ScriptSchema,
   type Script,
 } from './script.schema';
+import {
+  AnthropicRequestSchema,
+  OllamaChatRequestSchema,
+  OllamaEmbedRequestSchema,
+  anthropicConversation,
+  anthropicError,
+  anthropicMessage,
+  anthropicStreamEvents,
+  ollamaChatFrames,
+  ollamaConversation,
+} from './vendor-dialects';
 
 // An OpenAI-compatible model server whose replies come from a script, for tests and the offline demo.
 // Plain node:http so it starts in milliseconds and behaves like the real API down to SSE framing.
@@ -80,6 +91,7 @@ class HttpError extends Error {
     message: string,
     readonly code: string,
     readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -147,13 +159,17 @@ function sendJson(
   res.end(text);
 }
 
-function sendError(res: ServerResponse, err: HttpError, headers: Record<string, string> = {}): void {
-  sendJson(
-    res,
-    err.status,
-    { error: { message: err.message, type: errorType(err.status), code: err.code, ...err.extra } },
-    headers,
-  );
+/** An error in the framing of the API the request used (OpenAI by default). */
+function sendError(res: ServerResponse, err: HttpError, path = ''): void {
+  let body: unknown;
+  if (path === '/v1/messages') {
+    body = anthropicError(errorType(err.status), err.message);
+  } else if (path.startsWith('/api/')) {
+    body = { error: err.message };
+  } else {
+    body = { error: { message: err.message, type: errorType(err.status), code: err.code, ...err.extra } };
+  }
+  sendJson(res, err.status, body, err.headers);
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -298,18 +314,15 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     api_key_fingerprint: keyFingerprint(apiKey),
   });
 
-  const chatCompletions = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
-    const parsed = ChatRequestSchema.safeParse(await readJson(req));
-    if (!parsed.success) {
-      throw invalidRequest(parsed.error.issues, 'Invalid chat completion request', 'invalid_request');
-    }
-    const body = parsed.data;
-    const stream = body.stream === true;
-    const apiKey = apiKeyOf(req);
-    const conv = toConversation(body, apiKey);
-    const record = newRecord(path, stream, body.messages.length, apiKey);
-    const signal = track(res, record);
-
+  /**
+   * Answers a conversation by the script: picks the rule, waits its delay, throws its error status
+   * (with Retry-After), else renders the reply. Undefined when the client went away meanwhile.
+   */
+  const runScript = async (
+    conv: Conversation,
+    record: RequestRecord,
+    signal: AbortSignal,
+  ): Promise<{ rendered: RenderedReply; chunkDelayMs: number } | undefined> => {
     const rule = pickRule(script, used, conv);
     if (!rule) {
       const user = lastUserText(conv);
@@ -335,11 +348,30 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
       if (reply.retry_after !== undefined) {
         headers['retry-after'] = String(reply.retry_after);
       }
-      sendError(res, new HttpError(reply.status, message, `scripted_${reply.status}`), headers);
+      throw new HttpError(reply.status, message, `scripted_${reply.status}`, {}, headers);
+    }
+    return {
+      rendered: renderReply(reply, conv),
+      chunkDelayMs: reply.chunk_delay_ms ?? DEFAULT_CHUNK_DELAY_MS,
+    };
+  };
+
+  const chatCompletions = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const parsed = ChatRequestSchema.safeParse(await readJson(req));
+    if (!parsed.success) {
+      throw invalidRequest(parsed.error.issues, 'Invalid chat completion request', 'invalid_request');
+    }
+    const body = parsed.data;
+    const stream = body.stream === true;
+    const apiKey = apiKeyOf(req);
+    const conv = toConversation(body, apiKey);
+    const record = newRecord(path, stream, body.messages.length, apiKey);
+    const signal = track(res, record);
+    const answer = await runScript(conv, record, signal);
+    if (!answer) {
       return;
     }
-
-    const rendered = renderReply(reply, conv);
+    const { rendered, chunkDelayMs } = answer;
     const meta = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(Date.now() / 1000),
@@ -347,14 +379,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     };
     if (stream) {
       const includeUsage = body.stream_options?.include_usage === true;
-      await streamCompletion(
-        res,
-        signal,
-        meta,
-        rendered,
-        includeUsage,
-        reply.chunk_delay_ms ?? DEFAULT_CHUNK_DELAY_MS,
-      );
+      await streamCompletion(res, signal, meta, rendered, includeUsage, chunkDelayMs);
     } else {
       sendJson(res, 200, {
         ...meta,
@@ -384,6 +409,102 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
         usage: rendered.usage,
       });
     }
+  };
+
+  /** Writes frames one by one with the rule's delay between them; false when the client went away. */
+  const writeFrames = async (
+    res: ServerResponse,
+    signal: AbortSignal,
+    contentType: string,
+    frames: string[],
+    chunkDelayMs: number,
+  ): Promise<void> => {
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache' });
+    for (const [i, frame] of frames.entries()) {
+      if (i > 0) {
+        await sleep(chunkDelayMs, signal);
+      }
+      if (signal.aborted) {
+        return;
+      }
+      res.write(frame);
+    }
+    res.end();
+  };
+
+  const anthropicMessages = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+  ): Promise<void> => {
+    const parsed = AnthropicRequestSchema.safeParse(await readJson(req));
+    if (!parsed.success) {
+      throw invalidRequest(parsed.error.issues, 'Invalid messages request', 'invalid_request');
+    }
+    const body = parsed.data;
+    const stream = body.stream === true;
+    const apiKey = apiKeyOf(req);
+    const record = newRecord(path, stream, body.messages.length, apiKey);
+    const signal = track(res, record);
+    const answer = await runScript(anthropicConversation(body, apiKey), record, signal);
+    if (!answer) {
+      return;
+    }
+    if (!stream) {
+      sendJson(res, 200, anthropicMessage(answer.rendered, body.model));
+      return;
+    }
+    const events = anthropicStreamEvents(answer.rendered, body.model, splitWords, splitArguments);
+    await writeFrames(
+      res,
+      signal,
+      'text/event-stream; charset=utf-8',
+      events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`),
+      answer.chunkDelayMs,
+    );
+  };
+
+  const ollamaChat = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const parsed = OllamaChatRequestSchema.safeParse(await readJson(req));
+    if (!parsed.success) {
+      throw invalidRequest(parsed.error.issues, 'Invalid chat request', 'invalid_request');
+    }
+    const body = parsed.data;
+    const stream = body.stream !== false;
+    const apiKey = apiKeyOf(req);
+    const record = newRecord(path, stream, body.messages.length, apiKey);
+    const signal = track(res, record);
+    const answer = await runScript(ollamaConversation(body, apiKey), record, signal);
+    if (!answer) {
+      return;
+    }
+    const frames = ollamaChatFrames(answer.rendered, body.model, stream, splitWords);
+    if (!stream) {
+      sendJson(res, 200, frames[0]);
+      return;
+    }
+    await writeFrames(
+      res,
+      signal,
+      'application/x-ndjson',
+      frames.map((f) => `${JSON.stringify(f)}\n`),
+      answer.chunkDelayMs,
+    );
+  };
+
+  const ollamaEmbed = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const parsed = OllamaEmbedRequestSchema.safeParse(await readJson(req));
+    if (!parsed.success) {
+      throw invalidRequest(parsed.error.issues, 'Invalid embed request', 'invalid_request');
+    }
+    const inputs = typeof parsed.data.input === 'string' ? [parsed.data.input] : parsed.data.input;
+    track(res, newRecord(path, false, inputs.length, apiKeyOf(req)));
+    const dimensions = script.embeddings?.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
+    sendJson(res, 200, {
+      model: parsed.data.model,
+      embeddings: inputs.map((text) => hashEmbedding(text, dimensions)),
+      prompt_eval_count: inputs.reduce((sum, text) => sum + wordCount(text), 0),
+    });
   };
 
   const embeddings = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
@@ -427,6 +548,12 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
         return chatCompletions(req, res, path);
       case 'POST /v1/embeddings':
         return embeddings(req, res, path);
+      case 'POST /v1/messages':
+        return anthropicMessages(req, res, path);
+      case 'POST /api/chat':
+        return ollamaChat(req, res, path);
+      case 'POST /api/embed':
+        return ollamaEmbed(req, res, path);
       case 'GET /v1/models':
         return sendJson(res, 200, {
           object: 'list',
@@ -455,7 +582,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     handle(req, res).catch((e: unknown) => {
       const err =
         e instanceof HttpError ? e : new HttpError(500, `scripted-llm: ${String(e)}`, 'internal_error');
-      sendError(res, err);
+      sendError(res, err, new URL(req.url ?? '/', 'http://scripted-llm').pathname);
     });
   });
 

@@ -12,6 +12,8 @@ import {
   ToolMessage,
   type BaseMessage,
 } from '@langchain/core/messages';
+import { ChatAnthropic } from '@langchain/anthropic';
+import { ChatOllama, OllamaEmbeddings } from '@langchain/ollama';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { parseScript, ScriptValidationError, type Script } from '../src/script.schema';
 import { startScriptedLlm, type RequestRecord, type ScriptedLlm } from '../src/scripted-llm.server';
@@ -637,6 +639,143 @@ describe('embeddings and models', () => {
     llm.setScript({ models: ['alpha', 'beta'], rules: [] });
     const listed = (await (await fetch(`${llm.url}/models`)).json()) as { data: { id: string }[] };
     expect(listed.data.map((m) => m.id)).toEqual(['alpha', 'beta']);
+  });
+});
+
+describe('other vendor dialects: Anthropic Messages and Ollama', () => {
+  const root = (): string => llm.url.replace(/\/v1$/, '');
+  const dialectRules: Script = {
+    rules: [
+      {
+        name: 'limited',
+        when: { api_key: 'sk-ant-limited' },
+        reply: { status: 429, retry_after: 7, error_message: 'slow down' },
+      },
+      {
+        name: 'after-tool',
+        when: { last_role: 'tool' },
+        reply: { content: 'The tool said {{tool_result}}.' },
+      },
+      {
+        name: 'calc',
+        when: { tools_include: 'calculator' },
+        reply: {
+          content: 'Let me compute.',
+          tool_calls: [{ name: 'calculator', arguments: { expression: '{{echo:compute ([0-9+*]+)}}' } }],
+          usage: { prompt_tokens: 9, completion_tokens: 6 },
+        },
+      },
+      {
+        name: 'answer',
+        when: { system_includes: '[sys]' },
+        reply: {
+          content: 'Hello from the script, {{last_user}}',
+          usage: { prompt_tokens: 12, completion_tokens: 5 },
+        },
+      },
+    ],
+  };
+  const anthropic = (apiKey = 'sk-ant-ok') =>
+    new ChatAnthropic({
+      model: 'claude-scripted',
+      apiKey,
+      anthropicApiUrl: root(),
+      maxRetries: 0,
+      streamUsage: true,
+    });
+  const ollama = () => new ChatOllama({ model: 'llama-scripted', baseUrl: root() });
+  const ask = [new SystemMessage('[sys] be brief'), new HumanMessage('Ada')];
+
+  beforeEach(() => llm.setScript(dialectRules));
+
+  it('ChatAnthropic: invoke and stream give the rule content and usage; the system prompt matches', async () => {
+    const res = await anthropic().invoke(ask);
+    expect(res.content).toBe('Hello from the script, Ada');
+    expect(res.usage_metadata).toMatchObject({ input_tokens: 12, output_tokens: 5, total_tokens: 17 });
+    const { chunks, full } = await collect(await anthropic().stream(ask));
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(full.content).toBe('Hello from the script, Ada');
+    expect(full.usage_metadata).toMatchObject({ input_tokens: 12, output_tokens: 5, total_tokens: 17 });
+    const recs = await records();
+    expect(recs.map((r) => [r.path, r.rule, r.stream, r.api_key_fingerprint])).toEqual([
+      ['/v1/messages', 'answer', false, createHash('sha256').update('sk-ant-ok').digest('hex').slice(0, 12)],
+      ['/v1/messages', 'answer', true, createHash('sha256').update('sk-ant-ok').digest('hex').slice(0, 12)],
+    ]);
+  });
+
+  it('ChatAnthropic: tool_use blocks become tool calls (invoke and stream); a tool_result is a tool message', async () => {
+    const bound = anthropic().bindTools([calculatorTool]);
+    const res = await bound.invoke([new HumanMessage('compute 6*7')]);
+    expect(res.tool_calls).toEqual([
+      expect.objectContaining({
+        name: 'calculator',
+        args: { expression: '6*7' },
+        id: expect.stringMatching(/^toolu_/),
+      }),
+    ]);
+    const { full } = await collect(await bound.stream([new HumanMessage('compute 2+2')]));
+    expect(full.tool_calls?.map((t) => [t.name, t.args])).toEqual([['calculator', { expression: '2+2' }]]);
+    const id = res.tool_calls![0].id!;
+    const after = await bound.invoke([
+      new HumanMessage('compute 6*7'),
+      res,
+      new ToolMessage({ content: '42', tool_call_id: id }),
+    ]);
+    expect(after.content).toBe('The tool said 42.');
+  });
+
+  it('ChatAnthropic: a scripted 429 carries retry-after in the Anthropic error shape', async () => {
+    const err = (await anthropic('sk-ant-limited')
+      .invoke(ask)
+      .catch((e: unknown) => e)) as { status?: number; headers?: Headers | Record<string, string> };
+    expect(err.status).toBe(429);
+    const raw = await fetch(`${root()}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-limited' },
+      body: JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }),
+    });
+    expect(raw.status).toBe(429);
+    expect(raw.headers.get('retry-after')).toBe('7');
+    expect(await raw.json()).toEqual({
+      type: 'error',
+      error: { type: 'rate_limit_error', message: 'slow down' },
+    });
+  });
+
+  it('ChatOllama: streamed chat, tool calls and a tool message; usage from the eval counts', async () => {
+    const res = await ollama().invoke(ask);
+    expect(res.content).toBe('Hello from the script, Ada');
+    expect(res.usage_metadata).toMatchObject({ input_tokens: 12, output_tokens: 5, total_tokens: 17 });
+    const { chunks, full } = await collect(await ollama().stream(ask));
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(full.content).toBe('Hello from the script, Ada');
+    const bound = ollama().bindTools([calculatorTool]);
+    const call = await bound.invoke([new HumanMessage('compute 3*3')]);
+    expect(call.tool_calls?.map((t) => [t.name, t.args])).toEqual([['calculator', { expression: '3*3' }]]);
+    const after = await bound.invoke([
+      new HumanMessage('compute 3*3'),
+      call,
+      new ToolMessage({ content: '9', tool_call_id: call.tool_calls![0].id ?? 'x' }),
+    ]);
+    expect(after.content).toBe('The tool said 9.');
+    expect((await records()).every((r) => r.path === '/api/chat')).toBe(true);
+  });
+
+  it('OllamaEmbeddings: /api/embed answers the same vectors as /v1/embeddings', async () => {
+    const vectors = await new OllamaEmbeddings({ model: 'embed-scripted', baseUrl: root() }).embedDocuments([
+      'checkpoints in postgres',
+      'a cat on a mat',
+    ]);
+    const openai = await new OpenAIEmbeddings({
+      model: 'x',
+      apiKey: 'test',
+      configuration: { baseURL: llm.url },
+    }).embedDocuments(['checkpoints in postgres', 'a cat on a mat']);
+    expect(vectors).toHaveLength(2);
+    for (const [i, v] of vectors.entries()) {
+      expect(v.length).toBe(openai[i].length);
+      expect(cosine(v, openai[i])).toBeCloseTo(1, 6);
+    }
   });
 });
 
