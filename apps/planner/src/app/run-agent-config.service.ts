@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { type AgentConfig, AgentConfigSchema } from '@switchyard/contracts';
+import { type AgentConfig, AgentConfigSchema, describeZodError } from '@switchyard/contracts';
+
+/** The run's pinned agent configuration is missing or invalid: retrying cannot fix it. */
+export class AgentConfigError extends Error {
+  readonly retryable = false;
+  readonly code = 'invalid_agent_config';
+}
 
 /** What a run pinned when it was created: its agent configuration and its tenant. */
 export interface RunContext {
@@ -28,12 +34,19 @@ export class RunAgentConfig {
       agent_config: unknown;
       tenant_id: string | null;
     }[];
-    const parsed = AgentConfigSchema.safeParse(row?.agent_config ?? { name: 'default' });
-    const agent = parsed.success ? parsed.data : AgentConfigSchema.parse({ name: 'default' });
-    const context = { agent, tenant_id: row?.tenant_id ?? null };
-    if (row) {
-      this.cache.set(runId, context);
+    if (!row) {
+      throw new AgentConfigError(`run ${runId} not found: its agent configuration cannot be read`);
     }
+    // A run created before agents existed pinned nothing: it runs as the default agent.
+    const parsed = AgentConfigSchema.safeParse(row.agent_config ?? { name: 'default' });
+    if (!parsed.success) {
+      // Never swap in another configuration silently: the run fails naming what is wrong.
+      throw new AgentConfigError(
+        `run ${runId}: its pinned agent configuration is invalid: ${describeZodError(parsed.error)}`,
+      );
+    }
+    const context = { agent: parsed.data, tenant_id: row.tenant_id };
+    this.cache.set(runId, context);
     return context;
   }
 }

@@ -341,6 +341,14 @@ export async function httpGet(input: HttpGetInput, opts: HttpGetOptions = {}): P
  * resolves to a non-public address, and connecting only to the addresses that were checked.
  * HTTP error statuses are results, not throws.
  */
+const CREDENTIAL_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization']);
+
+function withoutCredentials(headers: OutgoingRequest['headers']): OutgoingRequest['headers'] {
+  return Object.fromEntries(
+    Object.entries(headers ?? {}).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())),
+  );
+}
+
 export async function fetchSafely(
   start: URL,
   request: OutgoingRequest,
@@ -391,7 +399,12 @@ export async function fetchSafely(
           `refusing to fetch ${display(start)}: more than ${maxRedirects} redirects (last to ${location})`,
         );
       }
-      current = parseUrl(location, current, ` (redirected from ${display(start)})`);
+      const next = parseUrl(location, current, ` (redirected from ${display(start)})`);
+      if (next.origin !== current.origin) {
+        // Credentials meant for one origin never follow a redirect to another (as fetch does).
+        outgoing = { ...outgoing, headers: withoutCredentials(outgoing.headers) };
+      }
+      current = next;
     }
   } catch (error) {
     if (error instanceof HttpGetError) {

@@ -13,7 +13,9 @@ interface Seen {
 }
 
 let server: Server;
+let other: Server;
 let base: string;
+let otherBase: string;
 const seen: Seen[] = [];
 
 beforeAll(async () => {
@@ -26,6 +28,8 @@ beforeAll(async () => {
         res.writeHead(303, { location: '/echo' }).end();
       } else if (req.url === '/temporary') {
         res.writeHead(307, { location: '/echo' }).end();
+      } else if (req.url === '/to-other-origin') {
+        res.writeHead(307, { location: `${otherBase}/echo` }).end();
       } else if (req.url === '/to-private') {
         res.writeHead(302, { location: 'http://10.0.0.1/' }).end();
       } else {
@@ -37,13 +41,21 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // A second origin (another loopback address), recording what reaches it.
+  other = createServer((req: IncomingMessage, res: ServerResponse) => {
+    seen.push({ method: req.method, url: `other:${req.url}`, headers: req.headers, body: '' });
+    res.writeHead(200).end('other');
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.2', r));
+  otherBase = `http://127.0.0.2:${(other.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   await new Promise((r) => server.close(r));
+  await new Promise((r) => other.close(r));
 });
 
-const allow = { allowHosts: ['127.0.0.1'] };
+const allow = { allowHosts: ['127.0.0.1', '127.0.0.2'] };
 
 describe(httpRequest.name, () => {
   beforeEach(() => {
@@ -97,6 +109,20 @@ describe(httpRequest.name, () => {
     const err = await httpRequest(input).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpGetError);
     expect((err as HttpGetError).code).toBe(code);
+  });
+
+  it('drops credentials on a redirect to another origin, keeps them on the same origin', async () => {
+    const headers = { Authorization: 'Bearer secret', Cookie: 'sid=1', 'X-Trace': 't' };
+    await httpRequest({ url: `${base}/to-other-origin`, method: 'GET', headers }, allow);
+    await httpRequest({ url: `${base}/temporary`, method: 'GET', headers }, allow);
+    const [, offOrigin, , sameOrigin] = seen;
+    expect(offOrigin.url).toBe('other:/echo');
+    expect(offOrigin.headers.authorization).toBeUndefined();
+    expect(offOrigin.headers.cookie).toBeUndefined();
+    expect(offOrigin.headers['x-trace']).toBe('t');
+    expect(sameOrigin.url).toBe('/echo');
+    expect(sameOrigin.headers.authorization).toBe('Bearer secret');
+    expect(sameOrigin.headers.cookie).toBe('sid=1');
   });
 
   it('refuses a redirect from an allowed host to a private one', async () => {

@@ -4,17 +4,24 @@ import { JetStreamExceptionFilter } from '@switchyard/jetstream';
 
 export const NODE_SPEC = Symbol('switchyard:node-spec');
 
-/** How a node presents itself in the `sy_nodes` registry. */
-export interface NodeSpec {
+/**
+ * How a node presents itself in the `sy_nodes` registry. A tool must say what its arguments are
+ * and whether running it twice is safe (nodes run at least once): the compiler enforces both.
+ */
+export type NodeSpec = {
   name: string;
   description: string;
-  /** Offered to the planner as a tool. */
-  tool?: boolean;
-  /** JSON Schema of the arguments a tool reads from the planner's call. */
-  inputSchema?: Record<string, unknown>;
-  /** Safe to run twice (nodes run at least once). */
-  idempotent?: boolean;
-}
+} & (
+  | {
+      /** Offered to the planner as a tool. */
+      tool: true;
+      /** JSON Schema of the arguments a tool reads from the planner's call. */
+      inputSchema: Record<string, unknown>;
+      /** Safe to run twice. */
+      idempotent: boolean;
+    }
+  | { tool?: false; inputSchema?: undefined; idempotent?: boolean }
+);
 
 /**
  * Binds a controller method to the tasks of one node: `sy.task.<service>.<node>` (the consumer's
