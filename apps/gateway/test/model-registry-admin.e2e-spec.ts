@@ -128,6 +128,7 @@ describe('vendor keys', () => {
       vendor_id: vendorId,
       label: 'primary',
       tenant_id: null,
+      business_id: null,
       fingerprint: expect.stringMatching(/^[0-9a-f]{12}$/),
       status: 'active',
       status_reason: null,
@@ -451,6 +452,7 @@ describe('usage', () => {
       expect(row).toEqual({
         id: expect.stringMatching(/^\d+$/),
         tenant_id: tenantId,
+        business_id: null,
         run_id: runId,
         // The version of one of this run's committed deltas: the action the call served.
         action_id: expect.any(Number),

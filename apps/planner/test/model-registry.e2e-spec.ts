@@ -216,6 +216,84 @@ describe('model registry: refused and tenant keys', () => {
   }, 120_000);
 });
 
+describe('model registry: business-bound keys', () => {
+  const admin = { Authorization: `Bearer ${ADMIN}` };
+  const KEY_SHOP = 'sk-test-business-shop';
+
+  it("a business-bound key (admin API) serves that business's runs only; usage rows name the business", async () => {
+    const tenant = await newTenant('registry-business');
+    const [vendor] = await stack.sql<{ id: string }>(`SELECT id FROM vendors WHERE name = 'default'`);
+    const unbound = await stack.api(
+      'POST',
+      `/v1/admin/vendors/${vendor.id}/keys`,
+      { secret: KEY_SHOP, business_id: 'shop' },
+      admin,
+    );
+    expect(unbound.status).toBe(400);
+    expect(unbound.body.error.details.map((d: { field: string }) => d.field)).toEqual(['business_id']);
+    const created = await stack.api(
+      'POST',
+      `/v1/admin/vendors/${vendor.id}/keys`,
+      { secret: KEY_SHOP, tenant_id: tenant.id, business_id: 'shop', label: 'shop line' },
+      admin,
+    );
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      tenant_id: tenant.id,
+      business_id: 'shop',
+      fingerprint: fp(KEY_SHOP),
+    });
+    await sleep(TTL_MS * 2);
+
+    const shop = await runToEnd(
+      { input: { prompt: 'what is 4*4?' }, metadata: { business_id: 'shop' } },
+      tenant.key,
+    );
+    expect(shop.run.status).toBe('succeeded');
+    const shopRows = await stack.sql<{ key_id: string; business_id: string }>(
+      'SELECT key_id, business_id FROM model_usage WHERE run_id = $1',
+      [shop.runId],
+    );
+    expect(shopRows.length).toBeGreaterThan(0);
+    expect(new Set(shopRows.map((r) => `${r.key_id}/${r.business_id}`))).toEqual(
+      new Set([`${created.body.id}/shop`]),
+    );
+
+    const support = await runToEnd(
+      { input: { prompt: 'what is 5*5?' }, metadata: { business_id: 'support' } },
+      tenant.key,
+    );
+    expect(support.run.status).toBe('succeeded');
+    const supportRows = await stack.sql<{ key_id: string; business_id: string }>(
+      'SELECT key_id, business_id FROM model_usage WHERE run_id = $1',
+      [support.runId],
+    );
+    expect(supportRows.map((r) => r.key_id)).not.toContain(created.body.id);
+    expect(new Set(supportRows.map((r) => r.business_id))).toEqual(new Set(['support']));
+
+    // Metering per business through the admin API.
+    const usage = await stack.api(
+      'GET',
+      `/v1/admin/usage?tenant_id=${tenant.id}&business_id=shop`,
+      undefined,
+      admin,
+    );
+    expect(usage.status).toBe(200);
+    expect(usage.body.usage).toHaveLength(shopRows.length);
+    expect(new Set(usage.body.usage.map((u: { run_id: string }) => u.run_id))).toEqual(new Set([shop.runId]));
+
+    const bad = await stack.api(
+      'POST',
+      '/v1/runs',
+      { input: { prompt: 'x' }, metadata: { business_id: '' } },
+      {
+        Authorization: `Bearer ${tenant.key}`,
+      },
+    );
+    expect(bad.status).toBe(400);
+  }, 120_000);
+});
+
 describe('model registry: budgets and parsers', () => {
   it('a tenant over its token budget: the run fails with budget_exceeded before its next LLM call', async () => {
     const tenant = await newTenant('registry-budget');

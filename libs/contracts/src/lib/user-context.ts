@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** The business service's id for its user (run metadata `user_id`, the profile API's path). */
 export const UserIdSchema = z.string().min(1).max(200);
+/** A business of a tenant (a business service's own id): `metadata.business_id` of a run. */
+export const BusinessIdSchema = z.string().min(1).max(200);
 
 /** A stored profile is a JSON object; `user_context` is `{user_id, ...profile}`. */
 export const UserProfileSchema = z.record(z.string(), z.unknown());

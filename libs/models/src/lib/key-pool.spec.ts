@@ -19,6 +19,19 @@ describe(KeyPool.name, () => {
     expect(pool.order('v', keys, 'C').map((k) => k.id)).not.toContain('a1');
   });
 
+  it("puts a business's keys before the tenant's, and never offers another business's key", () => {
+    const pool = new KeyPool();
+    const biz = (id: string, tenant: string, business: string) => ({
+      id,
+      tenant_id: tenant,
+      business_id: business,
+    });
+    const keys = [shared('s1'), owned('a1', 'A'), biz('shop1', 'A', 'shop'), biz('help1', 'A', 'help')];
+    expect(pool.order('v', keys, 'A', 'shop').map((k) => k.id)).toEqual(['shop1', 'a1', 's1']);
+    expect(pool.order('v', keys, 'A').map((k) => k.id)).toEqual(['a1', 's1']);
+    expect(pool.order('v', keys, 'B', 'shop').map((k) => k.id)).toEqual(['s1']);
+  });
+
   it('rotates over the shared keys call after call', () => {
     const pool = new KeyPool();
     const keys = [shared('k1'), shared('k2'), shared('k3')];

@@ -2,10 +2,12 @@
 export interface PoolKey {
   id: string;
   tenant_id: string | null;
+  business_id?: string | null;
 }
 
 /**
- * In-process key choice: the tenant's own keys first, then the shared keys in round-robin, skipping
+ * In-process key choice: the business's own keys first, then the tenant's, then the shared keys,
+ * each group in round-robin, skipping
  * keys that are resting after a 429 (until their Retry-After) or a failure. Cooldowns are per
  * process on purpose: each replica learns a key's limit from its own 429 at the cost of one call.
  */
@@ -16,13 +18,25 @@ export class KeyPool {
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * The keys usable by `tenantId`, in the order to try them: own keys, then shared ones rotated so
-   * successive calls spread over them. Keys of other tenants never appear.
+   * The keys usable by `tenantId` (and its `businessId`), in the order to try them: the
+   * business's keys, the tenant's keys bound to no business, then shared ones, each group rotated
+   * so successive calls spread over it. Keys of other tenants or other businesses never appear.
    */
-  order<K extends PoolKey>(poolId: string, keys: readonly K[], tenantId: string | undefined): K[] {
-    const own = tenantId ? keys.filter((k) => k.tenant_id === tenantId) : [];
+  order<K extends PoolKey>(
+    poolId: string,
+    keys: readonly K[],
+    tenantId: string | undefined,
+    businessId?: string,
+  ): K[] {
+    const mine = (k: K) => tenantId !== undefined && k.tenant_id === tenantId;
+    const business = businessId ? keys.filter((k) => mine(k) && k.business_id === businessId) : [];
+    const own = keys.filter((k) => mine(k) && !k.business_id);
     const shared = keys.filter((k) => k.tenant_id === null);
-    return [...this.rotate(`${poolId}:${tenantId ?? ''}`, own), ...this.rotate(poolId, shared)];
+    return [
+      ...this.rotate(`${poolId}:${tenantId ?? ''}:${businessId ?? ''}`, business),
+      ...this.rotate(`${poolId}:${tenantId ?? ''}`, own),
+      ...this.rotate(poolId, shared),
+    ];
   }
 
   private rotate<K>(id: string, keys: K[]): K[] {

@@ -14,6 +14,8 @@ export interface LlmCallContext {
   attempt?: number;
   /** Known up front outside runs (otherwise read from the run's row). */
   tenant_id?: string;
+  /** Likewise: the tenant's business the call serves (a run's `metadata.business_id`). */
+  business_id?: string;
 }
 
 const storage = new AsyncLocalStorage<LlmCallContext>();

@@ -39,6 +39,7 @@ export interface CallTarget {
   /** Active keys of the vendor this tenant may use (its own and the shared ones). */
   keys: RegistryKey[];
   tenantId?: string;
+  businessId?: string;
   ctx?: LlmCallContext;
 }
 
@@ -73,6 +74,7 @@ export class ModelRouter {
   async resolve(role: string | undefined, ctx: LlmCallContext | undefined): Promise<CallTarget> {
     const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id) : undefined;
     const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
+    const businessId = ctx?.business_id ?? scope?.business_id;
     const snap = await this.store.get();
     const ref = role ? scope?.models[role] : undefined;
     const model = ref ? findModel(snap, ref) : this.defaultModel(snap);
@@ -92,7 +94,7 @@ export class ModelRouter {
         false,
       );
     }
-    return targetOf(snap, model, role, tenantId, ctx);
+    return targetOf(snap, model, role, { tenantId, businessId }, ctx);
   }
 
   /**
@@ -106,7 +108,9 @@ export class ModelRouter {
   ): Promise<CallTarget | undefined> {
     const snap = await this.store.get();
     const model = snap.models.find((m) => m.category === 'embedding' && (m.name === name || m.id === name));
-    return model ? targetOf(snap, model, 'embedding', tenantId, ctx) : undefined;
+    return model
+      ? targetOf(snap, model, 'embedding', { tenantId, businessId: ctx?.business_id }, ctx)
+      : undefined;
   }
 
   /** Names of the registry's embedding models (for error messages). */
@@ -137,6 +141,7 @@ export class ModelRouter {
     const ctx = target.ctx;
     await this.meter.record({
       tenant_id: target.tenantId,
+      business_id: target.businessId,
       run_id: ctx?.run_id,
       task_id: ctx?.task_id,
       node: ctx?.node,
@@ -218,9 +223,10 @@ function targetOf(
   snap: RegistrySnapshot,
   model: RegistryModel,
   role: string | undefined,
-  tenantId: string | undefined,
+  who: { tenantId?: string; businessId?: string },
   ctx: LlmCallContext | undefined,
 ): CallTarget {
+  const { tenantId, businessId } = who;
   const vendor = snap.vendors.get(model.vendor_id);
   if (!vendor) {
     throw new LlmCallException(`model "${model.name}" has no vendor`, 'model_not_found', false);
@@ -232,9 +238,19 @@ function targetOf(
     (k) =>
       k.vendor_id === vendor.id &&
       k.status === 'active' &&
-      (k.tenant_id === null || k.tenant_id === tenantId),
+      (k.tenant_id === null || k.tenant_id === tenantId) &&
+      (k.business_id === null || k.business_id === businessId),
   );
-  return { role, model, vendor, baseUrl: endpoint?.url ?? vendor.base_url ?? undefined, keys, tenantId, ctx };
+  return {
+    role,
+    model,
+    vendor,
+    baseUrl: endpoint?.url ?? vendor.base_url ?? undefined,
+    keys,
+    tenantId,
+    businessId,
+    ctx,
+  };
 }
 
 function findModel(snap: RegistrySnapshot, ref: string): RegistryModel | undefined {
@@ -270,7 +286,7 @@ export class KeyFailover {
     }
     for (;;) {
       const candidates = this.router.pool
-        .order(target.vendor.id, target.keys, target.tenantId)
+        .order(target.vendor.id, target.keys, target.tenantId, target.businessId)
         .filter((k) => k.status === 'active' && !this.excluded.has(k.id));
       const ready = candidates.find((k) => this.router.pool.restingFor(k.id) === 0);
       if (ready) {

@@ -81,8 +81,15 @@ async function usageRows(taskId: string) {
   )) as { key_id: string; node: string; attempt: number; total_tokens: number; cost: number }[];
 }
 
-function ctx(tenantId: string): LlmCallContext {
-  return { run_id: randomUUID(), task_id: randomUUID(), node: 'planner', attempt: 1, tenant_id: tenantId };
+function ctx(tenantId: string, businessId?: string): LlmCallContext {
+  return {
+    run_id: randomUUID(),
+    task_id: randomUUID(),
+    node: 'planner',
+    attempt: 1,
+    tenant_id: tenantId,
+    ...(businessId ? { business_id: businessId } : {}),
+  };
 }
 
 describe('env seeding', () => {
@@ -213,6 +220,24 @@ describe('key failover and metering', () => {
       const theirs = await newRequests(() => runWithLlmCallContext(c, () => models.chat().invoke(ask())));
       expect(theirs.requests.map((r) => r.api_key_fingerprint)).not.toContain(fp('k-own'));
       expect((await usageRows(c.task_id!)).map((r) => r.key_id)).not.toContain(ownId);
+    }
+  });
+
+  it("uses a business's own key for that business only, then the tenant's, and meters the business", async () => {
+    const tenant = await newTenant(ds);
+    const shopId = await addKey(ds, 'k-shop', { tenantId: tenant, businessId: 'shop' });
+    const tenantKeyId = await addKey(ds, 'k-tenant-wide', { tenantId: tenant });
+    const shop = ctx(tenant, 'shop');
+    const served = await newRequests(() => runWithLlmCallContext(shop, () => models.chat().invoke(ask())));
+    expect(served.requests.map((r) => r.api_key_fingerprint)).toEqual([fp('k-shop')]);
+    const [row] = (await ds.query('SELECT key_id, business_id FROM model_usage WHERE task_id = $1', [
+      shop.task_id,
+    ])) as { key_id: string; business_id: string }[];
+    expect(row).toEqual({ key_id: shopId, business_id: 'shop' });
+    for (const c of [ctx(tenant, 'support'), ctx(tenant)]) {
+      const other = await newRequests(() => runWithLlmCallContext(c, () => models.chat().invoke(ask())));
+      expect(other.requests.map((r) => r.api_key_fingerprint)).toEqual([fp('k-tenant-wide')]);
+      expect((await usageRows(c.task_id!)).map((r) => r.key_id)).toEqual([tenantKeyId]);
     }
   });
 

@@ -48,12 +48,18 @@ export async function newTenant(ds: DataSource, budget: number | null = null): P
 export async function addKey(
   ds: DataSource,
   secret: string,
-  opts: { label?: string; tenantId?: string } = {},
+  opts: { label?: string; tenantId?: string; businessId?: string } = {},
 ): Promise<string> {
   const [row] = (await ds.query(
-    `INSERT INTO vendor_keys (vendor_id, label, tenant_id, secret_sealed, fingerprint)
-     SELECT id, $1, $2::uuid, $3, $4 FROM vendors WHERE name = 'default' RETURNING id`,
-    [opts.label ?? secret, opts.tenantId ?? null, box.seal(secret), SecretBox.fingerprint(secret)],
+    `INSERT INTO vendor_keys (vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint)
+     SELECT id, $1, $2::uuid, $5, $3, $4 FROM vendors WHERE name = 'default' RETURNING id`,
+    [
+      opts.label ?? secret,
+      opts.tenantId ?? null,
+      box.seal(secret),
+      SecretBox.fingerprint(secret),
+      opts.businessId ?? null,
+    ],
   )) as { id: string }[];
   return row.id;
 }

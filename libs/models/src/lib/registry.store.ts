@@ -16,6 +16,8 @@ export interface RegistryKey {
   vendor_id: string;
   label: string | null;
   tenant_id: string | null;
+  /** Only with a tenant: the key serves that business of the tenant only. */
+  business_id: string | null;
   secret_sealed: string;
   fingerprint: string;
   status: 'active' | 'quarantined' | 'revoked';
@@ -162,7 +164,7 @@ export class RegistryStore {
     const [vendors, keys, models, endpoints] = await Promise.all([
       this.ds.query(`SELECT id, name, kind, base_url FROM vendors`) as Promise<RegistryVendor[]>,
       this.ds.query(
-        `SELECT id, vendor_id, label, tenant_id, secret_sealed, fingerprint, status
+        `SELECT id, vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint, status
            FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id`,
       ) as Promise<RegistryKey[]>,
       this.ds.query(

@@ -6,6 +6,8 @@ import { LlmCallException } from './llm-errors';
 /** What an LLM call needs to know about its run: whose it is, and the models its agent pinned. */
 export interface RunScope {
   tenant_id: string;
+  /** The run's `metadata.business_id`: business-bound keys of the tenant serve only that business. */
+  business_id?: string;
   /** Role → model name or id (the run's pinned `agent_config.models`). */
   models: Record<string, string | undefined>;
 }
@@ -24,11 +26,13 @@ export class RunScopes {
     if (hit) {
       return hit;
     }
-    const [row] = (await this.ds.query('SELECT tenant_id, agent_config FROM runs WHERE id = $1', [
-      runId,
-    ])) as {
+    const [row] = (await this.ds.query(
+      `SELECT tenant_id, agent_config, metadata->>'business_id' AS business_id FROM runs WHERE id = $1`,
+      [runId],
+    )) as {
       tenant_id: string;
       agent_config: unknown;
+      business_id: string | null;
     }[];
     if (!row) {
       return undefined;
@@ -41,7 +45,11 @@ export class RunScopes {
         false,
       );
     }
-    const scope: RunScope = { tenant_id: row.tenant_id, models: parsed.data.models ?? {} };
+    const scope: RunScope = {
+      tenant_id: row.tenant_id,
+      ...(row.business_id ? { business_id: row.business_id } : {}),
+      models: parsed.data.models ?? {},
+    };
     this.cache.set(runId, scope);
     return scope;
   }

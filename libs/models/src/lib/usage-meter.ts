@@ -6,6 +6,7 @@ import { LlmCallException } from './llm-errors';
 
 export interface MeteredCall {
   tenant_id: string;
+  business_id?: string;
   run_id?: string;
   task_id?: string;
   node?: string;
@@ -74,8 +75,8 @@ export class UsageMeter {
       const [row] = (await this.ds.query(
         `WITH used AS (
            INSERT INTO model_usage (tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                                    prompt_tokens, completion_tokens, total_tokens, cost)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::integer, $11)
+                                    prompt_tokens, completion_tokens, total_tokens, cost, business_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::integer, $11, $12)
          )
          UPDATE tenants SET tokens_used = tokens_used + $10::integer WHERE id = $1
          RETURNING token_budget::float8 AS budget, tokens_used::float8 AS used`,
@@ -91,6 +92,7 @@ export class UsageMeter {
           u.completion_tokens,
           u.total_tokens,
           costOf(u, call.price_per_1k_input, call.price_per_1k_output),
+          call.business_id ?? null,
         ],
       )) as { budget: number | null; used: number }[];
       if (row?.budget === null) {

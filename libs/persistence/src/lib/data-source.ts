@@ -11,6 +11,7 @@ import { UserProfiles1700000000021 } from '../migrations/1700000000021-user-prof
 import { DataSources1700000000022 } from '../migrations/1700000000022-data-sources';
 import { McpServers1700000000023 } from '../migrations/1700000000023-mcp-servers';
 import { Memory1700000000024 } from '../migrations/1700000000024-memory';
+import { BusinessKeys1700000000025 } from '../migrations/1700000000025-business-keys';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   DataSources1700000000022,
   McpServers1700000000023,
   Memory1700000000024,
+  BusinessKeys1700000000025,
 ];
 
 export function dataSourceOptions(

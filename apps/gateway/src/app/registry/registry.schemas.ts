@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODEL_CATEGORIES } from '@switchyard/persistence';
+import { BusinessIdSchema } from '@switchyard/contracts';
 import { ParserSchema } from './parser.schema';
 
 // Request and response shapes of the model-registry admin API; the OpenAPI description is built
@@ -40,8 +41,14 @@ export const CreateVendorKeySchema = z
       .refine((s) => s.trim() === s, 'must not start or end with whitespace'),
     label: z.string().trim().min(1).max(200).optional(),
     tenant_id: IdSchema.nullable().optional(),
+    // Only with a tenant: the key then serves that business of the tenant only.
+    business_id: BusinessIdSchema.nullable().optional(),
   })
-  .strict();
+  .strict()
+  .refine((k) => !k.business_id || k.tenant_id, {
+    path: ['business_id'],
+    message: 'a business-bound key needs the tenant_id of that business',
+  });
 export type CreateVendorKey = z.infer<typeof CreateVendorKeySchema>;
 
 export const CreateEndpointSchema = z
@@ -79,6 +86,7 @@ export const UsageQuerySchema = z
   .object({
     run_id: IdSchema.optional(),
     tenant_id: IdSchema.optional(),
+    business_id: BusinessIdSchema.optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
     cursor: z.string().max(200).optional(),
   })
@@ -107,6 +115,7 @@ export const VendorKeySchema = z.object({
   vendor_id: z.string().uuid(),
   label: z.string().nullable(),
   tenant_id: z.string().uuid().nullable(),
+  business_id: z.string().nullable(),
   fingerprint: z.string(),
   status: z.enum(VENDOR_KEY_STATUSES),
   status_reason: z.string().nullable(),
@@ -135,6 +144,7 @@ export const ModelSchema = z.object({
 export const UsageRowSchema = z.object({
   id: z.string(),
   tenant_id: z.string().uuid(),
+  business_id: z.string().nullable(),
   run_id: z.string().uuid().nullable(),
   action_id: z.number().int().nullable().describe('state_deltas.version of the action this call served'),
   model_id: z.string().uuid().nullable(),

@@ -33,6 +33,7 @@ export interface VendorKeyRow {
   vendor_id: string;
   label: string | null;
   tenant_id: string | null;
+  business_id: string | null;
   fingerprint: string;
   status: 'active' | 'quarantined' | 'revoked';
   status_reason: string | null;
@@ -40,12 +41,13 @@ export interface VendorKeyRow {
   updated_at: Date;
 }
 export const VENDOR_KEY_COLUMNS =
-  'id, vendor_id, label, tenant_id, fingerprint, status, status_reason, created_at, updated_at';
+  'id, vendor_id, label, tenant_id, business_id, fingerprint, status, status_reason, created_at, updated_at';
 export const vendorKeyView = (r: VendorKeyRow): z.infer<typeof VendorKeySchema> => ({
   id: r.id,
   vendor_id: r.vendor_id,
   label: r.label,
   tenant_id: r.tenant_id,
+  business_id: r.business_id,
   fingerprint: r.fingerprint,
   status: r.status,
   status_reason: r.status_reason,
@@ -90,6 +92,7 @@ export const modelView = (r: ModelRow): z.infer<typeof ModelSchema> => ({
 export interface UsageRow {
   id: string;
   tenant_id: string;
+  business_id: string | null;
   run_id: string | null;
   action_id: number | null;
   model_id: string | null;
@@ -106,6 +109,7 @@ export interface UsageRow {
 export const usageView = (r: UsageRow): z.infer<typeof UsageRowSchema> => ({
   id: r.id,
   tenant_id: r.tenant_id,
+  business_id: r.business_id,
   run_id: r.run_id,
   action_id: r.action_id,
   model_id: r.model_id,

@@ -27,7 +27,7 @@ export class UsageController {
     }
     const after = query.cursor ? decodeUsageCursor(query.cursor) : undefined;
     const rows = (await this.ds.query(
-      `SELECT u.id::text AS id, u.tenant_id, u.run_id, d.version AS action_id, u.model_id, u.key_id, u.node,
+      `SELECT u.id::text AS id, u.tenant_id, u.business_id, u.run_id, d.version AS action_id, u.model_id, u.key_id, u.node,
               u.prompt_tokens, u.completion_tokens, u.total_tokens, u.cost, u.created_at,
               ${USAGE_CURSOR_TIME} AS created_at_text
        FROM model_usage u
@@ -35,6 +35,7 @@ export class UsageController {
        WHERE ($1::uuid IS NULL OR u.run_id = $1)
          AND ($2::uuid IS NULL OR u.tenant_id = $2)
          AND ($3::timestamptz IS NULL OR (u.created_at, u.id) > ($3::timestamptz, $4::bigint))
+         AND ($6::text IS NULL OR u.business_id = $6)
        ORDER BY u.created_at, u.id
        LIMIT $5`,
       [
@@ -43,6 +44,7 @@ export class UsageController {
         after?.created_at ?? null,
         after?.id ?? null,
         query.limit + 1,
+        query.business_id ?? null,
       ],
     )) as UsageRow[];
     const page = rows.slice(0, query.limit);

@@ -30,6 +30,7 @@ export class VendorKeysController {
     const sealed = this.box.seal(body.secret);
     const fingerprint = SecretBox.fingerprint(body.secret);
     const tenantId = body.tenant_id ?? null;
+    const businessId = body.business_id ?? null;
     return this.ds.transaction(async (m) => {
       // The vendor row lock serialises key creates of one vendor, so the duplicate check holds.
       const [vendor] = (await m.query('SELECT id FROM vendors WHERE id = $1 FOR UPDATE', [
@@ -46,8 +47,9 @@ export class VendorKeysController {
       }
       const [dup] = (await m.query(
         `SELECT id FROM vendor_keys
-         WHERE vendor_id = $1 AND fingerprint = $2 AND tenant_id IS NOT DISTINCT FROM $3 AND status <> 'revoked'`,
-        [vendorId, fingerprint, tenantId],
+         WHERE vendor_id = $1 AND fingerprint = $2 AND tenant_id IS NOT DISTINCT FROM $3
+           AND business_id IS NOT DISTINCT FROM $4 AND status <> 'revoked'`,
+        [vendorId, fingerprint, tenantId, businessId],
       )) as { id: string }[];
       if (dup) {
         throw new ApiException(
@@ -56,9 +58,9 @@ export class VendorKeysController {
         );
       }
       const [row] = (await m.query(
-        `INSERT INTO vendor_keys (vendor_id, label, tenant_id, secret_sealed, fingerprint)
-         VALUES ($1, $2, $3, $4, $5) RETURNING ${VENDOR_KEY_COLUMNS}`,
-        [vendorId, body.label ?? null, tenantId, sealed, fingerprint],
+        `INSERT INTO vendor_keys (vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${VENDOR_KEY_COLUMNS}`,
+        [vendorId, body.label ?? null, tenantId, businessId, sealed, fingerprint],
       )) as VendorKeyRow[];
       return vendorKeyView(row);
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ChatMessageSchema, OriginFileSchema, UserIdSchema } from '@switchyard/contracts';
+import { BusinessIdSchema, ChatMessageSchema, OriginFileSchema, UserIdSchema } from '@switchyard/contracts';
 
 export const CreateRunSchema = z
   .object({
@@ -16,7 +16,8 @@ export const CreateRunSchema = z
     agent_version: z.string().min(1).max(128).optional(),
     request_id: z.string().min(1).max(128).optional(),
     multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
-    // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context.
+    // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context;
+    // `business_id` names the tenant's business the run serves (its model keys and metering).
     metadata: z
       .record(z.string(), z.unknown())
       .superRefine((m, ctx) => {
@@ -25,6 +26,13 @@ export const CreateRunSchema = z
             code: 'custom',
             path: ['user_id'],
             message: 'user_id must be a non-empty string of at most 200 characters',
+          });
+        }
+        if (m['business_id'] !== undefined && !BusinessIdSchema.safeParse(m['business_id']).success) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['business_id'],
+            message: 'business_id must be a non-empty string of at most 200 characters',
           });
         }
       })

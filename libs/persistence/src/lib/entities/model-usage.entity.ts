@@ -11,6 +11,7 @@ export class ModelUsageEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id!: string;
   @Column({ type: 'uuid' }) tenant_id!: string;
   @Column({ type: 'uuid', nullable: true }) run_id!: string | null;
+  @Column({ type: 'text', nullable: true }) business_id!: string | null;
   @Column({ type: 'uuid', nullable: true }) task_id!: string | null;
   @Column({ type: 'text', nullable: true }) node!: string | null;
   @Column({ type: 'integer', nullable: true }) attempt!: number | null;
