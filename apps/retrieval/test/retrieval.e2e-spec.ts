@@ -1,5 +1,6 @@
 import type { Action, Usage } from '@switchyard/contracts';
 import { SecretBox } from '@switchyard/config';
+import { minimalPdf } from '@switchyard/knowledge';
 import { TestStack, sleep, waitFor } from '@switchyard/testing';
 
 // Knowledge collections end to end: the gateway's collection routes (create, ingest, search in
@@ -343,6 +344,121 @@ describe('knowledge collections', () => {
       const a = retrievalOf(run.actions);
       expect(a.error?.code).toBe('unknown_block');
     });
+  });
+});
+
+describe('ingesting files (multipart/form-data)', () => {
+  let id: string;
+  const upload = async (
+    parts: { name: string; type: string; data: Buffer | string }[],
+    metadata?: string,
+    key = stack.key,
+  ): Promise<{ status: number; body: Json }> => {
+    const form = new FormData();
+    for (const p of parts) {
+      form.append('files', new Blob([p.data], { type: p.type }), p.name);
+    }
+    if (metadata !== undefined) {
+      form.append('metadata', metadata);
+    }
+    const res = await fetch(`${stack.gatewayUrl}/v1/collections/${id}/documents`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}` },
+      body: form,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const documentCount = async () =>
+    Number(
+      (
+        await stack.sql<{ n: string }>('SELECT count(*) AS n FROM documents WHERE collection_id = $1', [id])
+      )[0].n,
+    );
+
+  beforeAll(async () => {
+    const created = await stack.api('POST', '/v1/collections', {
+      name: 'uploads',
+      index_sets: [{ index_name: 'main' }],
+    });
+    expect(created.status).toBe(201);
+    id = created.body.id;
+  });
+
+  it('parses md, csv and pdf files into documents that search finds, with file metadata', async () => {
+    const res = await upload(
+      [
+        {
+          name: 'runbook.md',
+          type: 'text/markdown',
+          data: '# Runbook\n\nRestart the orchestrator with a rollout.',
+        },
+        { name: 'ports.csv', type: 'text/csv', data: 'service,port\ngateway,8080\nplanner,8081\n' },
+        {
+          name: 'report.pdf',
+          type: 'application/pdf',
+          data: minimalPdf('Quarterly revenue grew twelve percent'),
+        },
+      ],
+      JSON.stringify({ source: 'upload' }),
+    );
+    expect(res).toEqual({ status: 202, body: { ingested: 3 } });
+    const block = (await stack.api('GET', `/v1/collections/${id}`)).body;
+    expect(block.indexingList[0].status).toBe('done');
+
+    const search = async (query: string) =>
+      (await stack.api('POST', `/v1/collections/${id}/search`, { query, mode: 'fulltext', top_k: 1 })).body
+        .results as { text: string; metadata: Record<string, unknown> }[];
+    const [pdf] = await search('quarterly revenue');
+    expect(pdf.text).toBe('Quarterly revenue grew twelve percent');
+    expect(pdf.metadata).toEqual({
+      source: 'upload',
+      filename: 'report.pdf',
+      content_type: 'application/pdf',
+      kind: 'pdf',
+    });
+    const [table] = await search('planner 8081');
+    expect(table.text).toContain('service: planner; port: 8081');
+    expect(table.metadata).toMatchObject({ filename: 'ports.csv', kind: 'csv' });
+    const [md] = await search('restart orchestrator');
+    expect(md.metadata).toMatchObject({ filename: 'runbook.md', kind: 'md' });
+  });
+
+  it('refuses the whole upload, naming the file, when one file cannot be ingested', async () => {
+    const before = await documentCount();
+    const good = { name: 'ok.txt', type: 'text/plain', data: 'fine text' };
+    const image = await upload([
+      good,
+      { name: 'logo.png', type: 'image/png', data: Buffer.from([137, 80, 78, 71]) },
+    ]);
+    expect(image.status).toBe(415);
+    expect(image.body.error).toMatchObject({
+      code: 'unsupported_media_type',
+      message: expect.stringContaining('logo.png'),
+    });
+    const broken = await upload([good, { name: 'data.json', type: 'application/json', data: '{"a":' }]);
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.message).toMatch(/^file "data.json": invalid JSON/);
+    const empty = await upload([{ name: 'blank.txt', type: 'text/plain', data: '   ' }]);
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.message).toContain('blank.txt');
+    const badMetadata = await upload([good], '[1, 2]');
+    expect(badMetadata.status).toBe(400);
+    expect(badMetadata.body.error.details).toEqual([{ field: 'metadata', message: 'not a JSON object' }]);
+    const tooBig = await upload([
+      { name: 'huge.txt', type: 'text/plain', data: Buffer.alloc(21 * 1024 * 1024, 97) },
+    ]);
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.body.error.code).toBe('payload_too_large');
+    const noFiles = await upload([], JSON.stringify({ a: 1 }));
+    expect(noFiles.status).toBe(400);
+    expect(await documentCount()).toBe(before);
+  });
+
+  it("answers 401 without a key and 404 for another tenant's collection", async () => {
+    const part = [{ name: 'a.txt', type: 'text/plain', data: 'x' }];
+    expect((await upload(part, undefined, 'sy_live_not-a-key')).status).toBe(401);
+    const other = await otherTenantKey('uploads-other');
+    expect((await upload(part, undefined, other)).status).toBe(404);
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Action, ActionSchema } from '@switchyard/contracts';
 import { TestStack, waitFor } from '@switchyard/testing';
-import { minimalPdf } from '../src/preprocess/minimal-pdf';
+import { minimalPdf } from '@switchyard/knowledge';
 
 // The `preprocess` node end to end: a run posted with files reads them from the tool-executor's
 // files root in the same step as memory (intake fans out to both), fills preprocessed_files, and

@@ -49,3 +49,15 @@ export {
   type MemoryTurn,
   memoryText,
 } from './lib/memory.store';
+export {
+  type Bucket,
+  type FileKind,
+  type Parsed,
+  MAX_TABLE_ROWS,
+  MAX_TEXT_CHARS,
+  ParseError,
+  fileKind,
+  parseFile,
+  parsedText,
+} from './lib/files/parsers';
+export { minimalPdf } from './lib/files/minimal-pdf';

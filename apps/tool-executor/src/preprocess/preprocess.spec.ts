@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OriginFile, RuntimeState } from '@switchyard/contracts';
 import { readOriginFile } from './file-source';
-import { minimalPdf } from './minimal-pdf';
+import { minimalPdf } from '@switchyard/knowledge';
 import { escapePointer, preprocessFiles } from './preprocess';
 
 let base: string;

@@ -1,6 +1,6 @@
 import type { Action, JsonPatchOperation, OriginFile, RuntimeState } from '@switchyard/contracts';
 import { type FileSourceOptions, FileSourceError, readOriginFile } from './file-source';
-import { type Bucket, ParseError, fileKind, parseFile } from './parsers';
+import { type Bucket, ParseError, fileKind, parseFile } from '@switchyard/knowledge';
 
 /** Characters of a document put in the action's context (the whole text is in the state). */
 export const CONTEXT_CHARS = 8_000;

@@ -48,11 +48,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const code =
         status === 404
           ? ApiErrorCode.NotFound
-          : status === 401
-            ? ApiErrorCode.Unauthorized
-            : status < 500
-              ? ApiErrorCode.InvalidRequest
-              : ApiErrorCode.Internal;
+          : status === 413
+            ? ApiErrorCode.PayloadTooLarge
+            : status === 401
+              ? ApiErrorCode.Unauthorized
+              : status < 500
+                ? ApiErrorCode.InvalidRequest
+                : ApiErrorCode.Internal;
       const message = status === 404 ? 'no such route' : exception.message;
       return { status, body: { error: { code, message } } };
     }

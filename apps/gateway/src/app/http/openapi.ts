@@ -596,8 +596,33 @@ export function buildOpenApi(): OpenAPIObject {
         post: {
           summary: 'Add documents: chunked, embedded and indexed into every index set',
           parameters: [id('id')],
-          requestBody: body(IngestDocumentsSchema),
-          responses: { 202: ok('ingested', IngestedSchema), 400: err('invalid body'), ...common },
+          requestBody: {
+            required: true,
+            content: {
+              ...body(IngestDocumentsSchema).content,
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: ['files'],
+                  properties: {
+                    files: {
+                      type: 'array',
+                      items: { type: 'string', format: 'binary' },
+                      description: 'txt, md, csv, json or pdf; at most 20 files of 20 MiB',
+                    },
+                    metadata: { type: 'string', description: "a JSON object added to every file's metadata" },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            202: ok('ingested', IngestedSchema),
+            400: err('invalid body, or a file that does not parse'),
+            413: err('a file too large'),
+            415: err('a file of a type that cannot be ingested'),
+            ...common,
+          },
         },
       },
       '/v1/collections/{id}/search': {

@@ -1,4 +1,18 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Req,
+  UploadedFiles,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FilesInterceptor } from '@nestjs/platform-express';
+import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { EmbeddingModels, LlmCallException } from '@switchyard/models';
 import { z } from 'zod';
@@ -12,6 +26,12 @@ import {
   IngestDocumentsSchema,
   KnowledgeError,
   KnowledgeStore,
+  MAX_TABLE_ROWS,
+  MAX_TEXT_CHARS,
+  ParseError,
+  fileKind,
+  parseFile,
+  parsedText,
   type SearchRequest,
   SearchRequestSchema,
   UnknownEmbeddingModelError,
@@ -22,6 +42,10 @@ import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 
 export { CreateCollectionSchema, IngestDocumentsSchema, SearchRequestSchema };
+
+/** Files one multipart ingestion takes, and the size of each. */
+export const MAX_UPLOAD_FILES = 20;
+export const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
 
 const CollectionIdSchema = z.string().uuid();
 
@@ -82,13 +106,27 @@ export class CollectionsController {
     return block;
   }
 
+  /**
+   * JSON `{documents: [{text, metadata?}]}`, or multipart/form-data with `files` (txt, md, csv,
+   * json, pdf; each becomes one document, tables one line per row) and an optional `metadata`
+   * field (a JSON object added to every file's metadata beside `filename` and `content_type`).
+   */
   @Post(':id/documents')
   @HttpCode(202)
+  @UseInterceptors(
+    FilesInterceptor('files', MAX_UPLOAD_FILES, {
+      limits: { fileSize: MAX_UPLOAD_FILE_BYTES, files: MAX_UPLOAD_FILES, fields: 5, fieldSize: 64 * 1024 },
+    }),
+  )
   async ingest(
     @Tenant() tenant: TenantContext,
     @Param('id', new ZodPipe(CollectionIdSchema)) id: string,
-    @Body(new ZodPipe(IngestDocumentsSchema)) body: IngestDocuments,
+    @Req() req: Request,
+    @UploadedFiles() files: UploadedFile[] | undefined,
   ) {
+    const body = req.is('multipart/form-data')
+      ? await documentsFromFiles(files ?? [], req.body as Record<string, unknown>)
+      : new ZodPipe(IngestDocumentsSchema).transform(req.body);
     const done = await this.store.ingest(tenant.tenantId, id, body);
     if (!done) {
       throw ApiException.notFound('collection');
@@ -127,4 +165,84 @@ export class CollectionsController {
       throw err;
     }
   }
+}
+
+/** What multer hands over for each uploaded file (memory storage). */
+interface UploadedFile {
+  originalname: string;
+  mimetype: string;
+  buffer: Buffer;
+  size: number;
+}
+
+const UploadMetadataSchema = z.record(z.string(), z.unknown());
+
+/**
+ * Turns uploaded files into documents with the same parsers as the `preprocess` node. A file no
+ * parser reads (415), one that does not parse or holds no text (400), or one beyond what a
+ * document keeps (413) fails the whole request naming the file: nothing is half-ingested.
+ */
+async function documentsFromFiles(
+  files: UploadedFile[],
+  fields: Record<string, unknown>,
+): Promise<IngestDocuments> {
+  if (files.length === 0) {
+    throw new ApiException(
+      ApiErrorCode.InvalidRequest,
+      'a multipart ingestion needs at least one part named "files"',
+      [{ field: 'files', message: 'no file uploaded' }],
+    );
+  }
+  let shared: Record<string, unknown> = {};
+  if (fields['metadata'] !== undefined) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(String(fields['metadata']));
+    } catch {
+      raw = undefined;
+    }
+    const parsed = UploadMetadataSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new ApiException(ApiErrorCode.InvalidRequest, 'the "metadata" field must be a JSON object', [
+        { field: 'metadata', message: 'not a JSON object' },
+      ]);
+    }
+    shared = parsed.data;
+  }
+  const documents: IngestDocuments['documents'] = [];
+  for (const file of files) {
+    const name = file.originalname;
+    const kind = fileKind(name, file.mimetype);
+    if (kind === 'other') {
+      throw new ApiException(
+        ApiErrorCode.UnsupportedMediaType,
+        `file "${name}" (${file.mimetype}) is not a type that can be ingested: txt, md, csv, json or pdf`,
+      );
+    }
+    let parsed: Awaited<ReturnType<typeof parseFile>>;
+    try {
+      parsed = await parseFile(kind, file.buffer, file.mimetype);
+    } catch (err) {
+      if (err instanceof ParseError) {
+        throw new ApiException(ApiErrorCode.InvalidRequest, `file "${name}": ${err.message}`, [
+          { field: 'files', message: `${name}: ${err.message}` },
+        ]);
+      }
+      throw err;
+    }
+    if (parsed.value['truncated'] === true) {
+      throw new ApiException(
+        ApiErrorCode.PayloadTooLarge,
+        `file "${name}" is larger than one document holds (${MAX_TEXT_CHARS} characters, ${MAX_TABLE_ROWS} table rows): split it`,
+      );
+    }
+    const text = parsedText(parsed)?.trim();
+    if (!text) {
+      throw new ApiException(ApiErrorCode.InvalidRequest, `file "${name}" holds no text to ingest`, [
+        { field: 'files', message: `${name}: no text` },
+      ]);
+    }
+    documents.push({ text, metadata: { ...shared, filename: name, content_type: file.mimetype, kind } });
+  }
+  return { documents };
 }

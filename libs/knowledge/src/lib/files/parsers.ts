@@ -126,3 +126,28 @@ export async function parsePdf(data: Buffer): Promise<Record<string, unknown>> {
   }
   return { ...documentOf(parsed.text.trim(), 'pdf'), pages: parsed.numpages };
 }
+
+/**
+ * The text a parsed file contributes to a knowledge collection: a document's text; a table as one
+ * line per row (`column: value; …`, so each row stays findable by its values); undefined for a
+ * file of a type no parser reads.
+ */
+export function parsedText(parsed: Parsed): string | undefined {
+  if (parsed.bucket === 'documents') {
+    return String(parsed.value['text'] ?? '');
+  }
+  if (parsed.bucket === 'tables') {
+    const columns = (parsed.value['columns'] as unknown[]) ?? [];
+    const rows = (parsed.value['rows'] as unknown[][]) ?? [];
+    return rows
+      .map((row) =>
+        row
+          .map(
+            (cell, i) => `${String(columns[i] ?? `column ${i + 1}`)}: ${cell === null ? '' : String(cell)}`,
+          )
+          .join('; '),
+      )
+      .join('\n');
+  }
+  return undefined;
+}

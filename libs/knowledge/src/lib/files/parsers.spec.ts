@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { minimalPdf } from './minimal-pdf';
-import { MAX_TABLE_ROWS, ParseError, fileKind, parseFile } from './parsers';
+import { MAX_TABLE_ROWS, ParseError, fileKind, parseFile, parsedText } from './parsers';
 
 let dir: string;
 beforeAll(() => {
@@ -133,5 +133,20 @@ describe('parseFile', () => {
     const err = await parseFile(kind, file(name, content), '').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ParseError);
     expect((err as Error).message).toMatch(message);
+  });
+});
+
+describe(parsedText.name, () => {
+  it('gives a document its text, a table one line per row, and nothing for an unknown type', async () => {
+    expect(parsedText(await parseFile('md', Buffer.from('# Title\n\nBody'), 'text/markdown'))).toBe(
+      '# Title\n\nBody',
+    );
+    expect(
+      parsedText(await parseFile('csv', Buffer.from('city,people\nLyon,522000\nNice,\n'), 'text/csv')),
+    ).toBe('city: Lyon; people: 522000\ncity: Nice; people: ');
+    expect(parsedText(await parseFile('json', Buffer.from('[{"a":1},{"b":null}]'), 'application/json'))).toBe(
+      'a: 1; b: \na: ; b: ',
+    );
+    expect(parsedText(await parseFile('other', Buffer.from('x'), 'image/png'))).toBeUndefined();
   });
 });
