@@ -10,13 +10,18 @@ import { TestStack, sleep, waitFor } from '@switchyard/testing';
 const ADMIN = `admin_${'k'.repeat(24)}`;
 const EMBEDDING_KEY = 'sk-embeddings-only';
 const REGISTRY_TTL_MS = 200;
+const OUTPUT_CAP = 2048;
 const RANDOM = '00000000-0000-4000-8000-000000000000';
 let stack: TestStack;
 
 beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/retrieval/test/fixtures/retrieval.script.json',
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_MODEL_REGISTRY_TTL_MS: String(REGISTRY_TTL_MS) },
+    env: {
+      SWITCHYARD_ADMIN_TOKEN: ADMIN,
+      SWITCHYARD_MODEL_REGISTRY_TTL_MS: String(REGISTRY_TTL_MS),
+      SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: String(OUTPUT_CAP),
+    },
   });
 }, 120_000);
 
@@ -344,6 +349,36 @@ describe('knowledge collections', () => {
       const a = retrievalOf(run.actions);
       expect(a.error?.code).toBe('unknown_block');
     });
+  });
+});
+
+describe('a retrieval result over the output cap', () => {
+  it('is shrunk in the action and kept whole by reference, like every tool', async () => {
+    const created = await stack.api('POST', '/v1/collections', {
+      name: 'big passages',
+      index_sets: [{ index_name: 'main', chunk_size: 1000, chunk_overlap: 0 }],
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const documents = [1, 2, 3, 4].map((n) => ({
+      text: `Zebra report ${n}: ${'stripes and grass '.repeat(45)}`.trim(),
+      metadata: { n },
+    }));
+    expect((await stack.api('POST', `/v1/collections/${id}/documents`, { documents })).status).toBe(202);
+    const run = await runToEnd(`[kb:${id}] [index:main] [q:zebra report]`);
+    expect(run.status).toBe('succeeded');
+    const a = run.actions.find((x) => x.node === 'retrieval') as Action;
+    expect(a.error).toBeUndefined();
+    const result = a.result as { output_truncated: boolean; reference: string; output_bytes: number };
+    expect(result.output_truncated).toBe(true);
+    expect(result.reference).toMatch(/^tool-output:[0-9a-f-]{36}$/);
+    expect(Buffer.byteLength(JSON.stringify(result))).toBeLessThanOrEqual(OUTPUT_CAP);
+    const full = await stack.api('GET', `/v1/runs/${run.run_id}/tool-outputs/${result.reference}`);
+    expect(full.status).toBe(200);
+    expect(full.body).toMatchObject({ tool: 'retrieval', bytes: result.output_bytes });
+    expect(full.body.content.results).toHaveLength(3);
+    expect(full.body.content.results[0].text).toMatch(/^Zebra report \d: stripes and grass/);
+    expect(run.actions.map((x) => x.node)).toContain('reflection');
   });
 });
 

@@ -11,3 +11,12 @@ export { CancelRegistry } from './lib/cancel.registry';
 export { WorkerModule } from './lib/worker.module';
 export { bootstrapNodeService } from './lib/bootstrap-node-service';
 export { toolArgs, ToolInputException, asToolOutput } from './lib/tool-args';
+export {
+  ToolRunner,
+  ToolLimits,
+  ToolTimeoutError,
+  toolLimitsEnvSchema,
+  type ToolContext,
+  type ToolDeclaration,
+} from './lib/tools/tool-runner';
+export { jsonBytes, shrinkToFit, truncatedResult } from './lib/tools/output-cap';

@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { DEFAULT_EMBEDDING_MODEL, KnowledgeStore, MemoryStore, embeddingModel } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
-import { WorkerModule } from '@switchyard/worker';
+import { loadConfigOrExit } from '@switchyard/config';
+import { ToolLimits, ToolRunner, WorkerModule, toolLimitsEnvSchema } from '@switchyard/worker';
 import { MEMORY_EMBEDDING_MODEL, MemoryController } from './memory.controller';
 import { RetrievalController } from './retrieval.controller';
 
@@ -21,6 +22,11 @@ import { RetrievalController } from './retrieval.controller';
         new KnowledgeStore(ds, (name, scope) => embeddings.model(name, scope)),
       inject: [DataSource, EmbeddingModels],
     },
+    {
+      provide: ToolLimits,
+      useFactory: () => ToolLimits.of(loadConfigOrExit(toolLimitsEnvSchema, 'retrieval')),
+    },
+    ToolRunner,
     { provide: MemoryStore, useFactory: (ds: DataSource) => new MemoryStore(ds), inject: [DataSource] },
     // Memory embeds with the built-in model: it must work offline for every user from the start.
     { provide: MEMORY_EMBEDDING_MODEL, useValue: embeddingModel(DEFAULT_EMBEDDING_MODEL) },

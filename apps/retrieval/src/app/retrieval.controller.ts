@@ -15,8 +15,9 @@ import {
   type NodeOutput,
   NodeHandler,
   NodeRuntime,
+  type ToolDeclaration,
   ToolInputException,
-  asToolOutput,
+  ToolRunner,
   toolArgs,
 } from '@switchyard/worker';
 
@@ -26,6 +27,15 @@ const NEXT = ['reflection'];
 const { $schema: _dialect, ...retrievalInputJsonSchema } = z.toJSONSchema(RetrievalArgsSchema, {
   io: 'input',
 });
+
+const RETRIEVAL_TOOL: ToolDeclaration = {
+  name: 'retrieval',
+  description:
+    'Searches knowledge collections for passages relevant to a query. data_source lists collections by ' +
+    'id (optionally index_item.index_name to pick an index set); mode is vector, fulltext or hybrid.',
+  inputJsonSchema: retrievalInputJsonSchema,
+  idempotent: true,
+};
 
 /**
  * `retrieval`: searches knowledge collections. Each data source names a collection (block) by id;
@@ -37,6 +47,7 @@ export class RetrievalController implements OnApplicationBootstrap {
 
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
+    @Inject(ToolRunner) private readonly tools: ToolRunner,
     @Inject(KnowledgeStore) private readonly store: KnowledgeStore,
     @Inject(DataSource) private readonly ds: DataSource,
   ) {}
@@ -54,18 +65,17 @@ export class RetrievalController implements OnApplicationBootstrap {
     }
   }
 
+  // Under the shared tool plumbing: SWITCHYARD_TOOL_TIMEOUT_MS and the output cap apply.
   @NodeHandler({
-    name: 'retrieval',
-    description:
-      'Searches knowledge collections for passages relevant to a query. data_source lists collections by ' +
-      'id (optionally index_item.index_name to pick an index set); mode is vector, fulltext or hybrid.',
+    name: RETRIEVAL_TOOL.name,
+    description: RETRIEVAL_TOOL.description,
     tool: true,
-    inputSchema: retrievalInputJsonSchema,
-    idempotent: true,
+    inputSchema: RETRIEVAL_TOOL.inputJsonSchema,
+    idempotent: RETRIEVAL_TOOL.idempotent,
   })
   retrieval(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.runtime.execute(data, ctx, (input: NodeInput) =>
-      asToolOutput(async () => {
+      this.tools.run(RETRIEVAL_TOOL, input, async () => {
         const args = toolArgs(input.state, input.task, RetrievalArgsSchema);
         const tenantId = await this.tenantOf(input.task.run_id);
         const blocks = await this.store.getCollections(

@@ -1,8 +1,9 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
+import { toolLimitsEnvSchema } from '@switchyard/worker';
 
-const schema = z.object({
+const schema = toolLimitsEnvSchema.extend({
   // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).
   SWITCHYARD_HTTP_ALLOW_HOSTS: z
     .string()
@@ -21,15 +22,6 @@ const schema = z.object({
     .int()
     .positive()
     .default(20 * 1024 * 1024),
-  // Every tool's time budget (a tool may declare its own); past it the action carries tool_timeout.
-  SWITCHYARD_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
-  // A result larger than this (as JSON) is shrunk in the action; the full one is kept in tool_outputs.
-  SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(512)
-    .max(10 * 1024 * 1024)
-    .default(16 * 1024),
   // Data-source hosts sql_query may reach although they are (or resolve to) private or loopback addresses.
   SWITCHYARD_SQL_ALLOW_HOSTS: z
     .string()

@@ -7,7 +7,7 @@ import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool
 import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
 import { SqlDataSources } from '../tools/sql/sql-data-sources';
 import { sqlQuery, sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
-import { ToolRunner } from '../tools/tool-runner';
+import { ToolRunner } from '@switchyard/worker';
 import { ToolExecutorConfig } from './tool-executor.config';
 
 // Tools always hand their result to reflection.

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { DataSourceNameSchema } from '@switchyard/contracts';
 import { ToolInputException } from '@switchyard/worker';
-import type { ToolDeclaration } from '../tool-runner';
+import type { ToolDeclaration } from '@switchyard/worker';
 import { type CheckedSql, checkReadOnlySql } from './sql-guard';
 
 export const sqlQueryInputSchema = z

@@ -3,10 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { TaskMessage } from '@switchyard/contracts';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
 import { emptyState } from '@switchyard/state';
-import type { NodeInput } from '@switchyard/worker';
-import { ToolExecutorConfig } from '../app/tool-executor.config';
+import type { NodeInput } from '../node-runtime';
 import { jsonBytes } from './output-cap';
-import { ToolRunner } from './tool-runner';
+import { ToolLimits, ToolRunner } from './tool-runner';
 
 // ToolRunner against the real Postgres: time budgets become observations, large results are
 // shrunk in the action and kept whole in tool_outputs (once per task, even when redelivered).
@@ -60,13 +59,7 @@ beforeAll(async () => {
     `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input) VALUES ($1, $2, $3, 'default', 'running', '{}')`,
     [runId, tenant.id, threadId],
   );
-  runner = new ToolRunner(
-    ds,
-    new ToolExecutorConfig({
-      SWITCHYARD_TOOL_TIMEOUT_MS: '300',
-      SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: String(CAP),
-    }),
-  );
+  runner = new ToolRunner(ds, new ToolLimits(300, CAP));
 });
 
 afterAll(async () => {

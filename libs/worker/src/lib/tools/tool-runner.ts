@@ -1,9 +1,35 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { z } from 'zod';
 import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
-import { type NodeInput, type NodeOutput, asToolOutput } from '@switchyard/worker';
-import { ToolExecutorConfig } from '../app/tool-executor.config';
+import type { NodeInput, NodeOutput } from '../node-runtime';
+import { asToolOutput } from '../tool-args';
 import { jsonBytes, shrinkToFit, truncatedResult } from './output-cap';
+
+/** The environment variables of the limits every tool runs under (validated by each tool service). */
+export const toolLimitsEnvSchema = z.object({
+  // Every tool's time budget (a tool may declare its own); past it the action carries tool_timeout.
+  SWITCHYARD_TOOL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  // A result larger than this (as JSON) is shrunk in the action; the full one is kept in tool_outputs.
+  SWITCHYARD_TOOL_OUTPUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(512)
+    .max(10 * 1024 * 1024)
+    .default(16 * 1024),
+});
+
+/** The limits every tool runs under. */
+export class ToolLimits {
+  constructor(
+    readonly toolTimeoutMs: number,
+    readonly toolOutputMaxBytes: number,
+  ) {}
+
+  static of(env: z.infer<typeof toolLimitsEnvSchema>): ToolLimits {
+    return new ToolLimits(env.SWITCHYARD_TOOL_TIMEOUT_MS, env.SWITCHYARD_TOOL_OUTPUT_MAX_BYTES);
+  }
+}
 
 /** How a tool presents itself (registered in sy_nodes) and the limits it runs under. */
 export interface ToolDeclaration {
@@ -64,7 +90,7 @@ function jsonbSafe(json: string): string {
 export class ToolRunner {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
-    @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+    @Inject(ToolLimits) private readonly config: ToolLimits,
   ) {}
 
   async run(
