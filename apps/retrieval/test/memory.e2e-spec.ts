@@ -26,22 +26,14 @@ afterAll(async () => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
 type Json = any;
 
-async function asKey(
+/** A request to the gateway with another API key (another tenant's, or none valid). */
+function asKey(
   key: string,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${stack.gatewayUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${key}`,
-      ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  return stack.api(method, path, body, { Authorization: `Bearer ${key}` });
 }
 
 interface MemoryResult {

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { toolLimitsEnvSchema } from '@switchyard/worker';
 
-const schema = toolLimitsEnvSchema.extend({
-  // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).
-  SWITCHYARD_HTTP_ALLOW_HOSTS: z
+/** A comma-separated list of host names, lower-cased. */
+const hostList = () =>
+  z
     .string()
     .default('')
     .transform((v) =>
@@ -13,7 +13,11 @@ const schema = toolLimitsEnvSchema.extend({
         .split(',')
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
-    ),
+    );
+
+const schema = toolLimitsEnvSchema.extend({
+  // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).
+  SWITCHYARD_HTTP_ALLOW_HOSTS: hostList(),
   SWITCHYARD_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // The directory `preprocess` reads local files from (mapping.provider 'local' or local_path).
   SWITCHYARD_FILES_ROOT: z.string().min(1).optional(),
@@ -23,15 +27,7 @@ const schema = toolLimitsEnvSchema.extend({
     .positive()
     .default(20 * 1024 * 1024),
   // Data-source hosts sql_query may reach although they are (or resolve to) private or loopback addresses.
-  SWITCHYARD_SQL_ALLOW_HOSTS: z
-    .string()
-    .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+  SWITCHYARD_SQL_ALLOW_HOSTS: hostList(),
 });
 
 export class ToolExecutorConfig {
