@@ -60,12 +60,7 @@ async function putProfile(userId: string, profile: unknown, key = stack.key) {
 }
 
 async function otherTenantKey(): Promise<string> {
-  const admin = { Authorization: `Bearer ${ADMIN}` };
-  const t = await stack.api('POST', '/v1/admin/tenants', { name: 'other' }, admin);
-  expect(t.status).toBe(201);
-  const k = await stack.api('POST', `/v1/admin/tenants/${t.body.id}/keys`, { label: 'test' }, admin);
-  expect(k.status).toBe(201);
-  return k.body.key as string;
+  return (await stack.newTenant('other', ADMIN)).key;
 }
 
 const ADA = { name: 'Ada Lovelace', language: 'English', interests: ['[profile-ada] analytical engines'] };

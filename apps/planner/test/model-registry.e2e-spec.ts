@@ -66,12 +66,7 @@ async function addKey(secret: string, tenantId: string | null = null): Promise<s
 
 /** A tenant of its own with an API key for the gateway. */
 async function newTenant(name: string): Promise<{ id: string; key: string }> {
-  const admin = { Authorization: `Bearer ${ADMIN}` };
-  const t = await stack.api('POST', '/v1/admin/tenants', { name }, admin);
-  expect(t.status).toBe(201);
-  const k = await stack.api('POST', `/v1/admin/tenants/${t.body.id}/keys`, {}, admin);
-  expect(k.status).toBe(201);
-  return { id: t.body.id as string, key: k.body.key as string };
+  return stack.newTenant(name, ADMIN);
 }
 
 async function runToEnd(

@@ -85,11 +85,7 @@ async function ask(
 }
 
 async function otherTenantKey(name: string): Promise<string> {
-  const t = await asKey(ADMIN, 'POST', '/v1/admin/tenants', { name });
-  expect(t.status).toBe(201);
-  const k = await asKey(ADMIN, 'POST', `/v1/admin/tenants/${t.body.id}/keys`, { label: 'test' });
-  expect(k.status).toBe(201);
-  return k.body.key as string;
+  return (await stack.newTenant(name, ADMIN)).key;
 }
 
 describe('user memory across threads', () => {

@@ -100,12 +100,7 @@ beforeAll(async () => {
       SWITCHYARD_ADMIN_TOKEN: ADMIN,
     },
   });
-  const admin = { Authorization: `Bearer ${ADMIN}` };
-  const tenant = await stack.api('POST', '/v1/admin/tenants', { name: 'other' }, admin);
-  expect(tenant.status).toBe(201);
-  const key = await stack.api('POST', `/v1/admin/tenants/${tenant.body.id}/keys`, {}, admin);
-  expect(key.status).toBe(201);
-  otherKey = key.body.key;
+  otherKey = (await stack.newTenant('other', ADMIN)).key;
 }, 120_000);
 
 afterAll(async () => {

@@ -96,6 +96,17 @@ export class TestStack {
     return { status: res.status, body: parsed };
   }
 
+  /** A tenant of its own with a gateway API key, made through the admin API (needs its token). */
+  async newTenant(name: string, adminToken: string): Promise<{ id: string; key: string }> {
+    const admin = { Authorization: `Bearer ${adminToken}` };
+    const t = await this.api('POST', '/v1/admin/tenants', { name }, admin);
+    const k = t.status === 201 ? await this.api('POST', `/v1/admin/tenants/${t.body.id}/keys`, {}, admin) : t;
+    if (k.status !== 201) {
+      throw new Error(`tenant "${name}" could not be made: HTTP ${k.status} ${JSON.stringify(k.body)}`);
+    }
+    return { id: t.body.id as string, key: k.body.key as string };
+  }
+
   log(name: ProcName): string {
     const f = join(this.dir, `${name}.log`);
     return existsSync(f) ? readFileSync(f, 'utf8') : '';
