@@ -1,36 +1,88 @@
 import { promises as dns } from 'node:dns';
-import { isIP } from 'node:net';
+import { type LookupFunction, isIP } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { forbiddenAddressReason } from '../tools/http-get.tool';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
-export type HostLookup = (host: string) => Promise<{ address: string }[]>;
+export type HostLookup = (host: string) => Promise<{ address: string; family?: number }[]>;
+
+/** A refused address: the message names it and how an operator allows it. */
+function refusal(origin: string, address: string, reason: string): Error {
+  return new Error(
+    `refusing to connect to ${origin}: ${address} is ${reason} (allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS)`,
+  );
+}
 
 /**
- * The fetch the streamable-HTTP transport uses: before every request (the SDK follows only
- * same-origin redirects) the host must be public — the rule of the http tools — unless the
- * operator allowed it. The address is checked, not pinned: undici resolves again, so a DNS
- * rebinding between the two lookups is not caught (see docs/decisions.md).
+ * A socket `lookup` that resolves the name itself and refuses it when any answer is not a public
+ * address: the check happens in the connection's own resolution, so the socket connects to
+ * exactly the addresses that were checked (a DNS rebinding has no second lookup to win).
+ */
+function vettingLookup(lookup: HostLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname).then(
+      (answers) => {
+        const addresses = answers.map(({ address }) => ({ address, family: isIP(address) }));
+        for (const { address } of addresses) {
+          const reason = forbiddenAddressReason(address);
+          if (reason) {
+            callback(refusal(hostname, address, reason), '');
+            return;
+          }
+        }
+        const wanted =
+          options.family === 6 || options.family === 'IPv6'
+            ? 6
+            : options.family === 4 || options.family === 'IPv4'
+              ? 4
+              : 0;
+        const usable = addresses.filter((a) => a.family !== 0 && (!wanted || a.family === wanted));
+        if (usable.length === 0) {
+          const error: NodeJS.ErrnoException = new Error(`cannot resolve ${hostname}: no usable address`);
+          error.code = 'ENOTFOUND';
+          callback(error, '');
+        } else if (options.all) {
+          callback(null, usable);
+        } else {
+          callback(null, usable[0].address, usable[0].family);
+        }
+      },
+      (err: NodeJS.ErrnoException) => callback(err, ''),
+    );
+  };
+}
+
+/**
+ * The fetch the streamable-HTTP transport uses (the SDK follows only same-origin redirects): the
+ * host must be public — the rule of the http tools — unless the operator allowed it. An IP literal
+ * is checked before the request; a name is checked by the connection's own lookup (undici with a
+ * vetting `connect.lookup`), so what was checked is what is connected to.
  */
 export function safeMcpFetch(
   allowHosts: readonly string[],
   lookup: HostLookup = (h) => dns.lookup(h, { all: true }),
-  base: Fetch = fetch,
 ): Fetch {
   const allowed = new Set(allowHosts);
+  const vetted = new Agent({ connect: { lookup: vettingLookup(lookup) } });
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input.href);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-    if (!allowed.has(host)) {
-      const addresses = isIP(host) ? [host] : (await lookup(host)).map((a) => a.address);
-      for (const address of addresses) {
-        const reason = forbiddenAddressReason(address);
-        if (reason) {
-          throw new Error(
-            `refusing to connect to ${url.origin}: ${address} is ${reason} (allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS)`,
-          );
-        }
+    if (allowed.has(host)) {
+      return fetch(input, init);
+    }
+    if (isIP(host)) {
+      const reason = forbiddenAddressReason(host);
+      if (reason) {
+        throw refusal(url.origin, host, reason);
       }
     }
-    return base(input, init);
+    try {
+      // undici's own fetch with its own Agent (the global fetch's undici may be another version).
+      return (await undiciFetch(url, { ...(init as object), dispatcher: vetted })) as unknown as Response;
+    } catch (err) {
+      // fetch wraps connection errors ("fetch failed"); the refusal is the cause worth reporting.
+      const cause = (err as { cause?: unknown }).cause;
+      throw cause instanceof Error && cause.message.startsWith('refusing to connect') ? cause : err;
+    }
   };
 }
