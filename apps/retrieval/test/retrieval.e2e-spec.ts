@@ -503,12 +503,18 @@ describe('an index set embedded by a model of the model registry', () => {
     );
 
   beforeAll(async () => {
+    // The vendor's base URL serves nothing: its embeddings come from an endpoint of their own.
     const vendor = await admin('POST', '/v1/admin/vendors', {
       name: 'embedder',
       kind: 'openai',
-      base_url: `${stack.llmUrl}/v1`,
+      base_url: 'http://127.0.0.1:9/v1',
     });
     expect(vendor.status).toBe(201);
+    const endpoint = await admin('POST', `/v1/admin/vendors/${vendor.body.id}/endpoints`, {
+      url: `${stack.llmUrl}/v1`,
+      categories: ['embedding'],
+    });
+    expect(endpoint.status).toBe(201);
     expect(
       (await admin('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret: EMBEDDING_KEY })).status,
     ).toBe(201);
@@ -531,7 +537,7 @@ describe('an index set embedded by a model of the model registry', () => {
     id = created.body.id;
   });
 
-  it('ingests and searches with the registry model, the vendor key and metered calls', async () => {
+  it("ingests and searches with the registry model at its vendor's embedding endpoint, the vendor key, metered", async () => {
     const before = (await embeddingRequests()).length;
     const ingested = await stack.api('POST', `/v1/collections/${id}/documents`, { documents: DOCS });
     expect(ingested.status).toBe(202);
