@@ -577,6 +577,32 @@ describe('agents', () => {
     const versions = await http('GET', `/v1/agents/${agentId}/versions`, { key: t.key });
     expect(versions.json.versions.map((v: { version: number }) => v.version)).toEqual([1, 2]);
 
+    // A version published while a run is under way changes nothing for that run.
+    const slow = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: '[slow-intake] [agent-prompt] hi' }, agent_id: agentId },
+    });
+    expect(slow.status).toBe(202);
+    await waitFor('the slow intake to be asked', async () => {
+      const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string | null }[];
+      return requests.some((r) => r.rule === 'intake-slow');
+    });
+    const robot = await http('PATCH', `/v1/agents/${agentId}`, {
+      key: t.key,
+      body: { system_prompt: 'Always answer like a robot.' },
+    });
+    expect(robot.status).toBe(200);
+    expect((await http('POST', `/v1/agents/${agentId}/versions`, { key: t.key })).json.version).toBe(3);
+    await waitFor('the slow run to end', async () => {
+      const r = await http('GET', `/v1/runs/${slow.json.run_id}`, { key: t.key });
+      return r.json.status === 'succeeded';
+    });
+    const slowActions = (await http('GET', `/v1/runs/${slow.json.run_id}/actions`, { key: t.key })).json
+      .actions as { node: string; result: { content?: string } }[];
+    expect(slowActions.find((a) => a.node === 'planner')?.result.content).toBe('pirate prompt seen');
+    const after = await runOf(t.key, { input: { prompt: '[agent-prompt] hi' }, agent_id: agentId });
+    expect(after.actions.find((a) => a.node === 'planner')?.result.content).toBe('No tool needed.');
+
     const other = await tenantWithKey('agents-other');
     expect((await http('GET', `/v1/agents/${agentId}`, { key: other.key })).status).toBe(404);
     expect(
