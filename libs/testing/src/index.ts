@@ -3,3 +3,4 @@ export { readSse, type SseFrame, type SseRead } from './lib/sse-client';
 export { freePort, waitFor } from './lib/free-port';
 export { NatsServerProcess, sleep, within } from './lib/nats-server';
 export { ScriptedLlmProcess, type ScriptedRequest } from './lib/scripted-llm-process';
+export { PgvectorServer } from './lib/pgvector-server';

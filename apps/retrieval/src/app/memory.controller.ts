@@ -36,16 +36,8 @@ export class MemoryController implements OnApplicationBootstrap {
     @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    try {
-      const info = await this.memories.vectorBackend();
-      this.logger.log({
-        msg: `user memory: ${this.embedder.name}, ${info.backend} search`,
-        backend: info.backend,
-      });
-    } catch (err) {
-      this.logger.warn({ msg: `user memory backend not checked: ${(err as Error).message}` });
-    }
+  onApplicationBootstrap(): void {
+    this.logger.log({ msg: `user memory: ${this.embedder.name}, exact cosine over each user's own turns` });
   }
 
   @NodeHandler({ name: 'memory', description: "Finds related history in the user's earlier turns." })
@@ -73,11 +65,10 @@ export class MemoryController implements OnApplicationBootstrap {
         })
       : [];
     const items = memoryItems(hits);
-    const backend = (await this.memories.vectorBackend()).backend;
     return {
       preparation:
         `Embedded ${embedded} new finished turn(s) of user "${who.userId}" with ${this.embedder.name}; ` +
-        `${backend} cosine search, top ${MAX_ITEMS}, threshold ${VECTOR_MIN_SCORE}.`,
+        `exact cosine search over the user's turns, top ${MAX_ITEMS}, threshold ${VECTOR_MIN_SCORE}.`,
       summary: items.length
         ? `Recalled ${items.length} related turn(s) from the user's history:\n${describeItems(items)}`
         : "No related history in the user's earlier turns.",

@@ -1,12 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EmbeddingModel } from './embedding';
 import { normalize } from './embedding';
-import {
-  detectVectorBackend,
-  PGVECTOR_DIMENSIONS,
-  pgvectorLiteral,
-  type VectorBackendInfo,
-} from './vector-backend';
 import { detoastedArray, dotProductSql } from './vector-sql';
 
 /** Whose memory: a user (`runs.metadata.user_id`) within a tenant, for one embedding model. */
@@ -54,17 +48,7 @@ export function memoryText(prompt: string, answer: string | null | undefined): s
  * one tenant and one user.
  */
 export class MemoryStore {
-  private backend?: Promise<VectorBackendInfo>;
-
   constructor(private readonly ds: DataSource) {}
-
-  vectorBackend(): Promise<VectorBackendInfo> {
-    this.backend ??= detectVectorBackend(this.ds).catch((err: unknown) => {
-      this.backend = undefined;
-      throw err;
-    });
-    return this.backend;
-  }
 
   /** The user's succeeded runs not yet embedded with `model`, oldest first, at most `limit`. */
   async unembeddedTurns(owner: MemoryOwner, model: string, limit: number): Promise<MemoryTurn[]> {
@@ -137,31 +121,20 @@ export class MemoryStore {
       opts.threshold,
       opts.topK,
     ];
-    const usePgvector =
-      (await this.vectorBackend()).backend === 'pgvector' && model.dimensions === PGVECTOR_DIMENSIONS;
+    // Always the exact cosine over this user's rows (found through the (tenant_id, user_id, model)
+    // index): an HNSW scan over every user's memories would be filtered down to one user's few
+    // and could miss them, and the exact scan of one user's turns is cheap.
     const filter = `m.tenant_id = $1 AND m.user_id = $2 AND m.model = $3
                     AND ($4::uuid IS NULL OR m.run_id <> $4::uuid)`;
-    const rows = (
-      usePgvector
-        ? await this.ds.query(
-            `SELECT * FROM (
-               SELECT m.run_id::text AS run_id, m.thread_id::text AS thread_id, m.turn, m.text,
-                      1 - (m.embedding_vec <=> $7::vector) AS score
-               FROM memories m WHERE ${filter}
-               ORDER BY m.embedding_vec <=> $7::vector LIMIT $6
-             ) s WHERE s.score >= $5 ORDER BY s.score DESC`,
-            [...params, pgvectorLiteral(q)],
-          )
-        : await this.ds.query(
-            `SELECT * FROM (
-               SELECT m.run_id::text AS run_id, m.thread_id::text AS thread_id, m.turn, m.text,
-                      ${dotProductSql('x.e', q)} AS score, m.created_at
-               FROM memories m, ${detoastedArray('m.embedding', 'x', 'float4')}
-               WHERE ${filter}
-             ) s WHERE s.score >= $5 ORDER BY s.score DESC, s.created_at DESC LIMIT $6`,
-            params,
-          )
-    ) as { run_id: string; thread_id: string; turn: number; text: string; score: number | string }[];
+    const rows = (await this.ds.query(
+      `SELECT * FROM (
+         SELECT m.run_id::text AS run_id, m.thread_id::text AS thread_id, m.turn, m.text,
+                ${dotProductSql('x.e', q)} AS score, m.created_at
+         FROM memories m, ${detoastedArray('m.embedding', 'x', 'float4')}
+         WHERE ${filter}
+       ) s WHERE s.score >= $5 ORDER BY s.score DESC, s.created_at DESC LIMIT $6`,
+      params,
+    )) as { run_id: string; thread_id: string; turn: number; text: string; score: number | string }[];
     return rows.map((r) => ({
       run_id: r.run_id,
       thread_id: r.thread_id,

@@ -13,6 +13,11 @@ export interface VectorBackendInfo {
   /** The extension can be installed on this server (pg_available_extensions). */
   pgvectorAvailable: boolean;
   pgvectorInstalled: boolean;
+  /**
+   * pgvector ≥ 0.8 can go on scanning the HNSW index until a filtered query (one collection of a
+   * shared table) has its `LIMIT` rows (`hnsw.iterative_scan`); older versions may return fewer.
+   */
+  iterativeScan: boolean;
   description: string;
 }
 
@@ -24,17 +29,27 @@ export async function detectVectorBackend(ds: DataSource): Promise<VectorBackend
   const [row] = (await ds.query(
     `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available,
             EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
+            (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS version,
             EXISTS (SELECT 1 FROM information_schema.columns
                     WHERE table_name = 'chunks' AND column_name = 'embedding_vec') AS chunk_column,
             EXISTS (SELECT 1 FROM information_schema.columns
                     WHERE table_name = 'memories' AND column_name = 'embedding_vec') AS memory_column`,
-  )) as { available: boolean; installed: boolean; chunk_column: boolean; memory_column: boolean }[];
-  const base = { pgvectorAvailable: row.available, pgvectorInstalled: row.installed };
+  )) as {
+    available: boolean;
+    installed: boolean;
+    version: string | null;
+    chunk_column: boolean;
+    memory_column: boolean;
+  }[];
+  const iterativeScan = versionAtLeast(row.version, [0, 8, 0]);
+  const base = { pgvectorAvailable: row.available, pgvectorInstalled: row.installed, iterativeScan };
   if (row.installed && row.chunk_column && row.memory_column) {
     return {
       ...base,
       backend: 'pgvector',
-      description: `pgvector (<=> cosine distance on vector(${PGVECTOR_DIMENSIONS}) columns with HNSW indexes)`,
+      description:
+        `pgvector ${row.version} (<=> cosine distance on vector(${PGVECTOR_DIMENSIONS}) columns with HNSW indexes` +
+        `${iterativeScan ? ', iterative scans for filtered queries' : '; no iterative scans before 0.8: a small collection in a large table may get fewer than top_k'})`,
     };
   }
   const why = !row.available
@@ -43,6 +58,21 @@ export async function detectVectorBackend(ds: DataSource): Promise<VectorBackend
       ? 'pgvector is available but not installed (the migration could not CREATE EXTENSION vector)'
       : 'pgvector was installed after the migrations ran, so the vector columns are missing';
   return { ...base, backend: 'exact', description: `exact cosine over stored float arrays in SQL (${why})` };
+}
+
+/** Whether a dotted version (`0.8.1`) is at least `min`. */
+export function versionAtLeast(version: string | null, min: readonly number[]): boolean {
+  if (!version) {
+    return false;
+  }
+  const parts = version.split('.').map((p) => parseInt(p, 10) || 0);
+  for (let i = 0; i < min.length; i++) {
+    const v = parts[i] ?? 0;
+    if (v !== min[i]) {
+      return v > min[i];
+    }
+  }
+  return true;
 }
 
 /** A float vector as pgvector's text input, e.g. `[0.1,0,-0.2]`. */

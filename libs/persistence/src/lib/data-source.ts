@@ -12,6 +12,7 @@ import { DataSources1700000000022 } from '../migrations/1700000000022-data-sourc
 import { McpServers1700000000023 } from '../migrations/1700000000023-mcp-servers';
 import { Memory1700000000024 } from '../migrations/1700000000024-memory';
 import { BusinessKeys1700000000025 } from '../migrations/1700000000025-business-keys';
+import { MemoriesNoHnsw1700000000026 } from '../migrations/1700000000026-memories-no-hnsw';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   McpServers1700000000023,
   Memory1700000000024,
   BusinessKeys1700000000025,
+  MemoriesNoHnsw1700000000026,
 ];
 
 export function dataSourceOptions(
