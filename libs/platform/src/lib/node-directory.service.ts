@@ -50,6 +50,18 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
     clearTimeout(timer);
     // The entries are queued by then; one macrotask lets the loop above drain them.
     await new Promise((resolve) => setImmediate(resolve));
+    // Whatever the watch has not delivered yet (a slow start under load, the wait above timed
+    // out) is read directly: the first task after a restart must see every registered node.
+    const missing: string[] = [];
+    for await (const key of await this.kv.keys()) {
+      if (!this.nodes.has(key)) {
+        missing.push(key);
+      }
+    }
+    await Promise.all(missing.map((key) => this.lookup(key)));
+    if (missing.length) {
+      this.logger.log(`node registry: ${missing.length} entr(ies) read directly at start-up`);
+    }
   }
 
   onApplicationShutdown(): void {
