@@ -161,21 +161,27 @@ export class RegistryStore {
   }
 
   private async load(): Promise<RegistrySnapshot> {
-    const [vendors, keys, models, endpoints] = await Promise.all([
-      this.ds.query(`SELECT id, name, kind, base_url FROM vendors`) as Promise<RegistryVendor[]>,
-      this.ds.query(
-        `SELECT id, vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint, status
-           FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id`,
-      ) as Promise<RegistryKey[]>,
-      this.ds.query(
-        `SELECT id, vendor_id, name, category, version, price_per_1k_input::float8 AS price_per_1k_input,
-                price_per_1k_output::float8 AS price_per_1k_output, parser
-           FROM models ORDER BY created_at, id`,
-      ) as Promise<RegistryModel[]>,
-      this.ds.query(`SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at`) as Promise<
-        RegistryEndpoint[]
-      >,
-    ]);
+    // One statement on one connection: every process reloads this each TTL, and four queries at
+    // once from every replica of every LLM service add up against Postgres' connection limit.
+    const [row] = (await this.ds.query(`
+      SELECT
+        (SELECT coalesce(json_agg(v), '[]') FROM (SELECT id, name, kind, base_url FROM vendors) v) AS vendors,
+        (SELECT coalesce(json_agg(k), '[]') FROM (
+           SELECT id, vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint, status
+           FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id) k) AS keys,
+        (SELECT coalesce(json_agg(m), '[]') FROM (
+           SELECT id, vendor_id, name, category, version, price_per_1k_input::float8 AS price_per_1k_input,
+                  price_per_1k_output::float8 AS price_per_1k_output, parser
+           FROM models ORDER BY created_at, id) m) AS models,
+        (SELECT coalesce(json_agg(e), '[]') FROM (
+           SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at) e) AS endpoints
+    `)) as {
+      vendors: RegistryVendor[];
+      keys: RegistryKey[];
+      models: RegistryModel[];
+      endpoints: RegistryEndpoint[];
+    }[];
+    const { vendors, keys, models, endpoints } = row;
     const data: RegistrySnapshot = {
       vendors: new Map(vendors.map((v) => [v.id, v])),
       keys,

@@ -39,6 +39,10 @@ export async function bootstrapService(
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
   await opts.configure?.(app);
+  // Start-up hooks first (the node registry loaded, this service's nodes registered, the model
+  // registry seeded), then the consumers: a task taken before would see a half-ready service (a
+  // planner restarted under load offered no tools to the tasks it took in its first milliseconds).
+  await app.init();
   if (opts.consumers?.length) {
     app.connectMicroservice({
       strategy: new JetStreamServer({
