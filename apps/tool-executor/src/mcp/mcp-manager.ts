@@ -18,6 +18,7 @@ import { McpConnection, type McpServerSpec } from './mcp-connection';
 import { McpCallError } from './mcp-errors';
 import { mcpNodeNames } from './tool-names';
 import { capToolOutput, resultText } from './tool-output';
+import type { McpServerRow } from '@switchyard/persistence';
 
 const SERVICE = 'tool-executor';
 const NEXT = ['reflection'];
@@ -25,20 +26,8 @@ const NEXT = ['reflection'];
 const REFRESH_MS = 30_000;
 const MAX_DESCRIPTION = 2000;
 
-interface ServerRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  transport: 'stdio' | 'http';
-  command: string | null;
-  args: string[];
-  env_sealed: string | null;
-  url: string | null;
-  headers_sealed: string | null;
-  timeout_ms: number;
-  max_output_bytes: number;
-  updated_at: Date;
-}
+/** What the manager selects of each enabled server. */
+type ServerRow = Omit<McpServerRow, 'enabled' | 'created_at'>;
 
 interface Served {
   conn: McpConnection;

@@ -17,25 +17,13 @@ import { McpGatewayConfig } from './mcp-gateway.config';
 import { type CreateMcpServer, CreateMcpServerSchema, type McpServerView } from './mcp-servers.schemas';
 import { refuseMcpUrl } from './mcp-url';
 import { IdSchema } from '../registry/registry.schemas';
+import type { McpServerRow as McpRow } from '@switchyard/persistence';
 
 const COLUMNS = `id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
   max_output_bytes, enabled, created_at, updated_at`;
 
-interface McpServerRow {
-  id: string;
-  name: string;
-  transport: 'stdio' | 'http';
-  command: string | null;
-  args: string[];
-  env_sealed: string | null;
-  url: string | null;
-  headers_sealed: string | null;
-  timeout_ms: number;
-  max_output_bytes: number;
-  enabled: boolean;
-  created_at: Date;
-  updated_at: Date;
-}
+/** What the gateway selects (COLUMNS). */
+type McpServerRow = Omit<McpRow, 'tenant_id'>;
 
 /**
  * A tenant's MCP servers (API key). The tool-executor connects every enabled one and registers

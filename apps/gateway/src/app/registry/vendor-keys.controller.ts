@@ -32,13 +32,7 @@ export class VendorKeysController {
     const tenantId = body.tenant_id ?? null;
     const businessId = body.business_id ?? null;
     return this.ds.transaction(async (m) => {
-      // The vendor row lock serialises key creates of one vendor, so the duplicate check holds.
-      const [vendor] = (await m.query('SELECT id FROM vendors WHERE id = $1 FOR UPDATE', [
-        vendorId,
-      ])) as unknown[];
-      if (!vendor) {
-        throw ApiException.notFound('vendor');
-      }
+      await vendorOrThrow(m, vendorId, { forUpdate: true });
       if (tenantId) {
         const [tenant] = (await m.query('SELECT id FROM tenants WHERE id = $1', [tenantId])) as unknown[];
         if (!tenant) {

@@ -58,13 +58,7 @@ export class VendorsController {
     @Body(new ZodPipe(CreateEndpointSchema)) body: CreateEndpoint,
   ) {
     return this.ds.transaction(async (m) => {
-      // The vendor row lock serialises creates of one vendor, so the duplicate check holds.
-      const [vendor] = (await m.query('SELECT id FROM vendors WHERE id = $1 FOR UPDATE', [
-        vendorId,
-      ])) as unknown[];
-      if (!vendor) {
-        throw ApiException.notFound('vendor');
-      }
+      await vendorOrThrow(m, vendorId, { forUpdate: true });
       const [dup] = (await m.query('SELECT id FROM vendor_endpoints WHERE vendor_id = $1 AND url = $2', [
         vendorId,
         body.url,
@@ -91,10 +85,19 @@ export class VendorsController {
   }
 }
 
-export async function vendorOrThrow(ds: DataSource, vendorId: string): Promise<VendorRow> {
-  const [row] = (await ds.query(`SELECT ${VENDOR_COLUMNS} FROM vendors WHERE id = $1`, [
-    vendorId,
-  ])) as VendorRow[];
+/**
+ * The vendor row, or a 404. With `forUpdate` (inside a transaction) the row stays locked until it
+ * ends, which serialises creates under one vendor so their duplicate checks hold.
+ */
+export async function vendorOrThrow(
+  ds: Pick<DataSource, 'query'>,
+  vendorId: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<VendorRow> {
+  const [row] = (await ds.query(
+    `SELECT ${VENDOR_COLUMNS} FROM vendors WHERE id = $1${opts.forUpdate ? ' FOR UPDATE' : ''}`,
+    [vendorId],
+  )) as VendorRow[];
   if (!row) {
     throw ApiException.notFound('vendor');
   }

@@ -50,3 +50,4 @@ export {
   UserProfileEntity,
 };
 export type { RunTaskStatus } from './run-task.entity';
+export type { McpServerRow } from './mcp-server.row';
