@@ -3,8 +3,9 @@ import { hashEmbedding, cosine } from '@switchyard/knowledge';
 import { VECTOR_MIN_SCORE, describeItems, memoryItems, relatedTurns, userIdOf } from './memory.logic';
 
 describe('userIdOf', () => {
-  it('reads metadata.user_id, trimmed', () => {
-    expect(userIdOf({ user_id: ' alice ' })).toEqual({ userId: 'alice' });
+  it('reads metadata.user_id exactly as the gateway accepted it (the id the rows are found by)', () => {
+    expect(userIdOf({ user_id: 'alice' })).toEqual({ userId: 'alice' });
+    expect(userIdOf({ user_id: ' alice ' })).toEqual({ userId: ' alice ' });
   });
 
   it.each([

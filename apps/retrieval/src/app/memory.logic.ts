@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import type { MemoryItem, RuntimeState } from '@switchyard/contracts';
+import { type MemoryItem, type RuntimeState, UserIdSchema } from '@switchyard/contracts';
 import type { MemoryHit } from '@switchyard/knowledge';
 
 // The memory node's pure parts: whose memory a run reads, the thread-local fallback, and how the
@@ -14,11 +13,10 @@ export const VECTOR_MIN_SCORE = 0.25;
 export const CATCH_UP_BATCH = 100;
 const SNIPPET_MAX = 300;
 
-const UserIdSchema = z.string().trim().min(1).max(200);
-
 /**
- * The user a run belongs to: `metadata.user_id` of POST /v1/runs (a non-empty string, at most 200
- * characters). `reason` says why there is none.
+ * The user a run belongs to: `metadata.user_id` of POST /v1/runs, as the gateway validated it (the
+ * same schema; never trimmed, since memory rows and profiles are found by the exact id).
+ * `reason` says why there is none.
  */
 export function userIdOf(metadata: unknown): { userId: string } | { userId: undefined; reason: string } {
   const raw =
