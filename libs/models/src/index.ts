@@ -1,7 +1,6 @@
 export { ChatModels, usageOf, classifyLlmError, LlmCallException } from './lib/chat-models';
 export { ModelsModule, createChatModels, loadModelsConfig } from './lib/models.module';
 export { EmbeddingModels, type RegistryEmbeddingModel, type EmbeddingScope } from './lib/registry-embeddings';
-export { parseJsonReply } from './lib/json-reply.util';
 export { invokeStructured, type StructuredCallResult } from './lib/structured-call';
 export {
   type LlmCallContext,

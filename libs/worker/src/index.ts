@@ -1,10 +1,4 @@
-export {
-  NodeHandler,
-  NodePrefixHandler,
-  nodePrefixPattern,
-  NODE_SPEC,
-  type NodeSpec,
-} from './lib/node-handler.decorator';
+export { NodeHandler, NodePrefixHandler, NODE_SPEC, type NodeSpec } from './lib/node-handler.decorator';
 export { NodeRuntime, MAX_DELIVER, type NodeInput, type NodeOutput, type NodeImpl } from './lib/node-runtime';
 export { NodeRegistrar } from './lib/node-registrar';
 export { CancelRegistry } from './lib/cancel.registry';
@@ -14,9 +8,7 @@ export { toolArgs, ToolInputException, asToolOutput } from './lib/tool-args';
 export {
   ToolRunner,
   ToolLimits,
-  ToolTimeoutError,
   toolLimitsEnvSchema,
   type ToolContext,
   type ToolDeclaration,
 } from './lib/tools/tool-runner';
-export { jsonBytes, shrinkToFit, truncatedResult } from './lib/tools/output-cap';

@@ -31,8 +31,7 @@ export class ToolCatalog {
     const skipped: string[] = [];
     const taken = new Set<string>();
     for (const n of nodes) {
-      // Written against the optional field so it compiles whether or not the registry has it yet.
-      const owner = (n as { tenant_id?: string | null }).tenant_id;
+      const owner = n.tenant_id;
       if (!n.tool || (opts.allowed !== undefined && !opts.allowed.includes(n.name))) {
         continue;
       }

@@ -113,11 +113,6 @@ export class ModelRouter {
       : undefined;
   }
 
-  /** Names of the registry's embedding models (for error messages). */
-  async embeddingModelNames(): Promise<string[]> {
-    return (await this.store.get()).models.filter((m) => m.category === 'embedding').map((m) => m.name);
-  }
-
   /** The reply parser the registry sets for this model and role (`*` = every role). */
   parserFor(target: CallTarget): ParserSpec | undefined {
     const p = target.model.parser;

@@ -72,11 +72,6 @@ export class EmbeddingModels {
     return { name, embed: (texts) => this.embed(target, texts) };
   }
 
-  /** Names of the registry's embedding models. */
-  names(): Promise<string[]> {
-    return this.router.embeddingModelNames();
-  }
-
   private async embed(target: CallTarget, texts: readonly string[]): Promise<number[][]> {
     const out: number[][] = [];
     for (let i = 0; i < texts.length; i += BATCH) {

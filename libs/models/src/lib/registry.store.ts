@@ -90,11 +90,6 @@ export class RegistryStore {
     return this.loading;
   }
 
-  /** Forget the cached rows (tests, and after this process changed a row). */
-  invalidate(): void {
-    this.snapshot = undefined;
-  }
-
   openSecret(key: RegistryKey): string {
     return this.box.open(key.secret_sealed);
   }

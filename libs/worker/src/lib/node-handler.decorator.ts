@@ -49,4 +49,4 @@ export function NodePrefixHandler(prefix: string): MethodDecorator {
   return applyDecorators(EventPattern(nodePrefixPattern(prefix)), UseFilters(new JetStreamExceptionFilter()));
 }
 
-export const nodePrefixPattern = (prefix: string): string => `sy.task.*.${prefix}.>`;
+const nodePrefixPattern = (prefix: string): string => `sy.task.*.${prefix}.>`;
