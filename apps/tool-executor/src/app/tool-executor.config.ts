@@ -1,19 +1,15 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
+import { parseHostAllowList } from '@switchyard/contracts';
 import { toolLimitsEnvSchema } from '@switchyard/worker';
 
-/** A comma-separated list of host names, lower-cased. */
+// A comma-separated list of host names (the rule every allow-list variable follows).
 const hostList = () =>
   z
     .string()
     .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    );
+    .transform((v) => parseHostAllowList(v));
 
 const schema = toolLimitsEnvSchema.extend({
   // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).

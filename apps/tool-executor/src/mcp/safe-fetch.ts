@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { type LookupFunction, isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { forbiddenAddressReason } from '../tools/http-get.tool';
+import { forbiddenAddressReason, pinnedLookup } from '../tools/http-get.tool';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 export type HostLookup = (host: string) => Promise<{ address: string; family?: number }[]>;
@@ -30,22 +30,8 @@ function vettingLookup(lookup: HostLookup): LookupFunction {
             return;
           }
         }
-        const wanted =
-          options.family === 6 || options.family === 'IPv6'
-            ? 6
-            : options.family === 4 || options.family === 'IPv4'
-              ? 4
-              : 0;
-        const usable = addresses.filter((a) => a.family !== 0 && (!wanted || a.family === wanted));
-        if (usable.length === 0) {
-          const error: NodeJS.ErrnoException = new Error(`cannot resolve ${hostname}: no usable address`);
-          error.code = 'ENOTFOUND';
-          callback(error, '');
-        } else if (options.all) {
-          callback(null, usable);
-        } else {
-          callback(null, usable[0].address, usable[0].family);
-        }
+        // Answered from exactly the checked addresses, as the http tools' sockets are.
+        pinnedLookup(addresses.filter((a) => a.family !== 0))(hostname, options, callback);
       },
       (err: NodeJS.ErrnoException) => callback(err, ''),
     );

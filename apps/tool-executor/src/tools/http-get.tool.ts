@@ -233,7 +233,7 @@ async function vetHost(
 }
 
 /** A `lookup` for http.request that answers only with the addresses already vetted. */
-function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
+export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   return (hostname, options, callback) => {
     const family =
       options.family === 4 || options.family === 'IPv4'

@@ -318,9 +318,22 @@ export class KnowledgeStore {
     query: string,
     opts: SearchOptions,
   ): Promise<SearchResult[]> {
+    // The query is embedded once per model, however many index sets share it (a remote model
+    // is a paid call each time).
+    const vectors = new Map<string, Promise<number[]>>();
+    const queryVector = (modelName: string): Promise<number[]> => {
+      let v = vectors.get(modelName);
+      if (!v) {
+        v = resolveEmbeddingModel(modelName, { tenant_id: tenantId }, this.embeddings)
+          .then((model) => model.embed([query]))
+          .then(([vector]) => normalize(vector));
+        vectors.set(modelName, v);
+      }
+      return v;
+    };
     const all: RankedChunk[] = [];
     for (const set of sets) {
-      all.push(...(await this.searchSet(tenantId, set, query, opts)));
+      all.push(...(await this.searchSet(set, query, () => queryVector(set.model), opts)));
     }
     return all
       .sort((a, b) => b.score - a.score)
@@ -330,21 +343,21 @@ export class KnowledgeStore {
 
   /** One index set's ranking in the chosen mode, cut at top_k and at the threshold. */
   private async searchSet(
-    tenantId: string,
     set: IndexSetRow,
     query: string,
+    queryVector: () => Promise<number[]>,
     opts: SearchOptions,
   ): Promise<RankedChunk[]> {
     let ranked: RankedChunk[];
     if (opts.mode === 'vector') {
-      ranked = await this.vectorRanking(tenantId, set, query, opts.topK);
+      ranked = await this.vectorRanking(set, await queryVector(), opts.topK);
     } else if (opts.mode === 'fulltext') {
       ranked = await this.fulltextRanking(set, query, opts.topK);
     } else {
       const n = Math.max(opts.topK * 5, HYBRID_CANDIDATES);
       // Two statements on two pooled connections at once: hybrid costs about the slower ranking.
       const [vector, fulltext] = await Promise.all([
-        this.vectorRanking(tenantId, set, query, n),
+        queryVector().then((q) => this.vectorRanking(set, q, n)),
         this.fulltextRanking(set, query, n),
       ]);
       const byId = new Map([...vector, ...fulltext].map((c) => [c.id, c]));
@@ -360,15 +373,7 @@ export class KnowledgeStore {
    * the distance alone, so the HNSW index serves it), else the exact dot product in SQL (stored
    * vectors and the query are unit vectors, so it is the cosine).
    */
-  private async vectorRanking(
-    tenantId: string,
-    set: IndexSetRow,
-    query: string,
-    limit: number,
-  ): Promise<RankedChunk[]> {
-    const model = await resolveEmbeddingModel(set.model, { tenant_id: tenantId }, this.embeddings);
-    const [vector] = await model.embed([query]);
-    const q = normalize(vector);
+  private async vectorRanking(set: IndexSetRow, q: readonly number[], limit: number): Promise<RankedChunk[]> {
     const params = [set.collection_id, set.index_name, limit];
     // The generated pgvector column holds only vectors of its size; others are searched exactly.
     const backend = await this.vectorBackend();

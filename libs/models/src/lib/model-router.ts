@@ -57,7 +57,8 @@ export interface Lease {
  */
 export class ModelRouter {
   private readonly logger = new Logger('ModelRouter');
-  private readonly clients = new LRUCache<string, Promise<BaseChatModel>>({ max: 500 });
+  // Vendor clients (chat and embeddings) by model, key and URL; a failed build is forgotten.
+  private readonly clients = new LRUCache<string, Promise<unknown>>({ max: 500 });
   readonly pool = new KeyPool();
 
   constructor(
@@ -150,23 +151,35 @@ export class ModelRouter {
   }
 
   client(target: CallTarget, key: RegistryKey | null, temperature: number): Promise<BaseChatModel> {
-    const id = [
-      target.model.id,
-      key?.id ?? '-',
-      key?.fingerprint ?? '-',
-      target.baseUrl ?? '-',
-      temperature,
-    ].join('|');
-    let client = this.clients.get(id);
-    if (!client) {
-      client = buildClient({
+    return this.cachedClient(target, key, `chat|${temperature}`, () =>
+      buildClient({
         kind: target.vendor.kind,
         model: target.model.name,
         baseUrl: target.baseUrl,
         apiKey: key ? this.store.openSecret(key) : undefined,
         temperature,
         timeoutMs: this.cfg.llm.SWITCHYARD_LLM_TIMEOUT_MS,
-      });
+      }),
+    );
+  }
+
+  /** A client for this model, key and URL (`variant` tells kinds of client apart), built once. */
+  cachedClient<T>(
+    target: CallTarget,
+    key: RegistryKey | null,
+    variant: string,
+    build: () => Promise<T>,
+  ): Promise<T> {
+    const id = [
+      target.model.id,
+      key?.id ?? '-',
+      key?.fingerprint ?? '-',
+      target.baseUrl ?? '-',
+      variant,
+    ].join('|');
+    let client = this.clients.get(id) as Promise<T> | undefined;
+    if (!client) {
+      client = build();
       client.catch(() => this.clients.delete(id));
       this.clients.set(id, client);
     }

@@ -52,8 +52,6 @@ type Embedder = (texts: string[]) => Promise<{ vectors: number[][]; usage: Usage
  * and Ollama vendors serve embeddings; Anthropic has no embeddings API.
  */
 export class EmbeddingModels {
-  private readonly clients = new Map<string, Promise<Embedder>>();
-
   constructor(private readonly router: ModelRouter) {}
 
   /** The registry model of this name, bound to a tenant; undefined when the registry has none. */
@@ -95,14 +93,7 @@ export class EmbeddingModels {
   }
 
   private client(target: CallTarget, key: RegistryKey | null): Promise<Embedder> {
-    const id = [target.model.id, key?.id ?? '-', key?.fingerprint ?? '-', target.baseUrl ?? '-'].join('|');
-    let client = this.clients.get(id);
-    if (!client) {
-      client = this.build(target, key);
-      client.catch(() => this.clients.delete(id));
-      this.clients.set(id, client);
-    }
-    return client;
+    return this.router.cachedClient(target, key, 'embeddings', () => this.build(target, key));
   }
 
   private async build(target: CallTarget, key: RegistryKey | null): Promise<Embedder> {

@@ -30,9 +30,9 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
     this.kv = await this.nats.kv(NODE_REGISTRY_BUCKET);
     // Start-up waits for the registry's current entries: a service that takes tasks right after
     // a restart must see every node (the planner would otherwise offer a partial tool list).
-    let initialized: () => void = () => undefined;
-    const loaded = new Promise<void>((resolve) => (initialized = resolve));
-    this.watcher = await this.kv.watch({ key: '>', initializedFn: () => initialized() });
+    let initialized: (complete: boolean) => void = () => undefined;
+    const loaded = new Promise<boolean>((resolve) => (initialized = resolve));
+    this.watcher = await this.kv.watch({ key: '>', initializedFn: () => initialized(true) });
     void (async () => {
       for await (const entry of this.watcher!) {
         if (entry.operation === 'PUT') {
@@ -45,13 +45,16 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
         }
       }
     })();
-    const timer = setTimeout(() => initialized(), INITIAL_LOAD_MAX_MS);
-    await loaded;
+    const timer = setTimeout(() => initialized(false), INITIAL_LOAD_MAX_MS);
+    const complete = await loaded;
     clearTimeout(timer);
     // The entries are queued by then; one macrotask lets the loop above drain them.
     await new Promise((resolve) => setImmediate(resolve));
-    // Whatever the watch has not delivered yet (a slow start under load, the wait above timed
-    // out) is read directly: the first task after a restart must see every registered node.
+    if (complete) {
+      return;
+    }
+    // The watch was slow to deliver (a start under load): what it has not delivered yet is read
+    // directly, since the first task after a restart must see every registered node.
     const missing: string[] = [];
     for await (const key of await this.kv.keys()) {
       if (!this.nodes.has(key)) {
