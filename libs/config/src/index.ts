@@ -4,6 +4,8 @@ export {
   ConfigException,
   baseEnvSchema,
   llmEnvSchema,
+  STRUCTURED_OUTPUT_MODES,
+  type StructuredOutputMode,
   port,
   type BaseEnv,
   type LlmEnv,

@@ -10,8 +10,18 @@ export interface ConversationMessage {
   text: string;
 }
 
+/** How a request asked for JSON through the vendor's API (not in its prompt text). */
+export interface NativeJson {
+  /** OpenAI `response_format` type, a forced tool (OpenAI / Anthropic), Ollama `format`, Anthropic `output_config.format`. */
+  via: 'json_schema' | 'json_object' | 'tool' | 'format' | 'output_format';
+  /** The forced tool's name (via `tool`). */
+  tool?: string;
+}
+
 export interface Conversation {
   messages: ConversationMessage[];
+  /** Set when the request asked for JSON natively. */
+  native?: NativeJson;
   /** Names of the tools (or legacy functions) the request offered. */
   toolNames: string[];
   /** The API key the request carried (bearer token or `x-api-key`), if any. */
@@ -165,4 +175,41 @@ export function renderReply(reply: Reply, conv: Conversation): RenderedReply {
     usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
   return { content, toolCalls, usage };
+}
+
+/** The text's JSON object or array, if the whole text is one (a scripted structured reply). */
+export function scriptedJson(text: string | null): Record<string, unknown> | unknown[] | undefined {
+  if (!text) {
+    return undefined;
+  }
+  try {
+    const value: unknown = JSON.parse(text.trim());
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A scripted JSON reply as the request asked for it: a forced tool gets the JSON as the tool
+ * call's arguments, a response format gets it as the content. In strict mode a request that did
+ * not ask natively gets prose around the JSON instead (a real model that ignores prompt-JSON), so
+ * a client that relies on prompt-JSON fails to parse it. Replies that are not JSON pass unchanged.
+ */
+export function shapeForRequest(rendered: RenderedReply, conv: Conversation, strict: boolean): RenderedReply {
+  const json = rendered.toolCalls.length === 0 ? scriptedJson(rendered.content) : undefined;
+  if (json === undefined) {
+    return rendered;
+  }
+  const native = conv.native;
+  if (native?.via === 'tool' && native.tool && !Array.isArray(json)) {
+    return { ...rendered, content: null, toolCalls: [{ name: native.tool, arguments: json }] };
+  }
+  if (!native && strict) {
+    return {
+      ...rendered,
+      content: `Sure! Here is what you asked for: ${rendered.content ?? ''} Let me know if you need anything else.`,
+    };
+  }
+  return rendered;
 }

@@ -98,6 +98,12 @@ export type Rule = z.infer<typeof RuleSchema>;
 export const ScriptSchema = z
   .strictObject({
     description: z.string().optional(),
+    /**
+     * Strict mode: a JSON reply goes only to a request that asked for JSON natively (response_format,
+     * a forced tool, Ollama `format`); any other request gets it wrapped in prose. The request header
+     * `x-scripted-strict: 1|0` overrides this per request.
+     */
+    strict: z.boolean().optional(),
     /** Ids listed by GET /v1/models (default ['scripted']). */
     models: z.array(z.string().min(1)).min(1).optional(),
     embeddings: z.strictObject({ dimensions: z.number().int().min(1).max(8192).optional() }).optional(),

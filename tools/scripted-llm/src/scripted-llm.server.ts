@@ -8,8 +8,10 @@ import {
   lastUserText,
   pickRule,
   renderReply,
+  shapeForRequest,
   wordCount,
   type Conversation,
+  type NativeJson,
   type RenderedReply,
 } from './script.engine';
 import {
@@ -56,6 +58,12 @@ export interface RequestRecord {
    * gives), or null without one: tests see which key was used, the key itself is never recorded.
    */
   api_key_fingerprint: string | null;
+  /** How the request asked for JSON natively (`json_schema`, `json_object`, `tool`, `format`, `output_format`), or null. */
+  native_json: NativeJson['via'] | null;
+  /** Whether strict mode applied to the request (the script's `strict`, or `x-scripted-strict`). */
+  strict: boolean;
+  /** The request's system prompt (first 4000 characters), so tests can check what was asked. */
+  system: string;
 }
 
 export interface ScriptedLlmOptions {
@@ -242,11 +250,53 @@ function toConversation(body: ChatRequest, apiKey?: string): Conversation {
     ...(body.tools ?? []).map((t) => t.function?.name ?? t.name),
     ...(body.functions ?? []).map((f) => f.name),
   ].filter((name): name is string => typeof name === 'string');
+  const native = openAiNativeJson(body, toolNames);
   return {
     messages: body.messages.map((m) => ({ role: m.role, text: contentText(m.content) })),
     toolNames,
+    ...(native ? { native } : {}),
     ...(apiKey ? { apiKey } : {}),
   };
+}
+
+/** `response_format` json_schema / json_object, or a forced function (`tool_choice`, legacy `function_call`). */
+function openAiNativeJson(body: ChatRequest, toolNames: string[]): NativeJson | undefined {
+  const format = (body['response_format'] as { type?: string } | null | undefined)?.type;
+  if (format === 'json_schema' || format === 'json_object') {
+    return { via: format };
+  }
+  const choice = body['tool_choice'] as { function?: { name?: string } } | string | null | undefined;
+  if (typeof choice === 'object' && choice?.function?.name) {
+    return { via: 'tool', tool: choice.function.name };
+  }
+  if (choice === 'required' && toolNames.length === 1) {
+    return { via: 'tool', tool: toolNames[0] };
+  }
+  const legacy = body['function_call'] as { name?: string } | string | null | undefined;
+  if (typeof legacy === 'object' && legacy?.name) {
+    return { via: 'tool', tool: legacy.name };
+  }
+  return undefined;
+}
+
+/** The script's `strict`, unless the request's `x-scripted-strict` header says otherwise. */
+function strictFor(req: IncomingMessage, script: Script): boolean {
+  const header = req.headers['x-scripted-strict'];
+  if (header === '1' || header === 'true') {
+    return true;
+  }
+  if (header === '0' || header === 'false') {
+    return false;
+  }
+  return script.strict === true;
+}
+
+function systemOf(conv: Conversation): string {
+  return conv.messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => m.text)
+    .join('\n')
+    .slice(0, 4000);
 }
 
 function hostForUrl(host: string): string {
@@ -312,6 +362,9 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     aborted: false,
     messages_count: count,
     api_key_fingerprint: keyFingerprint(apiKey),
+    native_json: null,
+    strict: false,
+    system: '',
   });
 
   /**
@@ -322,7 +375,12 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     conv: Conversation,
     record: RequestRecord,
     signal: AbortSignal,
+    req: IncomingMessage,
   ): Promise<{ rendered: RenderedReply; chunkDelayMs: number } | undefined> => {
+    const strict = strictFor(req, script);
+    record.native_json = conv.native?.via ?? null;
+    record.strict = strict;
+    record.system = systemOf(conv);
     const rule = pickRule(script, used, conv);
     if (!rule) {
       const user = lastUserText(conv);
@@ -351,7 +409,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
       throw new HttpError(reply.status, message, `scripted_${reply.status}`, {}, headers);
     }
     return {
-      rendered: renderReply(reply, conv),
+      rendered: shapeForRequest(renderReply(reply, conv), conv, strict),
       chunkDelayMs: reply.chunk_delay_ms ?? DEFAULT_CHUNK_DELAY_MS,
     };
   };
@@ -367,7 +425,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     const conv = toConversation(body, apiKey);
     const record = newRecord(path, stream, body.messages.length, apiKey);
     const signal = track(res, record);
-    const answer = await runScript(conv, record, signal);
+    const answer = await runScript(conv, record, signal, req);
     if (!answer) {
       return;
     }
@@ -446,7 +504,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     const apiKey = apiKeyOf(req);
     const record = newRecord(path, stream, body.messages.length, apiKey);
     const signal = track(res, record);
-    const answer = await runScript(anthropicConversation(body, apiKey), record, signal);
+    const answer = await runScript(anthropicConversation(body, apiKey), record, signal, req);
     if (!answer) {
       return;
     }
@@ -474,7 +532,7 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     const apiKey = apiKeyOf(req);
     const record = newRecord(path, stream, body.messages.length, apiKey);
     const signal = track(res, record);
-    const answer = await runScript(ollamaConversation(body, apiKey), record, signal);
+    const answer = await runScript(ollamaConversation(body, apiKey), record, signal, req);
     if (!answer) {
       return;
     }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Conversation, type RenderedReply, contentText } from './script.engine';
+import { type Conversation, type NativeJson, type RenderedReply, contentText } from './script.engine';
 
 // The Anthropic Messages API and Ollama's chat/embed API, spoken by the scripted server so that
 // langchain's ChatAnthropic, ChatOllama and OllamaEmbeddings can be tested against real HTTP. The
@@ -38,11 +38,30 @@ export function anthropicConversation(body: AnthropicRequest, apiKey?: string): 
       messages.push({ role: m.role, text: contentText(m.content) });
     }
   }
+  const toolNames = (body.tools ?? []).map((t) => t.name);
+  const native = anthropicNativeJson(body, toolNames);
   return {
     messages,
-    toolNames: (body.tools ?? []).map((t) => t.name),
+    toolNames,
+    ...(native ? { native } : {}),
     ...(apiKey ? { apiKey } : {}),
   };
+}
+
+/** A forced tool (`tool_choice` `tool`, or `any` with one tool) or `output_config.format` / `output_format`. */
+function anthropicNativeJson(body: AnthropicRequest, toolNames: string[]): NativeJson | undefined {
+  const choice = body['tool_choice'] as { type?: string; name?: string } | undefined;
+  if (choice?.type === 'tool' && choice.name) {
+    return { via: 'tool', tool: choice.name };
+  }
+  if (choice?.type === 'any' && toolNames.length === 1) {
+    return { via: 'tool', tool: toolNames[0] };
+  }
+  const config = body['output_config'] as { format?: { type?: string } } | undefined;
+  const legacy = body['output_format'] as { type?: string } | undefined;
+  return config?.format?.type === 'json_schema' || legacy?.type === 'json_schema'
+    ? { via: 'output_format' }
+    : undefined;
 }
 
 function anthropicContent(rendered: RenderedReply): Record<string, unknown>[] {
@@ -155,9 +174,14 @@ export const OllamaEmbedRequestSchema = z.looseObject({
 });
 
 export function ollamaConversation(body: OllamaChatRequest, apiKey?: string): Conversation {
+  // `format`: "json" or a JSON Schema; Ollama has no forced tool call.
+  const format = body['format'];
+  const native: NativeJson | undefined =
+    format === 'json' || (typeof format === 'object' && format !== null) ? { via: 'format' } : undefined;
   return {
     messages: body.messages.map((m) => ({ role: m.role, text: contentText(m.content) })),
     toolNames: (body.tools ?? []).map((t) => t.function.name),
+    ...(native ? { native } : {}),
     ...(apiKey ? { apiKey } : {}),
   };
 }

@@ -27,11 +27,17 @@ const IntakeReplySchema = z.object({
 });
 type IntakeReply = z.infer<typeof IntakeReplySchema>;
 
-const SYSTEM = `[switchyard:intake] You read the user's message at the start of a turn.
-Reply with one JSON object and nothing else: {"task_goal": "<what the user wants, one sentence>",
+const SYSTEM = `[switchyard:intake] You read the user's message at the start of a turn: what the user
+wants (task_goal, one sentence), the kind of request (scenario, one or two words), how the answer
+should read (output_style), and the parts a structured answer needs (output_structure, each with a
+short id, what it must contain and its type: text, number, list, table or data; none when a plain
+answer is enough).`;
+
+// Only for models that take JSON from the prompt; the others get IntakeReplySchema natively.
+const PROMPT_SHAPE = `{"task_goal": "<what the user wants, one sentence>",
 "scenario": "<kind of request, one or two words>", "output_style": "<how the answer should read>",
 "output_structure": [{"id": "<short id>", "expected": "<one part the answer must contain>", "type": "text|number|list|table|data"}]}.
-List in output_structure the parts a structured answer needs; use [] when a plain answer is enough.`;
+Use [] for output_structure when a plain answer is enough.`;
 
 // One retry with the parse error fed back: a reply that still does not parse fails the step.
 const PARSE_RETRIES = 1;
@@ -71,7 +77,7 @@ export class IntakeController {
       this.models.chat({ role: 'intake' }),
       messages,
       IntakeReplySchema,
-      { maxRetries: PARSE_RETRIES, signal, label: 'intake' },
+      { maxRetries: PARSE_RETRIES, signal, label: 'intake', promptShape: PROMPT_SHAPE },
     );
     const files = state.origin_files.length > 0;
     const patch: JsonPatchOperation[] = [

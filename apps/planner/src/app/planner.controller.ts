@@ -39,12 +39,17 @@ import { PlannerConfig } from './planner.config';
 import { type RunContext, RunAgentConfig } from './run-agent-config.service';
 import { type OfferedFunction, ToolCatalog } from './tool-catalog';
 
-const PLAN_SYSTEM = `[switchyard:plan] You break the user's request into todos before any work starts.
-Reply with one JSON object and nothing else: {"todos": [{"id": "1", "task": "<what to do>",
+const PLAN_SYSTEM = `[switchyard:plan] You break the user's request into todos before any work starts:
+each with an id, the task, the ids of the todos that must be completed first (dependencies), the
+tools it suggests, a priority (larger runs sooner), execution tips, success criteria and how often
+it may be retried (max_retry). Dependencies must not form a cycle. Give no todos when the request
+needs no plan (it can be answered directly or in one step).`;
+
+// Only for models that take JSON from the prompt; the others get PlanReplySchema natively.
+const PLAN_PROMPT_SHAPE = `{"todos": [{"id": "1", "task": "<what to do>",
 "dependencies": ["<ids of todos that must be completed first>"], "suggested_tools": ["<tool names>"],
 "priority": 5, "execution_tips": "<hints>", "success_criteria": "<when it is done>", "max_retry": 3}]}.
-Larger priority runs sooner; dependencies must not form a cycle. Reply {"todos": []} when the
-request needs no plan (it can be answered directly or in one step).`;
+Reply {"todos": []} when the request needs no plan.`;
 
 const ADHOC_SYSTEM = `[switchyard:planner] You plan the next step of an AI agent's work on the user's request.
 Call one or more of the offered tools when they are needed (several calls run in parallel).
@@ -186,7 +191,7 @@ export class PlannerController {
       this.models.chat({ role: 'planner' }),
       [new SystemMessage(system), new HumanMessage(state.prompts[state.turn])],
       PlanReplySchema,
-      { maxRetries: PLAN_PARSE_RETRIES, signal, label: 'plan' },
+      { maxRetries: PLAN_PARSE_RETRIES, signal, label: 'plan', promptShape: PLAN_PROMPT_SHAPE },
     );
     return { value, usages };
   }

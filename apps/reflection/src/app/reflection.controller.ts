@@ -35,10 +35,14 @@ type Verdict = z.infer<typeof ReflectionSchema>;
 type Context = NonNullable<Action['context']>[number];
 
 const SYSTEM = `[switchyard:reflection] You judge the results of the tool calls just made against the
-todo they were made for and the user's task. Reply with one JSON object and nothing else:
-{"conclusion": "<one or two sentences>", "match": "full" | "part" | "none" (how well the results
-fulfil the todo), "is_finished": <the whole task can be answered now>, "is_sufficient": <the
-results are enough for this todo>}.`;
+todo they were made for and the user's task: a conclusion (one or two sentences), how well the
+results fulfil the todo (match: full, part or none), whether the whole task can be answered now
+(is_finished) and whether the results are enough for this todo (is_sufficient).`;
+
+// Only for models that take JSON from the prompt; the others get ReflectionSchema natively.
+const PROMPT_SHAPE = `{"conclusion": "<one or two sentences>", "match": "full" | "part" | "none"
+(how well the results fulfil the todo), "is_finished": <the whole task can be answered now>,
+"is_sufficient": <the results are enough for this todo>}.`;
 
 // One retry with the parse error fed back: a reply that still does not parse fails the step.
 const PARSE_RETRIES = 1;
@@ -124,7 +128,7 @@ export class ReflectionController {
       this.models.chat({ role: 'reflection' }),
       messagesFor(state, group),
       ReflectionSchema,
-      { maxRetries: PARSE_RETRIES, signal, label: 'reflection' },
+      { maxRetries: PARSE_RETRIES, signal, label: 'reflection', promptShape: PROMPT_SHAPE },
     );
     let todo = group.todo;
     if (open && verdict.match === 'none') {

@@ -64,6 +64,14 @@ export const baseEnvSchema = z.object({
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 
+/**
+ * How a model returns structured replies: `json_schema` (OpenAI `response_format`, Ollama `format`,
+ * Anthropic `output_config`), `tool_call` (one forced tool call), or `prompt` (JSON asked for in the
+ * prompt text, for models with no native mechanism).
+ */
+export const STRUCTURED_OUTPUT_MODES = ['json_schema', 'tool_call', 'prompt'] as const;
+export type StructuredOutputMode = (typeof STRUCTURED_OUTPUT_MODES)[number];
+
 /** Variables of the services that call an LLM. */
 export const llmEnvSchema = z.object({
   SWITCHYARD_LLM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8090/v1'),
@@ -71,6 +79,13 @@ export const llmEnvSchema = z.object({
   SWITCHYARD_LLM_MODEL: z.string().min(1).default('scripted'),
   SWITCHYARD_LLM_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
   SWITCHYARD_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  // How the env-seeded default model returns structured replies; unset leaves the registry's value
+  // (a new model gets its vendor kind's default).
+  SWITCHYARD_LLM_STRUCTURED_OUTPUT: z
+    .enum(STRUCTURED_OUTPUT_MODES, {
+      error: `must be one of ${STRUCTURED_OUTPUT_MODES.join(', ')} (json_schema: response_format / format; tool_call: a forced tool call; prompt: JSON asked for in the prompt)`,
+    })
+    .optional(),
 });
 export type LlmEnv = z.infer<typeof llmEnvSchema>;
 

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { LRUCache } from 'lru-cache';
+import type { StructuredOutputMode } from '@switchyard/config';
 import type { Usage } from '@switchyard/contracts';
 import { buildClient } from './client-factory';
 import { KeyPool } from './key-pool';
@@ -20,10 +21,17 @@ import type {
   RegistrySnapshot,
   RegistryStore,
   RegistryVendor,
+  VendorKind,
 } from './registry.store';
 import { ENV_VENDOR } from './registry.store';
 import type { RunScopes } from './run-scope';
 import type { UsageMeter } from './usage-meter';
+
+const DEFAULT_STRUCTURED_OUTPUT: Record<VendorKind, StructuredOutputMode> = {
+  openai: 'json_schema',
+  anthropic: 'tool_call',
+  ollama: 'json_schema',
+};
 
 // Categories a chat client can serve.
 const CHAT_CATEGORIES = new Set(['text', 'reasoning', 'multimodal']);
@@ -118,6 +126,14 @@ export class ModelRouter {
   parserFor(target: CallTarget): ParserSpec | undefined {
     const p = target.model.parser;
     return (target.role ? p?.[target.role] : undefined) ?? p?.['*'] ?? undefined;
+  }
+
+  /**
+   * How this model returns structured replies: what the registry declares, else its vendor kind's
+   * default (OpenAI-compatible and Ollama: a JSON Schema response format; Anthropic: a forced tool).
+   */
+  structuredOutputOf(target: CallTarget): StructuredOutputMode {
+    return target.model.structured_output ?? DEFAULT_STRUCTURED_OUTPUT[target.vendor.kind];
   }
 
   /** Starts a call: checks the tenant's budget, then hands out keys one failure at a time. */

@@ -5,17 +5,28 @@ import {
   type BindToolsInput,
 } from '@langchain/core/language_models/chat_models';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
-import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import { type AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
 import { type LlmCallContext, currentLlmCallContext } from './llm-call-context';
 import type { CallTarget, ModelRouter } from './model-router';
 import type { ParserSpec } from './registry.store';
+import {
+  type StructuredRequest,
+  type StructuredUse,
+  bindStructured,
+  withPromptInstruction,
+} from './structured-binding';
 import { usageOf } from './usage';
 
 export interface RegistryChatCallOptions extends BaseChatModelCallOptions {
   /** Set by `bindTools`; each concrete client converts them to its vendor's format. */
   tools?: BindToolsInput[];
+  /**
+   * Set by `invokeStructured`: the reply must match this schema, asked for the way the serving
+   * model declares (`structured_output`); the reply carries how on `additional_kwargs.structured_output`.
+   */
+  structured?: StructuredRequest;
 }
 
 /**
@@ -59,16 +70,33 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
   }
 
   async _generate(messages: BaseMessage[], options: this['ParsedCallOptions']): Promise<ChatResult> {
-    const { tools, tool_choice, ...rest } = options;
-    const failover = await this.router.begin(await this.target(), this.temperature, options.signal);
+    const { tools, tool_choice, structured, ...rest } = options;
+    const target = await this.target();
+    const mode = structured ? this.router.structuredOutputOf(target) : undefined;
+    const sent =
+      structured && mode === 'prompt' ? withPromptInstruction(messages, structured.instruction) : messages;
+    const failover = await this.router.begin(target, this.temperature, options.signal);
     for (;;) {
       const lease = await failover.next();
       try {
-        const client = tools?.length
-          ? lease.client.bindTools!(tools, tool_choice !== undefined ? { tool_choice } : {})
-          : lease.client;
-        const message = (await client.invoke(messages, rest)) as AIMessageChunk;
+        let message: AIMessage;
+        let use: StructuredUse | undefined = mode === 'prompt' ? { mode, strict: false } : undefined;
+        if (structured && mode && mode !== 'prompt') {
+          const bound = bindStructured(lease.client, target.vendor.kind, mode, structured);
+          use = bound.use;
+          message = bound.streamed
+            ? await joined(await bound.runnable.stream(sent, rest))
+            : (await bound.runnable.invoke(sent, rest)).raw;
+        } else {
+          const client = tools?.length
+            ? lease.client.bindTools!(tools, tool_choice !== undefined ? { tool_choice } : {})
+            : lease.client;
+          message = (await client.invoke(sent, rest)) as AIMessage;
+        }
         await failover.succeeded(lease, usageOf(message));
+        if (use) {
+          message.additional_kwargs = { ...message.additional_kwargs, structured_output: use };
+        }
         const text = typeof message.content === 'string' ? message.content : '';
         return { generations: [{ text, message }] };
       } catch (err) {
@@ -82,7 +110,23 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
     options: this['ParsedCallOptions'],
     runManager?: CallbackManagerForLLMRun,
   ): AsyncGenerator<ChatGenerationChunk> {
-    const { tools, tool_choice, ...rest } = options;
+    if (options.structured) {
+      // A structured reply is only useful whole: one call, one chunk.
+      const [generation] = (await this._generate(messages, options)).generations;
+      const m = generation.message as AIMessage;
+      yield new ChatGenerationChunk({
+        text: generation.text,
+        message: new AIMessageChunk({
+          content: m.content,
+          tool_calls: m.tool_calls,
+          usage_metadata: m.usage_metadata,
+          additional_kwargs: m.additional_kwargs,
+          response_metadata: m.response_metadata,
+        }),
+      });
+      return;
+    }
+    const { tools, tool_choice, structured: _structured, ...rest } = options;
     const failover = await this.router.begin(await this.target(), this.temperature, options.signal);
     for (;;) {
       const lease = await failover.next();
@@ -111,4 +155,13 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
       }
     }
   }
+}
+
+/** The chunks of a streamed reply as one message. */
+async function joined(stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> {
+  let all: AIMessageChunk | undefined;
+  for await (const chunk of stream) {
+    all = all ? all.concat(chunk) : chunk;
+  }
+  return all ?? new AIMessageChunk({ content: '' });
 }

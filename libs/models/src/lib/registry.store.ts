@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { type LlmEnv, SecretBox } from '@switchyard/config';
+import { type LlmEnv, SecretBox, type StructuredOutputMode } from '@switchyard/config';
 
 export type VendorKind = 'openai' | 'anthropic' | 'ollama';
 
@@ -37,6 +37,8 @@ export interface RegistryModel {
   price_per_1k_input: number;
   price_per_1k_output: number;
   parser: Record<string, ParserSpec> | null;
+  /** How the model returns structured replies; null = its vendor kind's default. */
+  structured_output: StructuredOutputMode | null;
 }
 
 export interface RegistryEndpoint {
@@ -143,10 +145,12 @@ export class RegistryStore {
           [key.id, this.box.seal(env.SWITCHYARD_LLM_API_KEY), fingerprint],
         );
       }
+      // SWITCHYARD_LLM_STRUCTURED_OUTPUT, when set, owns the model's mode; unset leaves it as it is.
       await m.query(
-        `INSERT INTO models (vendor_id, name, category) VALUES ($1, $2, 'text')
-         ON CONFLICT (vendor_id, name, version) DO NOTHING`,
-        [vendor.id, env.SWITCHYARD_LLM_MODEL],
+        `INSERT INTO models (vendor_id, name, category, structured_output) VALUES ($1, $2, 'text', $3)
+         ON CONFLICT (vendor_id, name, version) DO UPDATE
+           SET structured_output = coalesce(EXCLUDED.structured_output, models.structured_output)`,
+        [vendor.id, env.SWITCHYARD_LLM_MODEL, env.SWITCHYARD_LLM_STRUCTURED_OUTPUT ?? null],
       );
     });
     this.logger.log({
@@ -166,7 +170,7 @@ export class RegistryStore {
            FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id) k) AS keys,
         (SELECT coalesce(json_agg(m), '[]') FROM (
            SELECT id, vendor_id, name, category, version, price_per_1k_input::float8 AS price_per_1k_input,
-                  price_per_1k_output::float8 AS price_per_1k_output, parser
+                  price_per_1k_output::float8 AS price_per_1k_output, parser, structured_output
            FROM models ORDER BY created_at, id) m) AS models,
         (SELECT coalesce(json_agg(e), '[]') FROM (
            SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at) e) AS endpoints

@@ -13,6 +13,7 @@ import { McpServers1700000000023 } from '../migrations/1700000000023-mcp-servers
 import { Memory1700000000024 } from '../migrations/1700000000024-memory';
 import { BusinessKeys1700000000025 } from '../migrations/1700000000025-business-keys';
 import { MemoriesNoHnsw1700000000026 } from '../migrations/1700000000026-memories-no-hnsw';
+import { ModelStructuredOutput1700000000027 } from '../migrations/1700000000027-model-structured-output';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   Memory1700000000024,
   BusinessKeys1700000000025,
   MemoriesNoHnsw1700000000026,
+  ModelStructuredOutput1700000000027,
 ];
 
 export function dataSourceOptions(

@@ -11,6 +11,13 @@ export interface ScriptedRequest {
   status?: number;
   /** SHA-256 prefix of the request's API key (SecretBox.fingerprint), null without one. */
   api_key_fingerprint?: string | null;
+  path?: string;
+  /** How the request asked for JSON natively (json_schema, json_object, tool, format, output_format), or null. */
+  native_json?: string | null;
+  /** Whether the server answered it in strict mode. */
+  strict?: boolean;
+  /** The request's system prompt (first 4000 characters). */
+  system?: string;
 }
 
 /** The scripted model server (tools/scripted-llm, built in dist/) as a process of its own. */
@@ -41,6 +48,18 @@ export class ScriptedLlmProcess {
 
   async requests(): Promise<ScriptedRequest[]> {
     return (await (await fetch(this.url.replace(/\/v1$/, '/_requests'))).json()) as ScriptedRequest[];
+  }
+
+  /** Replaces the server's script (PUT /_script); rule counters start again. */
+  async setScript(script: unknown): Promise<void> {
+    const res = await fetch(this.url.replace(/\/v1$/, '/_script'), {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(script),
+    });
+    if (!res.ok) {
+      throw new Error(`scripted model server refused the script: ${await res.text()}`);
+    }
   }
 
   async stop(): Promise<void> {

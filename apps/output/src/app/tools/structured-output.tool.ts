@@ -9,8 +9,11 @@ import { type OutputMaterial, materialSections } from '../output-material';
 export type StructureEntry = RuntimeState['output_structure'][number];
 
 const SYSTEM = `[switchyard:output-structured] You fill the parts of a structured answer to the user's
-request from the work done in this turn. Reply with one JSON object and nothing else:
-{"entries": [{"id": "<an id from the structure>", "content": <the part's content, of its type>}]}.`;
+request from the work done in this turn: one entry per part, with the part's id from the structure
+and its content, of the part's type.`;
+
+// Only for models that take JSON from the prompt; the others get ReplySchema natively.
+const PROMPT_SHAPE = `{"entries": [{"id": "<an id from the structure>", "content": <the part's content, of its type>}]}.`;
 
 const ReplySchema = z.object({
   entries: z.array(z.object({ id: z.string().min(1), content: z.unknown() })),
@@ -40,7 +43,7 @@ export class StructuredOutputTool {
         new HumanMessage(material.prompt),
       ],
       ReplySchema,
-      { maxRetries: PARSE_RETRIES, signal, label: 'output_structured' },
+      { maxRetries: PARSE_RETRIES, signal, label: 'output_structured', promptShape: PROMPT_SHAPE },
     );
     const byId = new Map(value.entries.map((e) => [e.id, e.content]));
     const structured = structure.map((e) =>

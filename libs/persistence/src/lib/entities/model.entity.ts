@@ -19,5 +19,7 @@ export class ModelEntity {
   @Column({ type: 'numeric', precision: 14, scale: 6, default: 0 }) price_per_1k_input!: string;
   @Column({ type: 'numeric', precision: 14, scale: 6, default: 0 }) price_per_1k_output!: string;
   @Column({ type: 'jsonb', nullable: true }) parser!: ModelParser | null;
+  /** How replies are made structured; null = the vendor kind's default (see the 027 migration). */
+  @Column({ type: 'text', nullable: true }) structured_output!: 'json_schema' | 'tool_call' | 'prompt' | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }
