@@ -1,16 +1,18 @@
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo, type Server as NetServer, createServer as createNetServer } from 'node:net';
-import { hostname } from 'node:os';
 import type { Action } from '@switchyard/contracts';
-import { TestStack, waitFor } from '@switchyard/testing';
+import { DnsTestServer, TestStack, waitFor } from '@switchyard/testing';
 
 // SSRF end to end: a scripted planner asks the real tool-executor's `http_request` to fetch each URL
 // of a corpus aimed at a canary listening on 127.0.0.1. Every one must be refused (an action
 // error that goes to reflection, the run still answers) and the canary must never see a
 // connection. A redirector on 127.0.0.2 — the only host the operator allows — checks that the
 // rule is applied again on every redirect hop, and a control fetch shows the path itself works.
+// Host names are answered by the test's own DNS server (SWITCHYARD_DNS_SERVERS), so nothing here
+// depends on what the machine's resolver knows.
 
 let stack: TestStack;
+let dns: DnsTestServer;
 let canary: NetServer;
 let redirector: Server;
 let canaryPort: number;
@@ -51,14 +53,16 @@ beforeAll(async () => {
     }
   });
   redirectorBase = `http://127.0.0.2:${await listen(redirector, '127.0.0.2')}`;
+  dns = await DnsTestServer.start({ 'intranet.sy.test': ['127.0.0.1'] });
   stack = await TestStack.start({
     script: 'apps/tool-executor/test/fixtures/ssrf.script.json',
-    env: { SWITCHYARD_HTTP_ALLOW_HOSTS: '127.0.0.2' },
+    env: { SWITCHYARD_HTTP_ALLOW_HOSTS: '127.0.0.2', SWITCHYARD_DNS_SERVERS: dns.address },
   });
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
+  await dns?.close();
   await new Promise((r) => canary?.close(r));
   await new Promise((r) => redirector?.close(r));
 });
@@ -105,9 +109,9 @@ describe('http_request refuses every way to reach a local address', () => {
     ['localhost', () => `http://localhost:${p()}/`, 'forbidden_address', /loopback name/],
     [
       'a hostname resolving locally',
-      () => `http://${hostname()}:${p()}/`,
+      () => `http://intranet.sy.test:${p()}/`,
       'forbidden_address',
-      /resolves to/,
+      /intranet\.sy\.test resolves to 127\.0\.0\.1, a loopback address/,
     ],
     ['cloud metadata', () => 'http://169.254.169.254/latest/meta-data', 'forbidden_address', /link-local/],
     ['carrier-grade NAT', () => 'http://100.64.0.1/', 'forbidden_address', /carrier-grade NAT/],

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { parseHostAllowList } from '@switchyard/contracts';
 import { toolLimitsEnvSchema } from '@switchyard/worker';
+import { type HostLookup, dnsEnvSchema, toolLookup } from '../tools/host-resolver';
 
 // A comma-separated list of host names (the rule every allow-list variable follows).
 const hostList = () =>
@@ -11,7 +12,7 @@ const hostList = () =>
     .default('')
     .transform((v) => parseHostAllowList(v));
 
-const schema = toolLimitsEnvSchema.extend({
+const schema = toolLimitsEnvSchema.extend(dnsEnvSchema.shape).extend({
   // Hosts http_get may reach although they resolve to private addresses (operators' internal APIs).
   SWITCHYARD_HTTP_ALLOW_HOSTS: hostList(),
   SWITCHYARD_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -34,6 +35,8 @@ export class ToolExecutorConfig {
   readonly toolTimeoutMs: number;
   readonly toolOutputMaxBytes: number;
   readonly sqlAllowHosts: string[];
+  /** How http_get and http_request resolve host names (SWITCHYARD_DNS_SERVERS, else the system). */
+  readonly lookup: HostLookup;
   /** Opens the sealed DSNs of data sources (the gateway sealed them with the same key). */
   readonly secretKey: string;
   constructor(env: NodeJS.ProcessEnv = process.env) {
@@ -45,6 +48,7 @@ export class ToolExecutorConfig {
     this.toolTimeoutMs = cfg.SWITCHYARD_TOOL_TIMEOUT_MS;
     this.toolOutputMaxBytes = cfg.SWITCHYARD_TOOL_OUTPUT_MAX_BYTES;
     this.sqlAllowHosts = cfg.SWITCHYARD_SQL_ALLOW_HOSTS;
+    this.lookup = toolLookup(cfg);
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }

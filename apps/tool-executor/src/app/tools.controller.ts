@@ -63,6 +63,7 @@ export class ToolsController {
         const res = await httpGet(args, {
           signal,
           allowHosts: this.config.allowHosts,
+          lookup: this.config.lookup,
           timeoutMs: Math.min(this.config.timeoutMs, timeoutMs),
         });
         return {
@@ -90,6 +91,7 @@ export class ToolsController {
         const res = await httpRequest(args, {
           signal,
           allowHosts: this.config.allowHosts,
+          lookup: this.config.lookup,
           timeoutMs: Math.min(this.config.timeoutMs, timeoutMs),
           // A redelivered task sends the same key: the receiver can drop the repeat.
           idempotencyKey,

@@ -12,6 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioCommandAllowed } from '@switchyard/contracts';
 import { McpCallError } from './mcp-errors';
+import type { HostLookup } from '../tools/host-resolver';
 import { safeMcpFetch } from './safe-fetch';
 
 /** One row of mcp_servers with its secrets opened. */
@@ -34,6 +35,8 @@ export interface McpServerSpec {
 export interface McpConnectionOptions {
   stdioAllow: readonly (readonly string[])[];
   httpAllowHosts: readonly string[];
+  /** How an http server's host name is resolved (and then vetted). */
+  lookup?: HostLookup;
   /** Delay before the first reconnect; doubles with each failure in a row. */
   baseBackoffMs?: number;
   maxBackoffMs: number;
@@ -211,7 +214,7 @@ export class McpConnection {
     }
     return new StreamableHTTPClientTransport(new URL(s.url ?? ''), {
       requestInit: { headers: s.headers },
-      fetch: safeMcpFetch(this.opts.httpAllowHosts),
+      fetch: safeMcpFetch(this.opts.httpAllowHosts, this.opts.lookup),
     });
   }
 

@@ -204,6 +204,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
         served.conn = new McpConnection(spec, {
           stdioAllow: this.config.stdioAllow,
           httpAllowHosts: this.config.httpAllowHosts,
+          lookup: this.config.lookup,
           maxBackoffMs: this.config.maxBackoffMs,
           onTools: (tools) => {
             if (this.served.get(id) === served) {

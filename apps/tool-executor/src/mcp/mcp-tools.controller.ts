@@ -15,6 +15,8 @@ export class McpToolsController {
 
   @NodePrefixHandler(MCP_NODE_PREFIX)
   handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    return this.runtime.execute(data, ctx, (input) => asToolOutput(() => this.manager.call(input)));
+    return this.runtime.execute(data, ctx, (input) =>
+      asToolOutput(() => this.manager.call(input), input.task.node, input.lastDelivery),
+    );
   }
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { parseHostAllowList, parseStdioAllowList } from '@switchyard/contracts';
+import { type HostLookup, dnsEnvSchema, toolLookup } from '../tools/host-resolver';
 
-const schema = z.object({
+const schema = dnsEnvSchema.extend({
   // Operator-approved stdio commands; checked here again before anything is spawned.
   SWITCHYARD_MCP_STDIO_ALLOW: z.string().default(''),
   SWITCHYARD_MCP_HTTP_ALLOW_HOSTS: z.string().default(''),
@@ -15,6 +16,8 @@ const schema = z.object({
 export class McpConfig {
   readonly stdioAllow: string[][];
   readonly httpAllowHosts: string[];
+  /** How http MCP servers' host names are resolved (SWITCHYARD_DNS_SERVERS, else the system). */
+  readonly lookup: HostLookup;
   readonly pollMs: number;
   readonly maxBackoffMs: number;
   /** Opens the sealed env and headers of the servers (the gateway sealed them with the same key). */
@@ -23,6 +26,7 @@ export class McpConfig {
     const cfg = loadConfig(schema, env);
     this.stdioAllow = parseStdioAllowList(cfg.SWITCHYARD_MCP_STDIO_ALLOW);
     this.httpAllowHosts = parseHostAllowList(cfg.SWITCHYARD_MCP_HTTP_ALLOW_HOSTS);
+    this.lookup = toolLookup(cfg);
     this.pollMs = cfg.SWITCHYARD_MCP_POLL_MS;
     this.maxBackoffMs = cfg.SWITCHYARD_MCP_MAX_BACKOFF_MS;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;

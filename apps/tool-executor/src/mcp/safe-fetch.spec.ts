@@ -1,7 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
-import { type HostLookup, safeMcpFetch } from './safe-fetch';
+import type { HostLookup } from '../tools/host-resolver';
+import { safeMcpFetch } from './safe-fetch';
 
 // The MCP HTTP fetch against a real local server that counts connections: names are checked by
 // the connection's own lookup, so a DNS answer that changes between requests never reaches it.
@@ -51,10 +51,10 @@ describe(safeMcpFetch.name, () => {
   });
 
   it('connects only to what its own lookup checked, never resolving the name again', async () => {
-    // The machine's own name resolves to a local address through the system resolver; the checked
+    // localhost resolves to this server through the system resolver (on every machine); the checked
     // answer here is public, so the connection goes there (and fails offline), never to this server.
     const f = safeMcpFetch([], fixed('93.184.215.14'));
-    await expect(f(`http://${hostname()}:${port}/`, { signal: AbortSignal.timeout(1500) })).rejects.toThrow();
+    await expect(f(`http://localhost:${port}/`, { signal: AbortSignal.timeout(1500) })).rejects.toThrow();
     expect(connections).toBe(0);
   });
 

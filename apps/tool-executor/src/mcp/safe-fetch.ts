@@ -1,10 +1,9 @@
-import { promises as dns } from 'node:dns';
 import { type LookupFunction, isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { type HostLookup, systemLookup } from '../tools/host-resolver';
 import { forbiddenAddressReason, pinnedLookup } from '../tools/http-get.tool';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
-export type HostLookup = (host: string) => Promise<{ address: string; family?: number }[]>;
 
 /** A refused address: the message names it and how an operator allows it. */
 function refusal(origin: string, address: string, reason: string): Error {
@@ -18,12 +17,12 @@ function refusal(origin: string, address: string, reason: string): Error {
  * address: the check happens in the connection's own resolution, so the socket connects to
  * exactly the addresses that were checked (a DNS rebinding has no second lookup to win).
  */
-function vettingLookup(lookup: HostLookup): LookupFunction {
+function vettingLookup(lookup: HostLookup, vet = true): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname).then(
       (answers) => {
         const addresses = answers.map(({ address }) => ({ address, family: isIP(address) }));
-        for (const { address } of addresses) {
+        for (const { address } of vet ? addresses : []) {
           const reason = forbiddenAddressReason(address);
           if (reason) {
             callback(refusal(hostname, address, reason), '');
@@ -44,17 +43,16 @@ function vettingLookup(lookup: HostLookup): LookupFunction {
  * is checked before the request; a name is checked by the connection's own lookup (undici with a
  * vetting `connect.lookup`), so what was checked is what is connected to.
  */
-export function safeMcpFetch(
-  allowHosts: readonly string[],
-  lookup: HostLookup = (h) => dns.lookup(h, { all: true }),
-): Fetch {
+export function safeMcpFetch(allowHosts: readonly string[], lookup: HostLookup = systemLookup): Fetch {
   const allowed = new Set(allowHosts);
   const vetted = new Agent({ connect: { lookup: vettingLookup(lookup) } });
+  // An allowed host skips the address check, not the configured resolver.
+  const trusted = new Agent({ connect: { lookup: vettingLookup(lookup, false) } });
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input.href);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
     if (allowed.has(host)) {
-      return fetch(input, init);
+      return (await undiciFetch(url, { ...(init as object), dispatcher: trusted })) as unknown as Response;
     }
     if (isIP(host)) {
       const reason = forbiddenAddressReason(host);

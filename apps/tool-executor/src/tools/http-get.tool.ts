@@ -1,9 +1,9 @@
-import { promises as dns } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { type HostLookup, systemLookup } from './host-resolver';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 1_000_000;
@@ -44,8 +44,7 @@ export interface ResolvedAddress {
   family: number;
 }
 
-/** Resolves a hostname to every address it has, like `dns.lookup(host, { all: true })`. */
-export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { HostLookup } from './host-resolver';
 
 export interface HttpGetOptions {
   signal?: AbortSignal;
@@ -206,7 +205,7 @@ async function vetHost(
     throw refuse(`${host} is a loopback name`);
   }
 
-  let answers: ResolvedAddress[];
+  let answers: Awaited<ReturnType<HostLookup>>;
   try {
     answers = await untilAborted(lookup(url.hostname), signal);
   } catch (error) {
@@ -232,9 +231,17 @@ async function vetHost(
   return addresses;
 }
 
-/** A `lookup` for http.request that answers only with the addresses already vetted. */
+/**
+ * A `lookup` for http.request that answers only with the addresses already vetted. It answers
+ * asynchronously, as dns.lookup does: net.Socket connects inside the callback, and a connect that
+ * fails synchronously (ENETUNREACH, EADDRNOTAVAIL for an IPv6 address on a host without an IPv6
+ * route) emits the socket's 'error' at once — before http.ClientRequest has attached its listener
+ * when the answer came synchronously, which took the whole process down.
+ */
 export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (hostname, options, callback) => {
+  return (hostname, options, callback) => setImmediate(answer, hostname, options, callback);
+
+  function answer(...[hostname, options, callback]: Parameters<LookupFunction>): void {
     const family =
       options.family === 4 || options.family === 'IPv4'
         ? 4
@@ -251,7 +258,7 @@ export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
     } else {
       callback(null, usable[0].address, usable[0].family);
     }
-  };
+  }
 }
 
 /** What goes on the wire besides the URL. */
@@ -356,7 +363,7 @@ export async function fetchSafely(
 ): Promise<HttpGetResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  const lookup = opts.lookup ?? ((hostname: string) => dns.lookup(hostname, { all: true }));
+  const lookup = opts.lookup ?? systemLookup;
   const allowHosts = new Set((opts.allowHosts ?? []).map(normalizeHost));
   const maxBytes = opts.maxBytes;
   let outgoing = request;

@@ -35,6 +35,8 @@ export interface NodeInput {
   /** Aborted when the run is cancelled: pass it to every LLM and HTTP call. */
   signal: AbortSignal;
   attempt: number;
+  /** This is the task's last delivery: a retryable failure now becomes the action's error. */
+  lastDelivery?: boolean;
   /** Streams a piece of generated text to the run's event stream (`token` events). */
   emitToken: (text: string) => Promise<void>;
 }
@@ -113,6 +115,7 @@ export class NodeRuntime {
           state,
           signal,
           attempt,
+          lastDelivery: deliveries >= MAX_DELIVER,
           emitToken: async (text) => {
             await this.events.append(task.run_id, 'token', { node: task.node, task_id: task.task_id, text });
           },

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { NodeOutput } from './node-runtime';
+import { guardToolWork } from './tools/tool-guard';
 import { type RuntimeState, type TaskMessage, describeZodError, findToolCall } from '@switchyard/contracts';
 
 /** A tool's own failure the agent can react to (bad or missing arguments): recorded on the action, the run goes on to reflection. */
@@ -36,14 +37,22 @@ const TOOL_NEXT = ['reflection'];
  * Runs a tool's work. A failure the agent should see — an error that says it is not retryable
  * and carries a `code` (bad arguments, a refused address, an unknown block, division by zero) —
  * becomes the action's error and the run goes on to reflection; anything else is rethrown, so a
- * transient failure is retried by redelivery.
+ * transient failure is retried by redelivery. The work runs guarded: an error of it that escapes
+ * to the process (an unlistened socket error, a throw in a callback) fails this call, not the
+ * service (see tool-guard.ts). On the task's last delivery a transient failure with a code (a
+ * network error that outlasted the retries) is an observation too: the agent learns the site is
+ * unreachable instead of the run failing.
  */
-export async function asToolOutput(work: () => Promise<NodeOutput>): Promise<NodeOutput> {
+export async function asToolOutput(
+  work: () => Promise<NodeOutput>,
+  tool = 'tool',
+  lastDelivery = false,
+): Promise<NodeOutput> {
   try {
-    return await work();
+    return await guardToolWork(tool, work);
   } catch (err) {
     const e = err as { retryable?: unknown; code?: unknown; message?: unknown };
-    if (err instanceof Error && e.retryable === false && typeof e.code === 'string') {
+    if (err instanceof Error && (e.retryable === false || lastDelivery) && typeof e.code === 'string') {
       return {
         summary: `Failed: ${err.message}`,
         result: null,

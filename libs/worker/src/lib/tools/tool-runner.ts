@@ -101,17 +101,21 @@ export class ToolRunner {
     const timeoutMs = tool.timeoutMs ?? this.config.toolTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([input.signal, timeout]);
-    const out = await asToolOutput(async () => {
-      try {
-        return await untilAborted(work({ signal, idempotencyKey: input.task.task_id, timeoutMs }), signal);
-      } catch (err) {
-        // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
-        if (timeout.aborted && !input.signal.aborted) {
-          throw new ToolTimeoutError(tool.name, timeoutMs);
+    const out = await asToolOutput(
+      async () => {
+        try {
+          return await untilAborted(work({ signal, idempotencyKey: input.task.task_id, timeoutMs }), signal);
+        } catch (err) {
+          // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
+          if (timeout.aborted && !input.signal.aborted) {
+            throw new ToolTimeoutError(tool.name, timeoutMs);
+          }
+          throw err;
         }
-        throw err;
-      }
-    });
+      },
+      tool.name,
+      input.lastDelivery,
+    );
     return out.error ? out : this.capOutput(tool.name, input, out);
   }
 
