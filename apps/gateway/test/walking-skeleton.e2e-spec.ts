@@ -242,6 +242,8 @@ describe('node registry', () => {
         memory: 'retrieval',
         output: 'output',
         ask_user: 'run-orchestrator',
+        // The client's own functions (OpenAI tools): a human node, not offered as a tool.
+        client_tool: 'run-orchestrator',
         retrieval: 'retrieval',
       });
     } finally {

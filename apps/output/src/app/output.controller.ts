@@ -1,12 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import type { JsonPatchOperation, Usage } from '@switchyard/contracts';
+import { type JsonPatchOperation, type Usage, clientRequestOf } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { ChatModels } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
 import { gatherMaterial } from './output-material';
-import { chooseOutputTools, plannerChoice } from './output-tools';
+import { type OutputToolChoice, chooseOutputTools, plannerChoice } from './output-tools';
 import { RunOutputContextReader } from './run-output-context.service';
 import { MarkdownAnswerTool } from './tools/markdown-answer.tool';
 import { type StructureEntry, StructuredOutputTool } from './tools/structured-output.tool';
@@ -48,28 +48,36 @@ export class OutputController {
 
   private async finish({ state, signal, emitToken, task }: NodeInput): Promise<NodeOutput> {
     const run = await this.runs.forRun(task.run_id);
-    const choice = chooseOutputTools(plannerChoice(state), run.allowedTools);
+    // A response_format of the client's request: the answer is that JSON, written by output_structured.
+    const format = clientRequestOf(state).response_format;
+    const choice: OutputToolChoice = format
+      ? { tools: ['output_structured'], dropped: [] }
+      : chooseOutputTools(plannerChoice(state), run.allowedTools);
     const material = gatherMaterial(state);
     const log = { run_id: task.run_id, thread_id: task.thread_id, task_id: task.task_id };
 
     // The three calls are independent: run them side by side so the title costs no latency.
-    const [answer, structured, title] = await Promise.all([
+    const [markdown, structured, title] = await Promise.all([
       choice.tools.includes('output') ? this.markdown.write(material, emitToken, signal) : undefined,
-      choice.tools.includes('output_structured')
-        ? this.structuredTool.fill(state.output_structure, material, signal)
-        : undefined,
+      format
+        ? this.structuredTool.respond(format, material, signal)
+        : choice.tools.includes('output_structured')
+          ? this.structuredTool.fill(state.output_structure, material, signal)
+          : undefined,
       // Named once: the thread's first answer generates the title, later turns reuse it.
       run.threadTitle === null
         ? this.titles.generate(material.prompt, material.goal, signal, log)
         : undefined,
     ]);
 
+    const answer =
+      structured && 'value' in structured ? { answer: JSON.stringify(structured.value) } : markdown;
     const output: RunOutput = {
       answer: answer?.answer ?? '',
       title: title?.title ?? run.threadTitle ?? '',
       structured: structured?.structured ?? null,
     };
-    const usages: Usage[] = [answer?.usage, structured?.usage, title?.usage].filter((u): u is Usage => !!u);
+    const usages: Usage[] = [markdown?.usage, structured?.usage, title?.usage].filter((u): u is Usage => !!u);
     // chat_history keeps what the user was given: the answer, or the structured result without one.
     const said = output.answer || (output.structured ? JSON.stringify(output.structured) : '');
     const patch: JsonPatchOperation[] = [

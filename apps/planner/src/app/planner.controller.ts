@@ -11,6 +11,7 @@ import {
 } from '@langchain/core/messages';
 import {
   ASK_USER,
+  CLIENT_TOOL,
   type Action,
   type JsonPatchOperation,
   type PlannerResult,
@@ -20,6 +21,7 @@ import {
   TodoSchema,
   type ToolCall,
   type Usage,
+  clientRequestOf,
   toolFunctionName,
 } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
@@ -125,9 +127,11 @@ export class PlannerController {
   private async plan({ state, signal, task }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
     const run = await this.agents.forRun(task.run_id);
+    const client = clientRequestOf(state);
     const catalog = ToolCatalog.build(this.directory.list(), {
       allowed: run.agent.tools,
       tenantId: run.tenant_id,
+      clientTools: client.client_tools,
     });
     const actions = state.action_history[turn] ?? [];
     const before = (state.todos[turn] ?? []).map((t) => TodoSchema.parse(t));
@@ -178,7 +182,7 @@ export class PlannerController {
     run: RunContext,
     signal: AbortSignal,
   ): Promise<{ value: PlanReply; usages: Usage[] }> {
-    const tools = catalog.tools.map((t) => `- ${t.name}: ${t.description}`);
+    const tools = catalog.describe();
     const system = [
       PLAN_SYSTEM,
       run.agent.system_prompt ?? '',
@@ -394,7 +398,11 @@ export class PlannerController {
       (t) => t in OUTPUT_FUNCTIONS,
     );
     let outputTools = allowed.length ? allowed.slice(0, 1) : ['output'];
-    if (allowed.length > 1) {
+    if (clientRequestOf(state).response_format) {
+      // The client asked for JSON (response_format): the structured output tool writes it.
+      outputTools = ['output_structured'];
+      step.notes.push('The request has a response_format: answering with output_structured.');
+    } else if (allowed.length > 1) {
       const turn = state.turn;
       const system = [
         FINAL_SYSTEM,
@@ -440,11 +448,9 @@ export class PlannerController {
 }
 
 function callsOf(reply: AIMessageChunk, catalog: ToolCatalog, fallbackId: string): ToolCall[] {
-  return (reply.tool_calls ?? []).map((c, i) => ({
-    id: c.id || `${fallbackId}_${i}`,
-    name: catalog.nodeOf(c.name),
-    args: c.args,
-  }));
+  return (reply.tool_calls ?? []).map((c, i) =>
+    catalog.toolCall(c.name, c.id || `${fallbackId}_${i}`, c.args as Record<string, unknown>),
+  );
 }
 
 const textOf = (reply: AIMessageChunk): string =>
@@ -478,8 +484,9 @@ function latestVerdict(
 }
 
 /**
- * `ask_user` answers go straight back to the planner (no reflection): the todo that asked is
- * completed with the user's answer.
+ * Answers of human nodes (`ask_user`, the client's functions) go straight back to the planner (no
+ * reflection): the todo that asked is completed with the answer (the k-th answer of a node answers
+ * its k-th call).
  */
 function settleHumanAnswers(todos: Todo[], actions: readonly Action[], now: Date): Todo[] {
   const p = actions.map((a) => a.node).lastIndexOf('planner');
@@ -487,25 +494,35 @@ function settleHumanAnswers(todos: Todo[], actions: readonly Action[], now: Date
     return todos;
   }
   const parsed = PlannerResultSchema.safeParse(actions[p].result);
-  const asked = parsed.success ? parsed.data.tool_calls.filter((c) => c.name === ASK_USER.name) : [];
-  const answers = actions.slice(p + 1).filter((a) => a.node === ASK_USER.name);
   let result = todos;
-  answers.forEach((a, k) => {
-    const call = asked[k];
-    const idx = call
-      ? result.findIndex((t) => t.call_ids.includes(call.id) && t.status === 'processing')
-      : -1;
-    if (idx >= 0) {
-      result = result.slice();
-      result[idx] = completeTodo(result[idx], {
-        now,
-        tool_used: ASK_USER.name,
-        execution_time: (Date.parse(a.finished_at) - Date.parse(a.started_at)) / 1000,
-        output: a.result,
-      });
-    }
-  });
+  for (const node of HUMAN_NODES) {
+    const asked = parsed.success ? parsed.data.tool_calls.filter((c) => c.name === node) : [];
+    const answers = actions.slice(p + 1).filter((a) => a.node === node);
+    answers.forEach((a, k) => {
+      const call = asked[k];
+      const idx = call
+        ? result.findIndex((t) => t.call_ids.includes(call.id) && t.status === 'processing')
+        : -1;
+      if (idx >= 0) {
+        result = result.slice();
+        result[idx] = completeTodo(result[idx], {
+          now,
+          tool_used: node === CLIENT_TOOL.name ? clientFunctionOf(call) : node,
+          execution_time: (Date.parse(a.finished_at) - Date.parse(a.started_at)) / 1000,
+          output: a.result,
+        });
+      }
+    });
+  }
   return result;
+}
+
+const HUMAN_NODES = [ASK_USER.name, CLIENT_TOOL.name] as const;
+
+/** The client function a `client_tool` call names. */
+function clientFunctionOf(call: ToolCall): string {
+  const args = CLIENT_TOOL.argsSchema.safeParse(call.args);
+  return args.success ? args.data.name : CLIENT_TOOL.name;
 }
 
 /** The turn so far as chat messages: each planner call followed by its tools' results. */
@@ -536,12 +553,17 @@ function conversation(
         messages.push(
           new AIMessage({
             content: parsed.success ? parsed.data.content : '',
-            tool_calls: pending.map((c) => ({
-              id: c.id,
-              name: toolFunctionName(c.name),
-              args: c.args,
-              type: 'tool_call' as const,
-            })),
+            tool_calls: pending.map((c) => {
+              // A client function is shown to the model under its own name and arguments.
+              const client =
+                c.name === CLIENT_TOOL.name ? CLIENT_TOOL.argsSchema.safeParse(c.args) : undefined;
+              return {
+                id: c.id,
+                name: client?.success ? client.data.name : toolFunctionName(c.name),
+                args: client?.success ? client.data.arguments : c.args,
+                type: 'tool_call' as const,
+              };
+            }),
           }),
         );
       }
@@ -550,7 +572,11 @@ function conversation(
     const idx = pending.findIndex((c) => c.name === a.node);
     if (idx >= 0) {
       const [call] = pending.splice(idx, 1);
-      const content = a.error ? `error ${a.error.code}: ${a.error.message}` : JSON.stringify(a.result);
+      const content = a.error
+        ? `error ${a.error.code}: ${a.error.message}`
+        : a.node === CLIENT_TOOL.name && typeof a.result === 'string'
+          ? a.result
+          : JSON.stringify(a.result);
       messages.push(new ToolMessage({ content, tool_call_id: call.id }));
     }
   }

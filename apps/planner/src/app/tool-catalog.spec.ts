@@ -1,5 +1,5 @@
-import type { NodeRegistration } from '@switchyard/contracts';
-import { toolFunctionName } from '@switchyard/contracts';
+import type { ClientTool, NodeRegistration } from '@switchyard/contracts';
+import { CLIENT_TOOL, toolFunctionName } from '@switchyard/contracts';
 import { ToolCatalog } from './tool-catalog';
 
 const node = (
@@ -65,5 +65,42 @@ describe('ToolCatalog', () => {
     const c = ToolCatalog.build([node('a.b'), node('a__b')], { tenantId: null });
     expect(c.names).toEqual(['a.b']);
     expect(c.skipped).toEqual(['a__b']);
+  });
+
+  it("offers the client's functions after the tools and turns their calls into client_tool calls", () => {
+    const weather: ClientTool = {
+      type: 'function',
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    };
+    const bare: ClientTool = { type: 'function', function: { name: 'ping' } };
+    const c = ToolCatalog.build(nodes, { tenantId: null, clientTools: [weather, bare] });
+    expect(c.functions().map((f) => f.function.name)).toEqual([
+      'calculator',
+      'mcp__fs__read',
+      'get_weather',
+      'ping',
+    ]);
+    expect(c.functions()[3].function.parameters).toEqual({ type: 'object', properties: {} });
+    expect(c.toolCall('get_weather', 'call_1', { city: 'Oslo' })).toEqual({
+      id: 'call_1',
+      name: CLIENT_TOOL.name,
+      args: { name: 'get_weather', arguments: { city: 'Oslo' } },
+    });
+    expect(c.toolCall('mcp__fs__read', 'call_2', { path: 'a' })).toEqual({
+      id: 'call_2',
+      name: 'mcp.fs.read',
+      args: { path: 'a' },
+    });
+  });
+
+  it('lets a client function win a name clash with a tool node, and says so', () => {
+    const calculator: ClientTool = { type: 'function', function: { name: 'calculator' } };
+    const c = ToolCatalog.build(nodes, { tenantId: null, clientTools: [calculator] });
+    expect(c.skipped).toEqual(['calculator']);
+    expect(c.functions().map((f) => f.function.name)).toEqual(['mcp__fs__read', 'calculator']);
+    expect(c.toolCall('calculator', 'x', {}).name).toBe(CLIENT_TOOL.name);
   });
 });

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common'
 import {
   ASK_USER,
   AskUserInputJsonSchema,
+  CLIENT_TOOL,
   NODE_REGISTRY_BUCKET,
   type NodeRegistration,
 } from '@switchyard/contracts';
@@ -25,5 +26,20 @@ export class HumanNodesRegistrar implements OnApplicationBootstrap {
       registered_at: new Date().toISOString(),
     };
     await kv.put(entry.name, encodeJson(entry));
+    // Not a tool of the catalogue: the planner offers the client's own functions under their names.
+    const client: NodeRegistration = {
+      name: CLIENT_TOOL.name,
+      service: 'run-orchestrator',
+      kind: 'human',
+      tool: false,
+      description: CLIENT_TOOL.description,
+      input_schema: {
+        type: 'object',
+        properties: { name: { type: 'string' }, arguments: { type: 'object' } },
+      },
+      idempotent: true,
+      registered_at: entry.registered_at,
+    };
+    await kv.put(client.name, encodeJson(client));
   }
 }

@@ -1,4 +1,4 @@
-import type { RunStatus } from '@switchyard/contracts';
+import type { ClientRequestOptions, RunStatus } from '@switchyard/contracts';
 
 /** The columns of `runs` the orchestrator reads under the run's row lock. */
 export interface RunRow {
@@ -11,7 +11,7 @@ export interface RunRow {
   steps: number;
   max_steps: number;
   cancel_requested: boolean;
-  input: {
+  input: ClientRequestOptions & {
     prompt: string;
     files?: unknown[];
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];

@@ -3,6 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
   ASK_USER,
+  CLIENT_TOOL,
+  CLIENT_TOOL_OUTPUTS_JSON_SCHEMA,
   type Action,
   type RuntimeState,
   type RunStatus,
@@ -10,7 +12,7 @@ import {
   findToolCall,
   taskSubject,
 } from '@switchyard/contracts';
-import type { RunWaiting } from '@switchyard/persistence';
+import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import type { RunRow, TaskRow } from './run-row';
@@ -74,6 +76,7 @@ export class RunStepper {
 
     const callCounts = new Map<string, number>();
     const humanTasks: TaskRow[] = [];
+    const clientCalls: WaitingClientCall[] = [];
     let waitingFor: RunWaiting | undefined;
     const deadline = new Date(Date.now() + this.config.env.SWITCHYARD_TASK_TIMEOUT_MS);
     for (const [seq, node] of next.entries()) {
@@ -88,21 +91,33 @@ export class RunStepper {
       const callIndex = callCounts.get(node) ?? 0;
       callCounts.set(node, callIndex + 1);
       if (reg.kind === 'human') {
-        const args = ASK_USER.argsSchema.safeParse(findToolCall(state, node, callIndex)?.args ?? {});
-        if (!args.success) {
-          return this.finish(m, run, state, effects, steps, 'failed', {
-            code: RunFailureCode.InvalidDelta,
-            message: `${node} needs a question: ${describeZodError(args.error)}`,
-          });
-        }
         const id = randomUUID();
-        waitingFor ??= {
-          task_id: id,
-          node,
-          question: args.data.question,
-          input_schema: args.data.input_schema ?? ASK_USER.defaultInputSchema,
-          since: new Date().toISOString(),
-        };
+        const call = findToolCall(state, node, callIndex);
+        if (node === CLIENT_TOOL.name) {
+          const args = CLIENT_TOOL.argsSchema.safeParse(call?.args ?? {});
+          if (!call || !args.success) {
+            return this.finish(m, run, state, effects, steps, 'failed', {
+              code: RunFailureCode.InvalidDelta,
+              message: `${node} needs a function name and arguments${args.success ? '' : `: ${describeZodError(args.error)}`}`,
+            });
+          }
+          clientCalls.push({ task_id: id, id: call.id, ...args.data });
+        } else {
+          const args = ASK_USER.argsSchema.safeParse(call?.args ?? {});
+          if (!args.success) {
+            return this.finish(m, run, state, effects, steps, 'failed', {
+              code: RunFailureCode.InvalidDelta,
+              message: `${node} needs a question: ${describeZodError(args.error)}`,
+            });
+          }
+          waitingFor ??= {
+            task_id: id,
+            node,
+            question: args.data.question,
+            input_schema: args.data.input_schema ?? ASK_USER.defaultInputSchema,
+            since: new Date().toISOString(),
+          };
+        }
         humanTasks.push({
           id,
           run_id: run.id,
@@ -135,6 +150,17 @@ export class RunStepper {
         deadline,
       });
     }
+    if (clientCalls.length) {
+      // The client answers every call of the step in one request; ask_user (if any) keeps its question.
+      waitingFor ??= {
+        task_id: clientCalls[0].task_id,
+        node: CLIENT_TOOL.name,
+        question: `Run the client functions ${clientCalls.map((c) => c.name).join(', ')} and send their results.`,
+        input_schema: CLIENT_TOOL_OUTPUTS_JSON_SCHEMA,
+        since: new Date().toISOString(),
+      };
+      waitingFor.client_calls = clientCalls;
+    }
     await insertTasks(
       m,
       [...effects.tasks, ...humanTasks],
@@ -156,7 +182,19 @@ export class RunStepper {
         { type: 'status', payload: { status: 'waiting' } },
         {
           type: 'waiting_for_user',
-          payload: { question: waitingFor.question, input_schema: waitingFor.input_schema },
+          payload: {
+            question: waitingFor.question,
+            input_schema: waitingFor.input_schema,
+            ...(waitingFor.client_calls
+              ? {
+                  tool_calls: waitingFor.client_calls.map((c) => ({
+                    id: c.id,
+                    name: c.name,
+                    arguments: c.arguments,
+                  })),
+                }
+              : {}),
+          },
         },
       );
     } else if (run.status === 'waiting') {

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type Action, type CommittedDelta, type RuntimeState, ZERO_USAGE } from '@switchyard/contracts';
+import {
+  type Action,
+  type CommittedDelta,
+  type RuntimeState,
+  type StartResult,
+  ZERO_USAGE,
+} from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
 import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
@@ -80,7 +86,13 @@ export class StartRunUseCase {
           node: 'start',
           preparation: '',
           summary: `Turn ${turn} started`,
-          result: { prompt: run.input.prompt, agent_id: run.agent_id },
+          // Nodes read the turn's input from here: the client's tools and response format too.
+          result: {
+            prompt: run.input.prompt,
+            agent_id: run.agent_id,
+            ...(run.input.client_tools?.length ? { client_tools: run.input.client_tools } : {}),
+            ...(run.input.response_format ? { response_format: run.input.response_format } : {}),
+          } satisfies StartResult,
           usage: { ...ZERO_USAGE },
           next: ENTRY,
           started_at: now,

@@ -38,7 +38,14 @@ export const EventPayloadSchemas = {
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
   token: z.object({ node: z.string(), task_id: z.string(), text: z.string() }),
-  waiting_for_user: z.object({ question: z.string(), input_schema: z.unknown() }),
+  // `tool_calls`: the client functions the run waits for (see CLIENT_TOOL), when it waits for those.
+  waiting_for_user: z.object({
+    question: z.string(),
+    input_schema: z.unknown(),
+    tool_calls: z
+      .array(z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) }))
+      .optional(),
+  }),
   error: z.object({ code: z.string(), message: z.string(), node: z.string().optional() }),
   done: z.object({ status: RunStatusSchema }),
 } satisfies Record<EventType, z.ZodType>;

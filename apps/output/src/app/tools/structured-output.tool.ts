@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { Ajv } from 'ajv';
 import { z } from 'zod';
-import type { JsonPatchOperation, RuntimeState, Usage } from '@switchyard/contracts';
-import { ChatModels, invokeStructured } from '@switchyard/models';
+import type { JsonPatchOperation, ResponseFormat, RuntimeState, Usage } from '@switchyard/contracts';
+import { ChatModels, LlmCallException, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
 import { type OutputMaterial, materialSections } from '../output-material';
 
@@ -21,6 +22,12 @@ const ReplySchema = z.object({
 
 // One retry with the parse error fed back, as for intake.
 const PARSE_RETRIES = 1;
+
+const RESPONSE_SYSTEM = `[switchyard:output-structured] You write the answer to the user's request from the
+work done in this turn as one JSON value and nothing else.`;
+
+// A reply that misses the client's schema gets two more chances with the errors fed back.
+const RESPONSE_RETRIES = 2;
 
 /** `output_structured`: fills the contents of the thread's `output_structure` (set by intake). */
 @Injectable()
@@ -64,5 +71,80 @@ export class StructuredOutputTool {
       .filter(Boolean)
       .join('; ');
     return { structured, patch, usage: sumUsages(usages), note };
+  }
+
+  /**
+   * The answer as the client's `response_format` asks: JSON valid against its schema
+   * (`json_schema`) or any JSON object (`json_object`). It becomes the turn's output structure,
+   * one entry named after the schema holding the value.
+   */
+  async respond(
+    format: ResponseFormat,
+    material: OutputMaterial,
+    signal: AbortSignal,
+  ): Promise<{
+    value: unknown;
+    structured: StructureEntry[];
+    patch: JsonPatchOperation[];
+    usage: Usage;
+    note: string;
+  }> {
+    const schema: Record<string, unknown> =
+      format.type === 'json_schema' ? format.json_schema.schema : { type: 'object' };
+    // A fresh instance per answer: Ajv keeps every schema it compiled, and these come from clients.
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    let validate: ReturnType<Ajv['compile']>;
+    try {
+      validate = ajv.compile(schema);
+    } catch (err) {
+      throw new LlmCallException(
+        `response_format: the schema does not compile: ${(err as Error).message}`,
+        'invalid_response_format',
+        false,
+      );
+    }
+    // The client's schema is what the vendor is asked for (the meta is the derived JSON Schema) and
+    // what the reply is checked against.
+    const valueSchema = z
+      .unknown()
+      .superRefine((v, ctx) => {
+        if (!validate(v)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `the JSON does not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'reply', separator: '; ' })}`,
+          });
+        }
+      })
+      .meta(schema);
+    const name = format.type === 'json_schema' ? format.json_schema.name : 'json_object';
+    const wanted =
+      format.type === 'json_schema'
+        ? `The JSON must match this JSON Schema (${name}${format.json_schema.description ? `: ${format.json_schema.description}` : ''}):\n${JSON.stringify(schema)}`
+        : 'The JSON must be an object.';
+    const { value, usages, calls } = await invokeStructured(
+      this.models.chat({ role: 'output' }),
+      [
+        new SystemMessage(`${RESPONSE_SYSTEM}\n\n${wanted}\n\n${materialSections(material)}`),
+        new HumanMessage(material.prompt),
+      ],
+      valueSchema,
+      { maxRetries: RESPONSE_RETRIES, signal, label: 'response_format' },
+    );
+    const entry: StructureEntry = {
+      id: name,
+      expected:
+        format.type === 'json_schema'
+          ? (format.json_schema.description ?? `JSON (${name})`)
+          : 'a JSON object',
+      type: format.type,
+      content: value,
+    };
+    return {
+      value,
+      structured: [entry],
+      patch: [{ op: 'replace', path: '/output_structure', value: [entry] }],
+      usage: sumUsages(usages),
+      note: `wrote the ${format.type} response (${name}) in ${calls} call${calls === 1 ? '' : 's'}`,
+    };
   }
 }

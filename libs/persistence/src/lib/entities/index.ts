@@ -5,7 +5,7 @@ import { VendorEndpointEntity } from './vendor-endpoint.entity';
 import { VendorEntity, type VendorKind } from './vendor.entity';
 import { VendorKeyEntity, type VendorKeyStatus } from './vendor-key.entity';
 import { RunTaskEntity } from './run-task.entity';
-import { RunEntity, type RunInput, type RunWaiting } from './run.entity';
+import { RunEntity, type RunInput, type RunWaiting, type WaitingClientCall } from './run.entity';
 import { StateDeltaEntity } from './state-delta.entity';
 import { StateSnapshotEntity } from './state-snapshot.entity';
 import { TenantEntity } from './tenant.entity';
@@ -43,6 +43,7 @@ export {
   RunEntity,
   type RunInput,
   type RunWaiting,
+  type WaitingClientCall,
   StateDeltaEntity,
   StateSnapshotEntity,
   TenantEntity,

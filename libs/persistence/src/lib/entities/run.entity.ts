@@ -1,11 +1,20 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { RunStatus, Usage } from '@switchyard/contracts';
+import type { ClientRequestOptions, RunStatus, Usage } from '@switchyard/contracts';
 
-export interface RunInput {
+export interface RunInput extends ClientRequestOptions {
   prompt: string;
   files?: unknown[];
   /** Earlier chat messages brought by an OpenAI-style request. */
   history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
+}
+
+/** A client function call a waiting run waits for (its `client_tool` task). */
+export interface WaitingClientCall {
+  task_id: string;
+  /** The tool call's id, as the client sees it (`tool_calls[].id`, `tool_call_id`). */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 /** What a waiting run asks the user. */
@@ -15,6 +24,8 @@ export interface RunWaiting {
   question: string;
   input_schema: Record<string, unknown>;
   since: string;
+  /** Set when the run waits for the client's function results (every `client_tool` task of the step). */
+  client_calls?: WaitingClientCall[];
 }
 
 @Entity('runs')
