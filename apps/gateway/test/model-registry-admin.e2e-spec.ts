@@ -297,6 +297,7 @@ describe('endpoints and models', () => {
       price_per_1k_input: 0.0025,
       price_per_1k_output: 0.01,
       parser,
+      structured_output: null,
       created_at: expect.any(String),
     });
     const dup = await admin('POST', '/v1/admin/models', {
@@ -359,6 +360,46 @@ describe('endpoints and models', () => {
     expect((await admin('GET', `/v1/admin/models/${created.json.id}`)).json).toEqual(created.json);
     expect((await admin('GET', `/v1/admin/models/${MISSING}`)).status).toBe(404);
     expect((await admin('GET', '/v1/admin/models?vendor=x')).status).toBe(400);
+  });
+
+  it('declares how a model returns structured replies; PATCH changes it and the parser, null clears', async () => {
+    const vendorId = await vendor('structured-vendor', 'anthropic');
+    const created = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendorId,
+      name: 'claude-x',
+      category: 'text',
+      structured_output: 'prompt',
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.structured_output).toBe('prompt');
+    const bad = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendorId,
+      name: 'claude-y',
+      category: 'text',
+      structured_output: 'xml',
+    });
+    expect(bad.status).toBe(400);
+    expect(fields(bad)).toEqual(['structured_output']);
+
+    const url = `/v1/admin/models/${created.json.id}`;
+    const toolCall = await admin('PATCH', url, { structured_output: 'tool_call' });
+    expect(toolCall.status).toBe(200);
+    expect(toolCall.json).toEqual({ ...created.json, structured_output: 'tool_call' });
+    const parser = { intake: { schema: { type: 'object' }, max_retries: 1 } };
+    expect((await admin('PATCH', url, { parser })).json).toMatchObject({
+      parser,
+      structured_output: 'tool_call',
+    });
+    const cleared = await admin('PATCH', url, { structured_output: null, parser: null });
+    expect(cleared.json).toMatchObject({ parser: null, structured_output: null });
+    expect((await admin('GET', url)).json).toEqual(cleared.json);
+
+    expect((await admin('PATCH', url, {})).status).toBe(400);
+    expect(fields(await admin('PATCH', url, { structured_output: 'yaml' }))).toEqual(['structured_output']);
+    expect((await admin('PATCH', `/v1/admin/models/${MISSING}`, { structured_output: null })).status).toBe(
+      404,
+    );
+    expect((await admin('PATCH', url, { structured_output: null }, stack.key)).status).toBe(401);
   });
 });
 

@@ -108,6 +108,26 @@ describe('walking skeleton: one agent run end to end', () => {
     expect(planner.tool_calls.map((c) => c.name)).toEqual(['calculator']);
   });
 
+  it('asks for every structured reply natively, never with JSON in the prompt (the server log says so)', async () => {
+    const log = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+      system: string;
+      native_json: string | null;
+      strict: boolean;
+      rule: string | null;
+    }[];
+    const structured = log.filter((r) =>
+      /\[switchyard:(intake|plan|reflection|output-structured)\]/.test(r.system),
+    );
+    // This run's intake, plan and reflection at least.
+    expect(new Set(structured.map((r) => /\[switchyard:([a-z-]+)\]/.exec(r.system)?.[1]))).toEqual(
+      new Set(['intake', 'plan', 'reflection']),
+    );
+    for (const r of structured) {
+      expect(r).toMatchObject({ native_json: 'json_schema', strict: true });
+      expect(r.system).not.toMatch(/json/i);
+    }
+  });
+
   it('records every field of the action contract on every action', async () => {
     for (const action of await actionsOf(runId)) {
       for (const field of ACTION_FIELDS) {

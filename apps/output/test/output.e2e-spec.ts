@@ -227,6 +227,18 @@ describe('output tools', () => {
     expect(rules).toEqual(
       expect.arrayContaining(['intake-structured', 'planner-final-both', 'output-structured', 'output']),
     );
+    // The server (strict: JSON only for a native ask) got the structured calls natively; the
+    // free-form `content` has no strict JSON Schema form, which changes nothing about how it is asked.
+    const log = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+      rule: string | null;
+      native_json: string | null;
+      system: string;
+    }[];
+    for (const rule of ['intake-structured', 'output-structured']) {
+      const r = log.find((x) => x.rule === rule);
+      expect(r).toMatchObject({ native_json: 'json_schema' });
+      expect(r?.system).not.toMatch(/json/i);
+    }
     const filled = [
       { id: 'capital', expected: 'the capital of France', content: 'Paris', type: 'text' },
       { id: 'population', expected: 'population in millions', content: 2.1, type: 'number' },

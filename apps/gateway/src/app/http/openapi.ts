@@ -19,6 +19,7 @@ import {
   CreateVendorSchema,
   EndpointSchema,
   ModelSchema,
+  PatchModelSchema,
   PatchTenantSchema,
   TenantSchema,
   UsageByModelSchema,
@@ -448,6 +449,17 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'A model',
           parameters: [id('model_id')],
           responses: { 200: ok('the model', ModelSchema), 404: err('no such model'), ...admin },
+        },
+        patch: {
+          summary: "Change a model's parser or structured_output (null clears); applies at once",
+          parameters: [id('model_id')],
+          requestBody: body(PatchModelSchema),
+          responses: {
+            200: ok('the model', ModelSchema),
+            400: err('invalid body'),
+            404: err('no such model'),
+            ...admin,
+          },
         },
       },
       '/v1/admin/usage': {

@@ -1,11 +1,18 @@
-import { Body, Controller, Get, Inject, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { pgCode } from './pg-errors';
-import { type CreateModel, CreateModelSchema, IdSchema, ModelListQuerySchema } from './registry.schemas';
+import {
+  type CreateModel,
+  CreateModelSchema,
+  IdSchema,
+  ModelListQuerySchema,
+  type PatchModel,
+  PatchModelSchema,
+} from './registry.schemas';
 import { MODEL_COLUMNS, type ModelRow, modelView } from './registry.views';
 
 /** Models of the vendors (admin token); (vendor, name, version) is unique. */
@@ -20,8 +27,8 @@ export class ModelsController {
     try {
       rows = (await this.ds.query(
         `INSERT INTO models (vendor_id, name, category, version, context_window, price_per_1k_input,
-                             price_per_1k_output, parser)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                             price_per_1k_output, parser, structured_output)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ON CONFLICT (vendor_id, name, version) DO NOTHING RETURNING ${MODEL_COLUMNS}`,
         [
           body.vendor_id,
@@ -32,6 +39,7 @@ export class ModelsController {
           String(body.price_per_1k_input),
           String(body.price_per_1k_output),
           body.parser ? JSON.stringify(body.parser) : null,
+          body.structured_output ?? null,
         ],
       )) as ModelRow[];
     } catch (err) {
@@ -57,6 +65,31 @@ export class ModelsController {
       [query.vendor_id ?? null],
     )) as ModelRow[];
     return { models: rows.map(modelView) };
+  }
+
+  /** Changes how the model's replies are parsed (`parser`) or made structured (`structured_output`); null clears. */
+  @Patch(':model_id')
+  async patch(
+    @Param('model_id', new ZodPipe(IdSchema)) id: string,
+    @Body(new ZodPipe(PatchModelSchema)) body: PatchModel,
+  ) {
+    const [rows] = (await this.ds.query(
+      `UPDATE models
+          SET parser = CASE WHEN $2 THEN $3::jsonb ELSE parser END,
+              structured_output = CASE WHEN $4 THEN $5 ELSE structured_output END
+        WHERE id = $1 RETURNING ${MODEL_COLUMNS}`,
+      [
+        id,
+        body.parser !== undefined,
+        body.parser ? JSON.stringify(body.parser) : null,
+        body.structured_output !== undefined,
+        body.structured_output ?? null,
+      ],
+    )) as [ModelRow[], number];
+    if (rows.length === 0) {
+      throw ApiException.notFound('model');
+    }
+    return modelView(rows[0]);
   }
 
   @Get(':model_id')

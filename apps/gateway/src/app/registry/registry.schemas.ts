@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STRUCTURED_OUTPUT_MODES } from '@switchyard/config';
 import { MODEL_CATEGORIES } from '@switchyard/persistence';
 import { BusinessIdSchema } from '@switchyard/contracts';
 import { ParserSchema } from './parser.schema';
@@ -21,6 +22,11 @@ export const VENDOR_KINDS = ['openai', 'anthropic', 'ollama'] as const;
 export const VENDOR_KEY_STATUSES = ['active', 'quarantined', 'revoked'] as const;
 export const CategorySchema = z.enum(MODEL_CATEGORIES);
 export const IdSchema = z.string().uuid();
+export const StructuredOutputSchema = z
+  .enum(STRUCTURED_OUTPUT_MODES)
+  .describe(
+    'how the model returns structured replies: json_schema (response_format / Ollama format), tool_call (one forced tool call) or prompt (JSON asked for in the prompt text); null = the vendor kind default (openai, ollama: json_schema; anthropic: tool_call)',
+  );
 
 export const CreateVendorSchema = z
   .object({
@@ -76,9 +82,19 @@ export const CreateModelSchema = z
     price_per_1k_input: price.default(0),
     price_per_1k_output: price.default(0),
     parser: ParserSchema.optional(),
+    structured_output: StructuredOutputSchema.nullable().optional(),
   })
   .strict();
 export type CreateModel = z.infer<typeof CreateModelSchema>;
+
+export const PatchModelSchema = z
+  .object({
+    parser: ParserSchema.nullable().optional(),
+    structured_output: StructuredOutputSchema.nullable().optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, 'name at least one field to change');
+export type PatchModel = z.infer<typeof PatchModelSchema>;
 
 export const ModelListQuerySchema = z.object({ vendor_id: IdSchema.optional() }).strict();
 
@@ -139,6 +155,7 @@ export const ModelSchema = z.object({
   price_per_1k_input: z.number(),
   price_per_1k_output: z.number(),
   parser: ParserSchema.nullable(),
+  structured_output: StructuredOutputSchema.nullable(),
   created_at: z.string(),
 });
 export const UsageRowSchema = z.object({

@@ -78,10 +78,11 @@ export interface ModelRow {
   price_per_1k_input: string;
   price_per_1k_output: string;
   parser: z.infer<typeof ModelSchema>['parser'];
+  structured_output: z.infer<typeof ModelSchema>['structured_output'];
   created_at: Date;
 }
 export const MODEL_COLUMNS =
-  'id, vendor_id, name, category, version, context_window, price_per_1k_input, price_per_1k_output, parser, created_at';
+  'id, vendor_id, name, category, version, context_window, price_per_1k_input, price_per_1k_output, parser, structured_output, created_at';
 export const modelView = (r: ModelRow): z.infer<typeof ModelSchema> => ({
   ...r,
   price_per_1k_input: num(r.price_per_1k_input),
