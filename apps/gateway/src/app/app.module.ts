@@ -24,7 +24,9 @@ import { GatewayConfig } from './gateway.config';
 import { CollectionsController } from './knowledge/collections.controller';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
+import { AgentModels } from './openai/agent-models.service';
 import { ChatCompletionsController } from './openai/chat-completions.controller';
+import { OpenAiModelsController } from './openai/openai-models.controller';
 import { ModelsController } from './registry/models.controller';
 import { McpGatewayConfig } from './mcp/mcp-gateway.config';
 import { McpServersController } from './mcp/mcp-servers.controller';
@@ -46,6 +48,7 @@ import { UsersController } from './users/users.controller';
     ThreadsController,
     TenantsController,
     ChatCompletionsController,
+    OpenAiModelsController,
     ToolsController,
     CollectionsController,
     VendorsController,
@@ -71,6 +74,7 @@ import { UsersController } from './users/users.controller';
     RateLimitGuard,
     BootstrapTenant,
     RunsService,
+    AgentModels,
     NodeDirectory,
     { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
     {

@@ -119,6 +119,12 @@ export class RunEventReader {
     return res[0][1].map(([id, fields]) => toEvent(runId, id, fields));
   }
 
+  /** The id of the run's latest event (null when it has none): a cursor for "from now on". */
+  async lastSeq(runId: string): Promise<string | null> {
+    const rows = (await this.redis.xrevrange(eventsKey(runId), '+', '-', 'COUNT', 1)) as [string, Fields][];
+    return rows[0]?.[0] ?? null;
+  }
+
   /** Whether the stream still holds the event with this id. */
   async has(runId: string, seq: string): Promise<boolean> {
     const rows = (await this.redis.xrange(eventsKey(runId), seq, seq)) as unknown[];

@@ -269,12 +269,37 @@ export function buildOpenApi(): OpenAPIObject {
       },
       '/v1/chat/completions': {
         post: {
-          summary: 'OpenAI-compatible chat completion (model = agent id)',
+          summary:
+            "OpenAI-compatible chat completion (model = agent id or name[@version]; client tools; response_format). Errors in OpenAI's shape {error: {message, type, param, code}}",
           requestBody: body(ChatCompletionRequestSchema),
           responses: {
-            200: ok('chat.completion, or chat.completion.chunk events when stream is true'),
-            502: err('run_failed'),
+            200: ok(
+              'chat.completion (finish_reason stop, or tool_calls when the run waits for client functions), or chat.completion.chunk events when stream is true',
+            ),
             ...common,
+            400: ok('unsupported or invalid field, named in error.param'),
+            404: ok('model_not_found'),
+            502: err('run_failed'),
+          },
+        },
+      },
+      '/v1/models': {
+        get: {
+          summary: "OpenAI model list: the tenant's agents and default",
+          responses: {
+            200: ok('{object: list, data: [{id, object: model, created, owned_by, name, version}]}'),
+            ...common,
+          },
+        },
+      },
+      '/v1/models/{model}': {
+        get: {
+          summary: 'One agent as an OpenAI model (id or name, optionally @version)',
+          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            ...common,
+            200: ok('{id, object: model, created, owned_by, name, version}'),
+            404: ok('model_not_found'),
           },
         },
       },

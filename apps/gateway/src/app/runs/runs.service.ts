@@ -4,6 +4,9 @@ import Ajv from 'ajv';
 import { DataSource, type EntityManager } from 'typeorm';
 import {
   ASK_USER,
+  CLIENT_TOOL,
+  type ClientRequestOptions,
+  ClientToolOutputsSchema,
   type Action,
   type AgentConfig,
   DEFAULT_AGENT_ID,
@@ -12,12 +15,13 @@ import {
   type RunStartMessage,
   SUBJECTS,
   type RunStatus,
+  type Usage,
   deltaSubject,
   isUuid,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import { PgStateSource, type RunWaiting } from '@switchyard/persistence';
+import { PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persistence';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody } from './run.dto';
@@ -76,7 +80,11 @@ export class RunsService {
    * orchestrator. `created: false` means the tenant's `request_id` was seen before: the earlier
    * run is answered and nothing new is made (the unique index decides, not a prior read).
    */
-  async create(tenantId: string, body: CreateRunBody): Promise<{ created: boolean; run: CreatedRun }> {
+  async create(
+    tenantId: string,
+    body: CreateRunBody,
+    client: ClientRequestOptions = {},
+  ): Promise<{ created: boolean; run: CreatedRun }> {
     const agent = await this.agentConfig(tenantId, body.agent_id, body.agent_version);
     const runId = randomUUID();
     const result = await this.ds
@@ -123,7 +131,12 @@ export class RunsService {
             threadId,
             body.agent_id,
             body.request_id ?? null,
-            JSON.stringify(body.history?.length ? { ...body.input, history: body.history } : body.input),
+            JSON.stringify({
+              ...body.input,
+              ...(body.history?.length ? { history: body.history } : {}),
+              ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
+              ...(client.response_format ? { response_format: client.response_format } : {}),
+            } satisfies RunInput),
             JSON.stringify(body.metadata),
             agent.config.max_steps,
             agent.versionId,
@@ -336,6 +349,18 @@ export class RunsService {
         `run ${runId} is ${run.status}, not waiting for input`,
       );
     }
+    if (waiting.node === CLIENT_TOOL.name && waiting.client_calls?.length) {
+      const outputs = ClientToolOutputsSchema.safeParse(input);
+      if (!outputs.success) {
+        throw new ApiException(
+          ApiErrorCode.InvalidRequest,
+          'the run waits for the results of client functions: {tool_outputs: [{tool_call_id, output}]}',
+          outputs.error.issues.map((i) => ({ field: ['input', ...i.path].join('.'), message: i.message })),
+        );
+      }
+      await this.answerClientCalls(runId, waiting, outputs.data.tool_outputs);
+      return { run_id: runId, status: 'resuming' };
+    }
     const validate = this.schemas.compile(waiting.input_schema);
     if (!validate(input)) {
       throw new ApiException(
@@ -377,6 +402,81 @@ export class RunsService {
     // The task id de-duplicates concurrent resumes: one answer is applied.
     await this.nats.publish(deltaSubject('gateway'), message, { msgId: waiting.task_id });
     return { run_id: runId, status: 'resuming' };
+  }
+
+  /**
+   * Answers every client function call a waiting run waits for (each `client_tool` task gets its
+   * output as the action's result); 400 naming a call left unanswered or an id the run did not ask.
+   */
+  async answerClientCalls(
+    runId: string,
+    waiting: RunWaiting,
+    outputs: readonly { tool_call_id: string; output: string }[],
+  ): Promise<void> {
+    const calls = waiting.client_calls ?? [];
+    const byId = new Map(outputs.map((o) => [o.tool_call_id, o.output]));
+    const unknown = outputs.filter((o) => !calls.some((c) => c.id === o.tool_call_id));
+    const missing = calls.filter((c) => !byId.has(c.id));
+    if (unknown.length || missing.length) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        [
+          missing.length ? `no result for the tool calls ${missing.map((c) => c.id).join(', ')}` : '',
+          unknown.length ? `the run did not ask for ${unknown.map((o) => o.tool_call_id).join(', ')}` : '',
+        ]
+          .filter(Boolean)
+          .join('; '),
+        [...missing.map((c) => c.id), ...unknown.map((o) => o.tool_call_id)].map((id) => ({
+          field: 'tool_call_id',
+          message: id,
+        })),
+      );
+    }
+    const tasks = (await this.ds.query(
+      `SELECT id, version FROM run_tasks WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
+      [calls.map((c) => c.task_id)],
+    )) as { id: string; version: number }[];
+    if (tasks.length < calls.length) {
+      throw new ApiException(ApiErrorCode.RunNotWaiting, `run ${runId} already has these results`);
+    }
+    const now = new Date().toISOString();
+    for (const call of calls) {
+      const task = tasks.find((t) => t.id === call.task_id);
+      const message: DeltaMessage = {
+        task_id: call.task_id,
+        run_id: runId,
+        node: CLIENT_TOOL.name,
+        base_version: task?.version ?? 0,
+        delta: {
+          action: {
+            node: CLIENT_TOOL.name,
+            preparation: `The client was asked to run ${call.name}(${JSON.stringify(call.arguments)}).`,
+            summary: `The client returned the result of ${call.name}.`,
+            result: byId.get(call.id) ?? '',
+            usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+            next: [...CLIENT_TOOL.next],
+            started_at: waiting.since,
+            finished_at: now,
+            attempt: 1,
+          },
+        },
+      };
+      // The task id de-duplicates a repeated answer: one result is applied.
+      await this.nats.publish(deltaSubject('gateway'), message, { msgId: call.task_id });
+    }
+  }
+
+  /** The run's metered model usage so far (every model call of it, `model_usage`). */
+  async meteredUsage(runId: string): Promise<Usage> {
+    const sum = (await this.usageByModel(runId)).reduce(
+      (u, m) => ({
+        prompt_tokens: u.prompt_tokens + m.prompt_tokens,
+        completion_tokens: u.completion_tokens + m.completion_tokens,
+        total_tokens: u.total_tokens + m.total_tokens,
+      }),
+      { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    );
+    return sum;
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {
