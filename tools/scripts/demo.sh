@@ -10,5 +10,5 @@ source deploy/local/env.sh
 echo
 node dist/tools/demo/src/main.js "${@:-what is 2+3*4?}"
 echo
-echo "The stack keeps running (logs in tmp/logs/). Ask again: node dist/tools/demo/src/main.js \"what is 7*6?\""
+echo "The stack keeps running (logs in tmp/logs/). Ask again (from any shell, in $(pwd)): node dist/tools/demo/src/main.js \"what is 7*6?\""
 echo "Stop it with: bash tools/scripts/stack.sh down"

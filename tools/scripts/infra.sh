@@ -3,13 +3,13 @@
 # Switchyard on a local dev/CI box (Debian 12, run as root, no TTY, no systemd needed).
 #
 #   PGHOST=127.0.0.1 PGPORT=5432 PGUSER=postgres      (PGPASSWORD etc. are honoured)
-#   REDIS_URL=redis://127.0.0.1:6379
-#   NATS_URL=nats://127.0.0.1:4222
+#   REDIS_PORT=6379 (or REDIS_URL), NATS_PORT=4222 (or NATS_URL)   — see deploy/local/env.sh
 #   INFRA_WAIT_SECS=30                                 (per-service start timeout)
 #
 # Idempotent: a service that already answers is left alone. Otherwise (local hosts
 # only) the missing Debian packages are installed (one apt-get update) and the service
-# is started without systemd. Finally the databases switchyard and switchyard_test are
+# is started without systemd: Postgres from the cluster that owns PGPORT, or a cluster
+# made for it; Redis and NATS as extra instances when their port is not the default. Finally the databases switchyard and switchyard_test are
 # created if missing. Prints one line per service.
 #
 # DEV/CI ONLY: on a fresh PostgreSQL install the script adds "trust" for loopback TCP
@@ -106,8 +106,8 @@ pg_ok() { "${PSQL[@]}" -d postgres -c 'select 1' >/dev/null 2>&1; }
 pg_accepting() { pg_isready -q -h "$PGHOST" -p "$PGPORT" -t 2 >/dev/null 2>&1; }
 
 # Dev/CI only: trust loopback TCP so `psql -h 127.0.0.1 -U postgres` needs no password.
-pg_trust_loopback() { # pg_trust_loopback <version>
-  local hba="/etc/postgresql/$1/main/pg_hba.conf" marker="# switchyard infra.sh: trust loopback TCP"
+pg_trust_loopback() { # pg_trust_loopback <version> <cluster>
+  local hba="/etc/postgresql/$1/$2/pg_hba.conf" marker="# switchyard infra.sh: trust loopback TCP"
   [ -f "$hba" ] || return 1
   if grep -qF "$marker" "$hba"; then return 1; fi
   local tmp
@@ -121,13 +121,13 @@ pg_trust_loopback() { # pg_trust_loopback <version>
   } >"$tmp"
   cat "$tmp" >"$hba" # keep owner/mode of pg_hba.conf
   rm -f "$tmp"
-  pg_ctlcluster --skip-systemctl-redirect "$1" main reload >&2 ||
-    die "postgres: reloading cluster $1/main after editing $hba failed"
+  pg_ctlcluster --skip-systemctl-redirect "$1" "$2" reload >&2 ||
+    die "postgres: reloading cluster $1/$2 after editing $hba failed"
   return 0
 }
 
 ensure_postgres() {
-  local installed=0 started=0 hba_changed=0 local_host=0
+  local installed=0 started=0 created=0 hba_changed=0 local_host=0
   if is_local_host "$PGHOST"; then local_host=1; fi
 
   if ! command -v psql >/dev/null 2>&1 || ! command -v pg_isready >/dev/null 2>&1; then
@@ -140,7 +140,7 @@ ensure_postgres() {
   fi
 
   if pg_ok; then
-    PG_STATUS="already running"
+    PG_STATUS="already running on port $PGPORT"
     return
   fi
   [ "$local_host" -eq 1 ] ||
@@ -152,42 +152,46 @@ ensure_postgres() {
     installed=1
   fi
 
-  local ver
-  ver=$(ls /etc/postgresql 2>/dev/null | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -V | tail -1 || true)
-  if [ -z "$ver" ]; then
+  # The cluster that owns PGPORT (any version or name) is used; when there is none, one is made on
+  # that port: "main" if the newest version has none yet, else "switchyard-<port>" (the postgresql
+  # package makes its own main cluster on 5432, so a moved port gets a cluster of its own).
+  local ver name status
+  read -r ver name status < <(pg_lsclusters -h 2>/dev/null | awk -v p="$PGPORT" '$3 == p { print $1, $2, $4; exit }') || true
+  if [ -z "${ver:-}" ]; then
     ver=$(ls /usr/lib/postgresql 2>/dev/null | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -V | tail -1 || true)
+    [ -n "$ver" ] || die "postgres: no PostgreSQL server version found under /usr/lib/postgresql"
+    name=main
+    if [ -e "/etc/postgresql/$ver/main" ]; then name="switchyard-$PGPORT"; fi
+    pg_createcluster --port "$PGPORT" "$ver" "$name" >&2 || die "postgres: pg_createcluster --port $PGPORT $ver $name failed"
+    created=1
+    status=down
   fi
-  [ -n "$ver" ] || die "postgres: no PostgreSQL server version found under /usr/lib/postgresql"
-  if [ ! -f "/etc/postgresql/$ver/main/postgresql.conf" ]; then
-    pg_createcluster --port "$PGPORT" "$ver" main >&2 || die "postgres: pg_createcluster $ver main failed"
-  fi
-  local cport
-  cport=$(pg_lsclusters -h 2>/dev/null | awk -v v="$ver" '$1 == v && $2 == "main" { print $3 }' || true)
-  if [ -n "$cport" ] && [ "$cport" != "$PGPORT" ]; then
-    die "postgres: cluster $ver/main listens on port $cport but PGPORT=$PGPORT"
-  fi
+  local logf="/var/log/postgresql/postgresql-$ver-$name.log"
 
-  if ! pg_ctlcluster --skip-systemctl-redirect "$ver" main status >/dev/null 2>&1; then
-    pg_ctlcluster --skip-systemctl-redirect "$ver" main start >&2 ||
-      die "postgres: 'pg_ctlcluster $ver main start' failed (see /var/log/postgresql/postgresql-$ver-main.log)"
+  if [ "$status" != online ]; then
+    pg_ctlcluster --skip-systemctl-redirect "$ver" "$name" start >&2 ||
+      die "postgres: 'pg_ctlcluster $ver $name start' failed (see $logf)"
     started=1
   fi
   wait_until pg_accepting ||
-    die "postgres: not accepting connections on $PGHOST:$PGPORT after ${INFRA_WAIT_SECS}s (see /var/log/postgresql/postgresql-$ver-main.log)"
+    die "postgres: cluster $ver/$name owns port $PGPORT but $PGHOST:$PGPORT accepts no connections after ${INFRA_WAIT_SECS}s (running in another network namespace? see $logf)"
 
   if ! pg_ok; then
-    if pg_trust_loopback "$ver"; then hba_changed=1; fi
+    if pg_trust_loopback "$ver" "$name"; then hba_changed=1; fi
     wait_until pg_ok ||
       die "postgres: server is up on $PGHOST:$PGPORT but 'select 1' as $PGUSER fails (check role/password/pg_hba.conf)"
   fi
 
   if [ "$installed" -eq 1 ]; then
     PG_STATUS="installed and started"
+  elif [ "$created" -eq 1 ]; then
+    PG_STATUS="cluster $ver/$name created and started"
   elif [ "$started" -eq 1 ]; then
     PG_STATUS="started"
   else
     PG_STATUS="already running"
   fi
+  PG_STATUS+=" on port $PGPORT"
   if [ "$hba_changed" -eq 1 ]; then PG_STATUS+=" (pg_hba.conf: trust on loopback)"; fi
 }
 

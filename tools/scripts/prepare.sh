@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
-# Shared first steps of the demo and the tests on any Debian machine: Node.js present, Postgres,
+# Shared first steps of the demo and the tests on any Debian machine: Node.js (>= 20) checked, Postgres,
 # Redis and NATS (JetStream) up, npm dependencies installed, the tree built into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# Node.js >= 20 is the one prerequisite the scripts do not install: Debian 12's own package is
+# 18, too old, so installing it here would only fail later.
+node_help() {
+  cat >&2 <<'HELP'
+prepare: Node.js 20 or newer is needed. Debian 12's own nodejs package is 18; install 20+ with one of:
+  - NodeSource:  curl -fsSL https://deb.nodesource.com/setup_22.x | bash - && apt-get install -y nodejs
+  - nodejs.org:  a binary tarball from https://nodejs.org/en/download, or nvm
+  - the npm registry only:  apt-get install -y npm && npm install -g node@22   (then open a new shell)
+HELP
+}
 if ! command -v node >/dev/null 2>&1; then
-  echo "prepare: installing Node.js from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq && apt-get install -y -qq nodejs npm >/dev/null
+  echo "prepare: Node.js is not installed." >&2
+  node_help
+  exit 1
 fi
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if (( node_major < 20 )); then
-  echo "prepare: Node.js 20 or newer is needed (found $(node -v))" >&2
+  echo "prepare: found Node.js $(node -v) at $(command -v node)." >&2
+  node_help
+  exit 1
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  echo "prepare: npm is missing beside Node.js $(node -v); install it (apt-get install -y npm, or with Node.js)." >&2
   exit 1
 fi
 

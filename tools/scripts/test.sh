@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export NX_DAEMON=false TZ=UTC
 bash tools/scripts/prepare.sh
+# The tests reach Postgres and Redis where the scripts put them (PGPORT, REDIS_PORT, … move them).
+source deploy/local/env.sh
 
 echo "== typecheck"
 npx tsc -p tsconfig.json --noEmit

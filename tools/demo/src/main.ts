@@ -1,11 +1,33 @@
 // The offline demo's client: starts a run through the gateway and prints its events as they
 // stream in, ending with the answer. Usage: node dist/tools/demo/src/main.js "what is 2+3*4?"
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunEvent } from '@switchyard/contracts';
 import { readSse } from '@switchyard/testing';
 
-const gateway =
-  process.env['SWITCHYARD_GATEWAY_URL'] ?? `http://127.0.0.1:${process.env['GATEWAY_PORT'] ?? 8080}`;
-const key = process.env['SWITCHYARD_API_KEY'] ?? process.env['SWITCHYARD_BOOTSTRAP_KEY'] ?? '';
+/**
+ * The local stack's settings as the scripts see them: deploy/local/env.sh sourced over this
+ * environment (anything already set wins there too), so the demo works from a new shell with the
+ * same gateway port and key the stack was started with, and nothing is defined twice.
+ */
+function localEnv(): NodeJS.ProcessEnv {
+  const envSh = join(__dirname, '../../../../deploy/local/env.sh');
+  if (!existsSync(envSh)) {
+    return process.env;
+  }
+  const dump = execFileSync('bash', ['-c', '. "$1" && env -0', 'env', envSh], { encoding: 'utf8' });
+  return Object.fromEntries(
+    dump
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+}
+
+const env = localEnv();
+const gateway = env['SWITCHYARD_GATEWAY_URL'] ?? `http://127.0.0.1:${env['GATEWAY_PORT'] ?? 8080}`;
+const key = env['SWITCHYARD_API_KEY'] ?? env['SWITCHYARD_BOOTSTRAP_KEY'] ?? '';
 const prompt = process.argv.slice(2).join(' ') || 'what is 2+3*4?';
 const out = (s: string) => process.stdout.write(s);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
