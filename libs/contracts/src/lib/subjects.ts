@@ -31,6 +31,12 @@ export const taskSubject = (service: string, node: string): string => `sy.task.$
 export const taskFilter = (service: string): string => `sy.task.${service}.>`;
 export const deltaSubject = (service: string): string => `sy.delta.${service}`;
 export const cancelSubject = (runId: string): string => `sy.cancel.${runId}`;
+/**
+ * Core NATS, no payload: the gateway wrote the model registry (vendors, keys, endpoints, models,
+ * parsers, budgets). Services reload their copy at once; correctness does not rest on it (every
+ * call checks the registry's revision), it only spares the next call the reload.
+ */
+export const REGISTRY_CHANGED_SUBJECT = 'sy.registry.changed';
 
 /** One typed map from subject family to payload, used by publishers and handlers alike. */
 export interface SubjectPayloads {

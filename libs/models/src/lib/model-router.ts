@@ -84,9 +84,14 @@ export class ModelRouter {
     const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id) : undefined;
     const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
     const businessId = ctx?.business_id ?? scope?.business_id;
-    const snap = await this.store.get();
+    let snap = await this.store.get();
     const ref = role ? scope?.models[role] : undefined;
-    const model = ref ? findModel(snap, ref) : this.defaultModel(snap);
+    let model = ref ? findModel(snap, ref) : this.defaultModel(snap);
+    if (!model) {
+      // Not in this copy: read the tables once more, so only a row that does not exist fails.
+      snap = await this.store.reload();
+      model = ref ? findModel(snap, ref) : this.defaultModel(snap);
+    }
     if (!model) {
       throw new LlmCallException(
         ref
@@ -287,6 +292,7 @@ export class KeyFailover {
   private waitedMs = 0;
   private lastError?: LlmCallException;
   private keylessTried = false;
+  private handedOut = 0;
 
   constructor(
     private readonly router: ModelRouter,
@@ -304,6 +310,15 @@ export class KeyFailover {
   /** The next key to try (null: a keyless Ollama server); throws a clear error when none is left. */
   async nextKey(): Promise<RegistryKey | null> {
     const { target } = this;
+    if (this.handedOut++ > 0) {
+      // A failover: the registry may have changed since the call began (a key revoked meanwhile).
+      const active = new Set((await this.router.store.get()).keys.map((k) => k.id));
+      for (const key of target.keys) {
+        if (!active.has(key.id)) {
+          this.excluded.add(key.id);
+        }
+      }
+    }
     if (target.keys.length === 0 && target.vendor.kind === 'ollama' && !this.keylessTried) {
       this.keylessTried = true;
       return null;

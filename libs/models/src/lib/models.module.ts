@@ -1,6 +1,17 @@
-import { type DynamicModule, Inject, Logger, Module, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  Optional,
+} from '@nestjs/common';
+import type { Subscription } from 'nats';
 import { DataSource } from 'typeorm';
 import { SecretBox, llmEnvSchema, loadConfigOrExit, secretEnvSchema } from '@switchyard/config';
+import { REGISTRY_CHANGED_SUBJECT } from '@switchyard/contracts';
+import { JetStreamConnection } from '@switchyard/jetstream';
 import { ChatModels } from './chat-models';
 import { ModelRouter } from './model-router';
 import { EmbeddingModels } from './registry-embeddings';
@@ -13,7 +24,10 @@ import { UsageMeter } from './usage-meter';
 export function createChatModels(ds: DataSource, cfg: ModelsConfig): ChatModels {
   const ttl = cfg.registry.SWITCHYARD_MODEL_REGISTRY_TTL_MS;
   const store = new RegistryStore(ds, new SecretBox(cfg.secretKey), cfg.llm, ttl);
-  return new ChatModels(new ModelRouter(store, new UsageMeter(ds, ttl), new RunScopes(ds), cfg));
+  const meter = new UsageMeter(ds, ttl);
+  // Budgets change with the registry's revision (a trigger on tenants.token_budget bumps it).
+  store.onChange(() => meter.forgetUnlimited());
+  return new ChatModels(new ModelRouter(store, meter, new RunScopes(ds), cfg));
 }
 
 /** The models configuration of a service, validated (exits naming a bad variable). */
@@ -41,6 +55,30 @@ class SeedRegistry implements OnApplicationBootstrap {
   }
 }
 
+/** Reloads the registry copy when the gateway announces a change (`sy.registry.changed`). */
+class RegistryChangeListener implements OnApplicationBootstrap, OnApplicationShutdown {
+  private sub?: Subscription;
+
+  constructor(
+    @Inject(ChatModels) private readonly models: ChatModels,
+    @Optional() @Inject(JetStreamConnection) private readonly nats?: JetStreamConnection,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.sub = this.nats?.nc.subscribe(REGISTRY_CHANGED_SUBJECT, {
+      callback: (err) => {
+        if (!err) {
+          this.models.router.store.invalidate();
+        }
+      },
+    });
+  }
+
+  onApplicationShutdown(): void {
+    this.sub?.unsubscribe();
+  }
+}
+
 @Module({})
 export class ModelsModule {
   static forRoot(service: string): DynamicModule {
@@ -60,6 +98,7 @@ export class ModelsModule {
           inject: [ChatModels],
         },
         SeedRegistry,
+        RegistryChangeListener,
       ],
       exports: [ChatModels, EmbeddingModels],
     };

@@ -64,14 +64,20 @@ const SEED_LOCK = 727_274_020;
 
 /**
  * The model registry as this process sees it: every vendor, key, endpoint and model, read in one
- * go and reused for `ttlMs` (the tables are small and change rarely), so an LLM call costs no
- * registry query in the common case.
+ * go and reused (the tables are small and change rarely) while the registry's revision is the
+ * same and it is younger than `ttlMs`. Every write to the registry's tables bumps
+ * `registry_revision` in its own transaction, and `get()` reads the revision first, so a call
+ * that starts after a change committed (a revoked key, a new model) sees it, whichever process
+ * made it; the cost is one single-row read per call. A `sy.registry.changed` notice from the
+ * gateway reloads ahead of the next call (`invalidate`).
  */
 export class RegistryStore {
   private readonly logger = new Logger('ModelRegistry');
-  private snapshot?: { at: number; data: RegistrySnapshot };
+  private snapshot?: { at: number; revision: number; data: RegistrySnapshot };
   private loading?: Promise<RegistrySnapshot>;
   private seeded?: Promise<void>;
+  private readonly listeners: (() => void)[] = [];
+  private lastRevision?: number;
 
   constructor(
     private readonly ds: DataSource,
@@ -80,16 +86,47 @@ export class RegistryStore {
     private readonly ttlMs: number,
   ) {}
 
+  /** The registry as of now: at least every change committed before this call. */
   async get(): Promise<RegistrySnapshot> {
     await this.ensureSeeded();
+    const wanted = await this.revision();
     const s = this.snapshot;
-    if (s && Date.now() - s.at < this.ttlMs) {
+    if (s && s.revision >= wanted && Date.now() - s.at < this.ttlMs) {
       return s.data;
     }
+    for (;;) {
+      const data = await this.reload();
+      // A load already under way may have read the tables before the change: read again.
+      if ((this.snapshot?.revision ?? 0) >= wanted) {
+        return data;
+      }
+    }
+  }
+
+  /** Reads the tables again (one read at a time: callers arriving meanwhile share it). */
+  reload(): Promise<RegistrySnapshot> {
     this.loading ??= this.load().finally(() => {
       this.loading = undefined;
     });
     return this.loading;
+  }
+
+  /** The registry changed (a notice from the gateway): read it now, before the next call needs it. */
+  invalidate(): void {
+    this.snapshot = undefined;
+    this.reload().catch((err: Error) => this.logger.warn(`registry reload failed: ${err.message}`));
+  }
+
+  /** Called whenever a load finds a newer revision (the budget cache listens). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private async revision(): Promise<number> {
+    const [row] = (await this.ds.query(`SELECT revision::float8 AS revision FROM registry_revision`)) as {
+      revision: number;
+    }[];
+    return row?.revision ?? 0;
   }
 
   openSecret(key: RegistryKey): string {
@@ -164,6 +201,7 @@ export class RegistryStore {
     // once from every replica of every LLM service add up against Postgres' connection limit.
     const [row] = (await this.ds.query(`
       SELECT
+        (SELECT revision::float8 FROM registry_revision) AS revision,
         (SELECT coalesce(json_agg(v), '[]') FROM (SELECT id, name, kind, base_url FROM vendors) v) AS vendors,
         (SELECT coalesce(json_agg(k), '[]') FROM (
            SELECT id, vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint, status
@@ -175,19 +213,24 @@ export class RegistryStore {
         (SELECT coalesce(json_agg(e), '[]') FROM (
            SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at) e) AS endpoints
     `)) as {
+      revision: number | null;
       vendors: RegistryVendor[];
       keys: RegistryKey[];
       models: RegistryModel[];
       endpoints: RegistryEndpoint[];
     }[];
-    const { vendors, keys, models, endpoints } = row;
+    const { revision, vendors, keys, models, endpoints } = row;
     const data: RegistrySnapshot = {
       vendors: new Map(vendors.map((v) => [v.id, v])),
       keys,
       models,
       endpoints,
     };
-    this.snapshot = { at: Date.now(), data };
+    this.snapshot = { at: Date.now(), revision: revision ?? 0, data };
+    if (this.lastRevision !== undefined && this.lastRevision !== this.snapshot.revision) {
+      this.listeners.forEach((listener) => listener());
+    }
+    this.lastRevision = this.snapshot.revision;
     return data;
   }
 }

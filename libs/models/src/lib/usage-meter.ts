@@ -43,6 +43,11 @@ export class UsageMeter {
     this.unlimited = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, ttlMs) });
   }
 
+  /** A budget may have been set: ask the database again for every tenant. */
+  forgetUnlimited(): void {
+    this.unlimited.clear();
+  }
+
   async checkBudget(tenantId: string): Promise<void> {
     if (this.unlimited.get(tenantId)) {
       return;

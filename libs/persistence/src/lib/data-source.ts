@@ -14,6 +14,7 @@ import { Memory1700000000024 } from '../migrations/1700000000024-memory';
 import { BusinessKeys1700000000025 } from '../migrations/1700000000025-business-keys';
 import { MemoriesNoHnsw1700000000026 } from '../migrations/1700000000026-memories-no-hnsw';
 import { ModelStructuredOutput1700000000027 } from '../migrations/1700000000027-model-structured-output';
+import { RegistryRevision1700000000028 } from '../migrations/1700000000028-registry-revision';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   BusinessKeys1700000000025,
   MemoriesNoHnsw1700000000026,
   ModelStructuredOutput1700000000027,
+  RegistryRevision1700000000028,
 ];
 
 export function dataSourceOptions(

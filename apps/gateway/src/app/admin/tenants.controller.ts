@@ -9,6 +9,7 @@ import {
   Patch,
   Post,
   UseGuards,
+  UseInterceptors,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -17,6 +18,7 @@ import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { type PatchTenant, PatchTenantSchema } from '../registry/registry.schemas';
 import { TENANT_COLUMNS, type TenantRow, tenantView } from '../registry/registry.views';
+import { RegistryChangedInterceptor } from '../registry/registry-changed.interceptor';
 import { AdminTokenGuard } from './admin-token.guard';
 
 export const CreateTenantSchema = z.object({ name: z.string().trim().min(1).max(200) }).strict();
@@ -37,6 +39,7 @@ interface KeyRow {
 /** Tenants and their API keys. A key is shown once, when it is made; only its SHA-256 is kept. */
 @Controller('v1/admin/tenants')
 @UseGuards(AdminTokenGuard)
+@UseInterceptors(RegistryChangedInterceptor)
 export class TenantsController {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 

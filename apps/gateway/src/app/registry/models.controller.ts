@@ -1,4 +1,15 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Query, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
@@ -14,10 +25,12 @@ import {
   PatchModelSchema,
 } from './registry.schemas';
 import { MODEL_COLUMNS, type ModelRow, modelView } from './registry.views';
+import { RegistryChangedInterceptor } from './registry-changed.interceptor';
 
 /** Models of the vendors (admin token); (vendor, name, version) is unique. */
 @Controller('v1/admin/models')
 @UseGuards(AdminTokenGuard)
+@UseInterceptors(RegistryChangedInterceptor)
 export class ModelsController {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 

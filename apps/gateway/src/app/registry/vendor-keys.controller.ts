@@ -1,4 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
@@ -7,6 +18,7 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { type CreateVendorKey, CreateVendorKeySchema, IdSchema } from './registry.schemas';
 import { VENDOR_KEY_COLUMNS, type VendorKeyRow, vendorKeyView } from './registry.views';
 import { vendorOrThrow } from './vendors.controller';
+import { RegistryChangedInterceptor } from './registry-changed.interceptor';
 
 /**
  * A vendor's API keys (admin token). The secret is write-only: it is sealed (SecretBox,
@@ -16,6 +28,7 @@ import { vendorOrThrow } from './vendors.controller';
  */
 @Controller('v1/admin/vendors/:vendor_id/keys')
 @UseGuards(AdminTokenGuard)
+@UseInterceptors(RegistryChangedInterceptor)
 export class VendorKeysController {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,

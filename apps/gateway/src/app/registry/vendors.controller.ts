@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AdminTokenGuard } from '../admin/admin-token.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
@@ -18,10 +18,12 @@ import {
   endpointView,
   vendorView,
 } from './registry.views';
+import { RegistryChangedInterceptor } from './registry-changed.interceptor';
 
 /** Model vendors and their endpoints (admin token). Keys: VendorKeysController. */
 @Controller('v1/admin/vendors')
 @UseGuards(AdminTokenGuard)
+@UseInterceptors(RegistryChangedInterceptor)
 export class VendorsController {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
