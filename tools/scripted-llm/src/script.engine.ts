@@ -16,6 +16,10 @@ export interface NativeJson {
   via: 'json_schema' | 'json_object' | 'tool' | 'format' | 'output_format';
   /** The forced tool's name (via `tool`). */
   tool?: string;
+  /** The JSON Schema the request sent (response format, forced tool's parameters, `format`). */
+  schema?: unknown;
+  /** OpenAI's `strict` flag of that schema, when the request set one. */
+  strict?: boolean;
 }
 
 export interface Conversation {

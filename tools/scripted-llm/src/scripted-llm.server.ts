@@ -60,6 +60,9 @@ export interface RequestRecord {
   api_key_fingerprint: string | null;
   /** How the request asked for JSON natively (`json_schema`, `json_object`, `tool`, `format`, `output_format`), or null. */
   native_json: NativeJson['via'] | null;
+  /** The JSON Schema the request sent natively (null: none), and OpenAI's `strict` flag for it. */
+  native_schema: unknown;
+  native_strict: boolean | null;
   /** Whether strict mode applied to the request (the script's `strict`, or `x-scripted-strict`). */
   strict: boolean;
   /** The request's system prompt (first 4000 characters), so tests can check what was asked. */
@@ -261,22 +264,37 @@ function toConversation(body: ChatRequest, apiKey?: string): Conversation {
 
 /** `response_format` json_schema / json_object, or a forced function (`tool_choice`, legacy `function_call`). */
 function openAiNativeJson(body: ChatRequest, toolNames: string[]): NativeJson | undefined {
-  const format = (body['response_format'] as { type?: string } | null | undefined)?.type;
-  if (format === 'json_schema' || format === 'json_object') {
-    return { via: format };
+  const format = body['response_format'] as
+    { type?: string; json_schema?: { schema?: unknown; strict?: boolean | null } } | null | undefined;
+  if (format?.type === 'json_schema') {
+    const { schema, strict } = format.json_schema ?? {};
+    return { via: 'json_schema', schema, ...(typeof strict === 'boolean' ? { strict } : {}) };
+  }
+  if (format?.type === 'json_object') {
+    return { via: 'json_object' };
   }
   const choice = body['tool_choice'] as { function?: { name?: string } } | string | null | undefined;
-  if (typeof choice === 'object' && choice?.function?.name) {
-    return { via: 'tool', tool: choice.function.name };
-  }
-  if (choice === 'required' && toolNames.length === 1) {
-    return { via: 'tool', tool: toolNames[0] };
-  }
   const legacy = body['function_call'] as { name?: string } | string | null | undefined;
-  if (typeof legacy === 'object' && legacy?.name) {
-    return { via: 'tool', tool: legacy.name };
+  const forced =
+    typeof choice === 'object' && choice?.function?.name
+      ? choice.function.name
+      : choice === 'required' && toolNames.length === 1
+        ? toolNames[0]
+        : typeof legacy === 'object' && legacy?.name
+          ? legacy.name
+          : undefined;
+  if (!forced) {
+    return undefined;
   }
-  return undefined;
+  const fn = [...(body.tools ?? []).map((t) => t.function), ...(body.functions ?? [])].find(
+    (f) => f?.name === forced,
+  ) as { parameters?: unknown; strict?: boolean | null } | undefined;
+  return {
+    via: 'tool',
+    tool: forced,
+    schema: fn?.parameters,
+    ...(typeof fn?.strict === 'boolean' ? { strict: fn.strict } : {}),
+  };
 }
 
 /** The script's `strict`, unless the request's `x-scripted-strict` header says otherwise. */
@@ -363,6 +381,8 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     messages_count: count,
     api_key_fingerprint: keyFingerprint(apiKey),
     native_json: null,
+    native_schema: null,
+    native_strict: null,
     strict: false,
     system: '',
   });
@@ -379,6 +399,8 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
   ): Promise<{ rendered: RenderedReply; chunkDelayMs: number } | undefined> => {
     const strict = strictFor(req, script);
     record.native_json = conv.native?.via ?? null;
+    record.native_schema = conv.native?.schema ?? null;
+    record.native_strict = conv.native?.strict ?? null;
     record.strict = strict;
     record.system = systemOf(conv);
     const rule = pickRule(script, used, conv);

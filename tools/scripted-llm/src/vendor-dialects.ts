@@ -51,17 +51,20 @@ export function anthropicConversation(body: AnthropicRequest, apiKey?: string): 
 /** A forced tool (`tool_choice` `tool`, or `any` with one tool) or `output_config.format` / `output_format`. */
 function anthropicNativeJson(body: AnthropicRequest, toolNames: string[]): NativeJson | undefined {
   const choice = body['tool_choice'] as { type?: string; name?: string } | undefined;
-  if (choice?.type === 'tool' && choice.name) {
-    return { via: 'tool', tool: choice.name };
+  const forced =
+    choice?.type === 'tool' && choice.name
+      ? choice.name
+      : choice?.type === 'any' && toolNames.length === 1
+        ? toolNames[0]
+        : undefined;
+  if (forced) {
+    const tool = (body.tools ?? []).find((t) => t.name === forced) as { input_schema?: unknown } | undefined;
+    return { via: 'tool', tool: forced, schema: tool?.input_schema };
   }
-  if (choice?.type === 'any' && toolNames.length === 1) {
-    return { via: 'tool', tool: toolNames[0] };
-  }
-  const config = body['output_config'] as { format?: { type?: string } } | undefined;
-  const legacy = body['output_format'] as { type?: string } | undefined;
-  return config?.format?.type === 'json_schema' || legacy?.type === 'json_schema'
-    ? { via: 'output_format' }
-    : undefined;
+  const config = body['output_config'] as { format?: { type?: string; schema?: unknown } } | undefined;
+  const legacy = body['output_format'] as { type?: string; schema?: unknown } | undefined;
+  const format = config?.format?.type === 'json_schema' ? config.format : legacy;
+  return format?.type === 'json_schema' ? { via: 'output_format', schema: format.schema } : undefined;
 }
 
 function anthropicContent(rendered: RenderedReply): Record<string, unknown>[] {
@@ -177,7 +180,11 @@ export function ollamaConversation(body: OllamaChatRequest, apiKey?: string): Co
   // `format`: "json" or a JSON Schema; Ollama has no forced tool call.
   const format = body['format'];
   const native: NativeJson | undefined =
-    format === 'json' || (typeof format === 'object' && format !== null) ? { via: 'format' } : undefined;
+    format === 'json'
+      ? { via: 'format' }
+      : typeof format === 'object' && format !== null
+        ? { via: 'format', schema: format }
+        : undefined;
   return {
     messages: body.messages.map((m) => ({ role: m.role, text: contentText(m.content) })),
     toolNames: (body.tools ?? []).map((t) => t.function.name),

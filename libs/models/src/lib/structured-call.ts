@@ -156,7 +156,8 @@ function check<S extends z.ZodType>(
       return { ok: false, error: wrong };
     }
   }
-  const parsed = schema.safeParse(json);
+  // With a parser, the schema sent was the parser's: the zod schema's own optional properties too.
+  const parsed = schema.safeParse(parser ? withoutAddedNulls(json, jsonSchemaOf(schema)) : json);
   return parsed.success
     ? { ok: true, value: parsed.data }
     : { ok: false, error: describeZodError(parsed.error) };

@@ -99,8 +99,42 @@ describe('structured calls through the native mechanism (strict scripted server)
       expect(requests[0]).toMatchObject({ path, native_json: via, strict: true, rule: 'answer' });
       expect(requests[0].system).toContain('[switchyard:test]');
       expect(requests[0].system).not.toMatch(/json/i);
+      // The schema derived from the zod schema went out; OpenAI's in its strict form.
+      expect(requests[0].native_schema).toMatchObject({
+        type: 'object',
+        properties: { answer: { type: 'number' } },
+      });
+      if (kind === 'openai') {
+        expect(requests[0]).toMatchObject({
+          native_strict: true,
+          native_schema: {
+            required: ['answer', 'note'],
+            additionalProperties: false,
+            properties: { note: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+          },
+        });
+      }
     },
   );
+
+  it("sends the registry's parser schema for the role as the native schema", async () => {
+    await serve('anthropic', null);
+    const schema = {
+      type: 'object',
+      properties: { answer: { type: 'number', minimum: 40 } },
+      required: ['answer'],
+    };
+    await ds.query(`UPDATE models SET parser = $1 WHERE name = 'scripted'`, [
+      JSON.stringify({ '*': { schema, max_retries: 0 } }),
+    ]);
+    try {
+      const { result, requests } = await ask('what is the answer?');
+      expect(result).toMatchObject({ value: { answer: 42 }, calls: 1 });
+      expect(requests[0]).toMatchObject({ native_json: 'tool', native_schema: schema });
+    } finally {
+      await ds.query(`UPDATE models SET parser = NULL WHERE name = 'scripted'`);
+    }
+  });
 
   it('feeds a reply that fails validation back with the attempt count, natively', async () => {
     await serve('openai', null);

@@ -14,6 +14,9 @@ export interface ScriptedRequest {
   path?: string;
   /** How the request asked for JSON natively (json_schema, json_object, tool, format, output_format), or null. */
   native_json?: string | null;
+  /** The JSON Schema the request sent natively, and OpenAI's `strict` flag for it. */
+  native_schema?: unknown;
+  native_strict?: boolean | null;
   /** Whether the server answered it in strict mode. */
   strict?: boolean;
   /** The request's system prompt (first 4000 characters). */
