@@ -93,6 +93,11 @@ async function postJson(path: string, body: unknown, init: RequestInit = {}): Pr
   });
 }
 
+/** A client that asks for JSON natively (response_format json_object). */
+function asksJson() {
+  return model().withConfig({ response_format: { type: 'json_object' } });
+}
+
 async function records(): Promise<RequestRecord[]> {
   return (await (await fetch(admin('/_requests'))).json()) as RequestRecord[];
 }
@@ -859,7 +864,8 @@ describe('demo.json', () => {
       total += m.usage_metadata?.total_tokens ?? 0;
     };
 
-    const intake = await model().invoke([
+    // demo.json is strict: structured steps ask for JSON natively, as the services do.
+    const intake = await asksJson().invoke([
       new SystemMessage('[switchyard:intake] Classify.'),
       new HumanMessage(question),
     ]);
@@ -887,7 +893,7 @@ describe('demo.json', () => {
     expect(afterTool.content).toBe('I have what I need.');
     expect(afterTool.tool_calls).toEqual([]);
 
-    const reflection = await model().invoke([
+    const reflection = await asksJson().invoke([
       new SystemMessage('[switchyard:reflection] Judge the step.'),
       new HumanMessage(question),
       plan,
@@ -936,11 +942,99 @@ describe('demo.json', () => {
     expect(direct.content).toBe('No tool needed.');
     expect(direct.tool_calls).toEqual([]);
 
-    const intake = await model().invoke([
+    const intake = await asksJson().invoke([
       new SystemMessage('[switchyard:intake]'),
       new HumanMessage('say "hi"\nplease'),
     ]);
     expect(JSON.parse(intake.content as string).task_goal).toBe('say "hi"\nplease');
+    // Asked in the prompt only, the strict demo answers prose around the JSON.
+    const prompted = await model().invoke([new SystemMessage('[switchyard:intake]'), new HumanMessage('hi')]);
+    expect(prompted.content).toMatch(/^Sure! Here is what you asked for: \{/);
+    expect(() => JSON.parse(prompted.content as string)).toThrow();
+  });
+});
+
+describe('native JSON and strict mode', () => {
+  const script: Script = {
+    rules: [{ name: 'verdict', reply: { content: '{"match": "full"}' } }],
+  };
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(admin(path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(200);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the three dialects' bodies, read as JSON
+    return res.json() as Promise<any>;
+  };
+  const messages = [{ role: 'user', content: 'judge' }];
+  const tool = { type: 'function', function: { name: 'verdict', parameters: { type: 'object' } } };
+
+  it('answers a non-native request as before, or with prose when x-scripted-strict: 1', async () => {
+    llm.setScript(script);
+    const plain = await post('/v1/chat/completions', { model: 'm', messages });
+    expect(plain.choices[0].message.content).toBe('{"match": "full"}');
+    const strict = await post('/v1/chat/completions', { model: 'm', messages }, { 'x-scripted-strict': '1' });
+    expect(strict.choices[0].message.content).toBe(
+      'Sure! Here is what you asked for: {"match": "full"} Let me know if you need anything else.',
+    );
+    expect((await records()).map((r) => [r.native_json, r.strict])).toEqual([
+      [null, false],
+      [null, true],
+    ]);
+  });
+
+  it('delivers JSON in the native shape: content for a response format, the forced tool call, tool_use', async () => {
+    llm.setScript({ ...script, strict: true });
+    const schema = { type: 'object', properties: { match: { type: 'string' } } };
+    const formatted = await post('/v1/chat/completions', {
+      model: 'm',
+      messages,
+      response_format: { type: 'json_schema', json_schema: { name: 'verdict', strict: true, schema } },
+    });
+    expect(formatted.choices[0].message.content).toBe('{"match": "full"}');
+    const forced = await post('/v1/chat/completions', {
+      model: 'm',
+      messages,
+      tools: [tool],
+      tool_choice: { type: 'function', function: { name: 'verdict' } },
+    });
+    expect(forced.choices[0].message.content).toBeNull();
+    expect(forced.choices[0].message.tool_calls[0].function).toEqual({
+      name: 'verdict',
+      arguments: '{"match":"full"}',
+    });
+    const anthropic = await post('/v1/messages', {
+      model: 'm',
+      max_tokens: 100,
+      messages,
+      tools: [{ name: 'verdict', input_schema: schema }],
+      tool_choice: { type: 'tool', name: 'verdict' },
+    });
+    expect(anthropic.content).toEqual([
+      expect.objectContaining({ type: 'tool_use', name: 'verdict', input: { match: 'full' } }),
+    ]);
+    const ollama = await post('/api/chat', { model: 'm', messages, stream: false, format: schema });
+    expect(ollama.message.content).toBe('{"match": "full"}');
+    // Strict, and not asked natively (x-scripted-strict: 0 turns it off for one request).
+    const unasked = await post('/api/chat', { model: 'm', messages, stream: false });
+    expect(unasked.message.content).toMatch(/^Sure! /);
+    const off = await post(
+      '/api/chat',
+      { model: 'm', messages, stream: false },
+      { 'x-scripted-strict': '0' },
+    );
+    expect(off.message.content).toBe('{"match": "full"}');
+    expect((await records()).map((r) => [r.native_json, r.native_strict, r.strict])).toEqual([
+      ['json_schema', true, true],
+      ['tool', null, true],
+      ['tool', null, true],
+      ['format', null, true],
+      [null, null, true],
+      [null, null, false],
+    ]);
+    expect((await records())[0].native_schema).toEqual(schema);
   });
 });
 
