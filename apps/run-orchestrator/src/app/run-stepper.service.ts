@@ -1,30 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import {
-  ASK_USER,
-  CLIENT_TOOL,
-  CLIENT_TOOL_OUTPUTS_JSON_SCHEMA,
-  type Action,
-  type RuntimeState,
-  type RunStatus,
-  describeZodError,
-  findToolCall,
-  taskSubject,
-} from '@switchyard/contracts';
-import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
+import type { Action, NodeRegistration, RuntimeState, RunStatus } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
-import { type RunFailure, RunFailureCode } from './orchestrator.exception';
+import type { RunFailure } from './orchestrator.exception';
+import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
 
-const END = 'end';
-const HUMAN_DEADLINE_MS = 30 * 24 * 3600_000;
-
 /**
- * Decides and records what follows a step, inside the step's transaction. It reads only the
- * actions' `next`: their union (deduplicated, in order) is the next step's tasks; an empty
- * union ends the run (failed when the last action carries an error).
+ * Records what follows a step, inside the step's transaction: `routeStep` decides (from the
+ * actions' `next` alone), this writes the tasks, the run's status and the events.
  */
 @Injectable()
 export class RunStepper {
@@ -46,161 +32,73 @@ export class RunStepper {
       events: actions.map(actionEvent),
       finished: false,
     };
-    const steps = run.steps + actions.length;
-    const next = unionOfNext(actions);
-    const last = actions[actions.length - 1];
-
-    if (next.length === 0) {
-      const answer = last.result as { answer?: unknown } | null;
-      const output =
-        answer && typeof answer === 'object' && 'answer' in answer
-          ? (answer as Record<string, unknown>)
-          : null;
-      return this.finish(
-        m,
-        run,
-        state,
-        effects,
-        steps,
-        last.error ? 'failed' : 'succeeded',
-        last.error ?? null,
-        output,
-      );
-    }
-    if (steps >= run.max_steps) {
-      return this.finish(m, run, state, effects, steps, 'failed', {
-        code: RunFailureCode.MaxStepsExceeded,
-        message: `the run reached its limit of ${run.max_steps} steps`,
-      });
-    }
-
-    const callCounts = new Map<string, number>();
-    const humanTasks: TaskRow[] = [];
-    const clientCalls: WaitingClientCall[] = [];
-    let waitingFor: RunWaiting | undefined;
-    const deadline = new Date(Date.now() + this.config.env.SWITCHYARD_TASK_TIMEOUT_MS);
-    for (const [seq, node] of next.entries()) {
+    const registrations = new Map<string, NodeRegistration | undefined>();
+    for (const node of nodesToResolve(run, actions)) {
       const reg = await this.directory.lookup(node);
+      registrations.set(node, reg);
       if (!reg) {
-        const asker = actions.find((a) => a.next.includes(node)) ?? last;
-        return this.finish(m, run, state, effects, steps, 'failed', {
-          code: RunFailureCode.UnknownNode,
-          message: `action #${asker.id} (node "${asker.node}") asked for node "${node}", which no service registered`,
-        });
+        break;
       }
-      const callIndex = callCounts.get(node) ?? 0;
-      callCounts.set(node, callIndex + 1);
-      if (reg.kind === 'human') {
-        const id = randomUUID();
-        const call = findToolCall(state, node, callIndex);
-        if (node === CLIENT_TOOL.name) {
-          const args = CLIENT_TOOL.argsSchema.safeParse(call?.args ?? {});
-          if (!call || !args.success) {
-            return this.finish(m, run, state, effects, steps, 'failed', {
-              code: RunFailureCode.InvalidDelta,
-              message: `${node} needs a function name and arguments${args.success ? '' : `: ${describeZodError(args.error)}`}`,
-            });
-          }
-          clientCalls.push({ task_id: id, id: call.id, ...args.data });
-        } else {
-          const args = ASK_USER.argsSchema.safeParse(call?.args ?? {});
-          if (!args.success) {
-            return this.finish(m, run, state, effects, steps, 'failed', {
-              code: RunFailureCode.InvalidDelta,
-              message: `${node} needs a question: ${describeZodError(args.error)}`,
-            });
-          }
-          waitingFor ??= {
-            task_id: id,
-            node,
-            question: args.data.question,
-            input_schema: args.data.input_schema ?? ASK_USER.defaultInputSchema,
-            since: new Date().toISOString(),
-          };
+    }
+    const route = routeStep({
+      run,
+      state,
+      actions,
+      step,
+      registrations,
+      taskTimeoutMs: this.config.env.SWITCHYARD_TASK_TIMEOUT_MS,
+      now: new Date(),
+      newId: randomUUID,
+    });
+    switch (route.kind) {
+      case 'finish':
+        return this.finish(m, run, state, effects, route.steps, route.status, route.error, route.output);
+      case 'next':
+        effects.tasks = route.tasks;
+        await insertTasks(m, route.tasks, {
+          runId: run.id,
+          steps: route.steps,
+          resumed: run.status === 'waiting',
+        });
+        if (run.status === 'waiting') {
+          effects.events.push({ type: 'status', payload: { status: 'running' } });
         }
-        humanTasks.push({
-          id,
-          run_id: run.id,
-          thread_id: run.thread_id,
-          turn: state.turn,
-          step: step + 1,
-          seq,
-          call_index: callIndex,
-          node,
-          subject: `human.${node}`,
-          version: state.version,
-          attempt: 1,
-          // A person answers when they answer: the reaper leaves human tasks alone.
-          deadline: new Date(Date.now() + HUMAN_DEADLINE_MS),
-        });
-        continue;
-      }
-      effects.tasks.push({
-        id: randomUUID(),
-        run_id: run.id,
-        thread_id: run.thread_id,
-        turn: state.turn,
-        step: step + 1,
-        seq,
-        call_index: callIndex,
-        node,
-        subject: taskSubject(reg.service, node),
-        version: state.version,
-        attempt: 1,
-        deadline,
-      });
-    }
-    if (clientCalls.length) {
-      // The client answers every call of the step in one request; ask_user (if any) keeps its question.
-      waitingFor ??= {
-        task_id: clientCalls[0].task_id,
-        node: CLIENT_TOOL.name,
-        question: `Run the client functions ${clientCalls.map((c) => c.name).join(', ')} and send their results.`,
-        input_schema: CLIENT_TOOL_OUTPUTS_JSON_SCHEMA,
-        since: new Date().toISOString(),
-      };
-      waitingFor.client_calls = clientCalls;
-    }
-    await insertTasks(
-      m,
-      [...effects.tasks, ...humanTasks],
-      waitingFor ? undefined : { runId: run.id, steps, resumed: run.status === 'waiting' },
-    );
-    if (humanTasks.length > 0) {
-      // Nothing to publish for them: the gateway answers on the user's behalf.
-      await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
-        humanTasks.map((t) => t.id),
-      ]);
-    }
-    if (waitingFor) {
-      await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
-        run.id,
-        steps,
-        JSON.stringify(waitingFor),
-      ]);
-      effects.events.push(
-        { type: 'status', payload: { status: 'waiting' } },
-        {
-          type: 'waiting_for_user',
-          payload: {
-            question: waitingFor.question,
-            input_schema: waitingFor.input_schema,
-            ...(waitingFor.client_calls
-              ? {
-                  tool_calls: waitingFor.client_calls.map((c) => ({
-                    id: c.id,
-                    name: c.name,
-                    arguments: c.arguments,
-                  })),
-                }
-              : {}),
+        return effects;
+      case 'waiting': {
+        const { waiting } = route;
+        effects.tasks = route.tasks;
+        await insertTasks(m, [...route.tasks, ...route.humanTasks]);
+        // Nothing to publish for them: the gateway answers on the user's behalf.
+        await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
+          route.humanTasks.map((t) => t.id),
+        ]);
+        await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
+          run.id,
+          route.steps,
+          JSON.stringify(waiting),
+        ]);
+        effects.events.push(
+          { type: 'status', payload: { status: 'waiting' } },
+          {
+            type: 'waiting_for_user',
+            payload: {
+              question: waiting.question,
+              input_schema: waiting.input_schema,
+              ...(waiting.client_calls
+                ? {
+                    tool_calls: waiting.client_calls.map((c) => ({
+                      id: c.id,
+                      name: c.name,
+                      arguments: c.arguments,
+                    })),
+                  }
+                : {}),
+            },
           },
-        },
-      );
-    } else if (run.status === 'waiting') {
-      effects.events.push({ type: 'status', payload: { status: 'running' } });
+        );
+        return effects;
+      }
     }
-    return effects;
   }
 
   /** Ends the run in this transaction: status, output, usage, snapshot, thread released. */
@@ -263,27 +161,6 @@ export async function writeSnapshot(m: EntityManager, state: RuntimeState): Prom
     state.thread_id,
     state.version,
   ]);
-}
-
-/**
- * The join rule: the union of the step's `next` lists, in order. A node named k times by one
- * action is k tasks (a fan-out of k calls); named by several actions it runs as often as the
- * action naming it most often asks, not once per action.
- */
-export function unionOfNext(actions: readonly Pick<Action, 'next'>[]): string[] {
-  const want = new Map<string, number>();
-  for (const a of actions) {
-    const counts = new Map<string, number>();
-    for (const n of a.next) {
-      if (n !== END) {
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-      }
-    }
-    for (const [n, c] of counts) {
-      want.set(n, Math.max(want.get(n) ?? 0, c));
-    }
-  }
-  return [...want].flatMap(([n, c]) => Array<string>(c).fill(n));
 }
 
 /**
