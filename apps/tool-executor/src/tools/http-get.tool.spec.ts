@@ -293,8 +293,9 @@ describe(httpGet.name, () => {
     });
 
     it('never connects to what a rebinding DNS answers after the check', async () => {
-      // First answer public (vetted), every later one the local server: the connection must go to
-      // the vetted address only (unreachable offline), never to the loopback server.
+      // First answer one that fails inside the kernel (multicast: no packet leaves the machine;
+      // the host is allowed so the answer is used as it is), every later one the local server: the
+      // connection must go to the first answer only, never to the loopback server.
       let connections = 0;
       const count = (): void => {
         connections++;
@@ -302,10 +303,13 @@ describe(httpGet.name, () => {
       server.on('connection', count);
       let calls = 0;
       const rebinding: HostLookup = async () =>
-        calls++ === 0 ? [{ address: '93.184.215.14', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
+        calls++ === 0 ? [{ address: '224.0.0.1', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
       try {
         const error = await failure(
-          httpGet({ url: `http://rebind.example:${port}/hello` }, { lookup: rebinding, timeoutMs: 1_500 }),
+          httpGet(
+            { url: `http://rebind.example:${port}/hello` },
+            { lookup: rebinding, timeoutMs: 1_500, allowHosts: ['rebind.example'] },
+          ),
         );
         expect(['network_error', 'timeout']).toContain(error.code);
         expect(calls).toBe(1);
