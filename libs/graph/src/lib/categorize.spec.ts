@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type CategorizeParams,
+  categorizeSystemPrompt,
+  categorizeUserPrompt,
+  pickCategory,
+} from './categorize';
+import { parseCanvas } from './normalize-dsl';
+
+const FIXTURES = join(__dirname, '../../fixtures');
+const golden = (scenario: string) =>
+  JSON.parse(readFileSync(join(FIXTURES, 'expected', `questions_category.${scenario}.json`), 'utf8')) as {
+    inputs: { scripted_llm: { reply: string }[] };
+    path: string[];
+    llm: { messages: { role: string; content: string }[] }[];
+  };
+const canvas = parseCanvas(
+  JSON.parse(readFileSync(join(FIXTURES, 'ragflow', 'questions_category.json'), 'utf8')),
+);
+const params = canvas.components['Categorize:TamePartsLook'].params as CategorizeParams;
+
+describe(pickCategory.name, () => {
+  it.each(['casual', 'complain', 'fallback', 'tie'])(
+    'questions_category.%s routes as RAGFlow did',
+    (scenario) => {
+      const g = golden(scenario);
+      expect(pickCategory(params, g.inputs.scripted_llm[0].reply).next).toEqual([g.path[2]]);
+    },
+  );
+
+  const three: CategorizeParams = {
+    category_description: {
+      up: { to: ['ToUp'] },
+      down: { to: ['ToDown'] },
+      'Negative review ': { to: ['ToN'] },
+    },
+  };
+  it.each([
+    ['down down up', 'down', ['ToDown']],
+    ['UP or DOWN: a tie goes to the first declared', 'up', ['ToUp']],
+    ['no name at all', 'up', ['ToN']],
+    ['negative review  then negative review ', 'Negative review ', ['ToN']],
+    ['negative review', 'up', ['ToN']],
+  ])('%j → %s', (answer, category, next) => {
+    expect(pickCategory(three, answer)).toEqual({ category, next });
+  });
+});
+
+describe(categorizeSystemPrompt.name, () => {
+  it.each(['casual', 'complain', 'tie'])('builds the prompts RAGFlow sent (%s)', (scenario) => {
+    const [system, user] = golden(scenario).llm[0].messages;
+    expect(categorizeSystemPrompt(params)).toBe(system.content);
+    expect(categorizeUserPrompt([{ role: 'user', content: 'x' }], 'How are you doing?')).toBe(user.content);
+  });
+
+  it.each([
+    [[], 'q', '\n---- Real Data ----\nUSER: "q" →\n'],
+    [
+      [
+        { role: 'user', content: 'a' },
+        { role: 'assistant', content: 'b\nc' },
+        { role: 'user', content: '' },
+      ],
+      'q\nq',
+      '\n---- Real Data ----\nUSER: "a" | ASSISTANT: "bc" | USER: "qq" →\n',
+    ],
+    [[{ role: 'user', content: 'old' }], '', '\n---- Real Data ----\nUSER: "" →\n'],
+  ])('user prompt over a history window %#', (history, query, prompt) => {
+    expect(categorizeUserPrompt(history, query)).toBe(prompt);
+  });
+
+  it('leaves out the examples block when there are no examples', () => {
+    expect(
+      categorizeSystemPrompt({ category_description: { A: { to: ['x'], description: 'd' } } }),
+    ).not.toContain('Examples');
+  });
+});
