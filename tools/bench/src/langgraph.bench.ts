@@ -18,8 +18,9 @@ import {
 } from '@langchain/langgraph';
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { ChatOpenAI } from '@langchain/openai';
-import pg from 'pg';
+import type pg from 'pg';
 import { evaluate } from './calculator';
+import { ScratchDatabase } from './scratch-db';
 import type { ConcurrentSample, RunSample } from './types';
 
 /**
@@ -282,33 +283,16 @@ export class LangGraphBench {
   private constructor(
     private readonly saver: PostgresSaver,
     private readonly pool: pg.Pool,
-    private readonly adminUrl: string,
-    readonly database: string,
+    private readonly db: ScratchDatabase,
     private readonly llmBaseUrl: string,
   ) {}
 
   /** Creates the database and the saver's tables; `llmBaseUrl` is the model server's …/v1 URL. */
   static async create(postgresUrl: string, llmBaseUrl: string): Promise<LangGraphBench> {
-    const database = `switchyard_bench_lg_${process.pid}_${randomBytes(3).toString('hex')}`;
-    const admin = new URL(postgresUrl);
-    admin.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    try {
-      await client.query(`CREATE DATABASE "${database}"`);
-    } finally {
-      await client.end();
-    }
-    const url = new URL(postgresUrl);
-    url.pathname = `/${database}`;
-    // What PostgresSaver.fromConnString(url) does, plus an error listener: the database is dropped
-    // right after pool.end(), which resolves before the idle connections have closed.
-    const saverPool = new pg.Pool({ connectionString: url.toString() });
-    saverPool.on('error', () => undefined);
-    const saver = new PostgresSaver(saverPool);
-    const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
-    pool.on('error', () => undefined);
-    const bench = new LangGraphBench(saver, pool, admin.toString(), database, llmBaseUrl);
+    const db = await ScratchDatabase.create(postgresUrl, 'switchyard_bench_lg');
+    // What PostgresSaver.fromConnString(url) does, on a pool that tolerates the drop at the end.
+    const saver = new PostgresSaver(db.pool());
+    const bench = new LangGraphBench(saver, db.pool(2), db, llmBaseUrl);
     try {
       await saver.setup();
     } catch (err) {
@@ -457,9 +441,6 @@ export class LangGraphBench {
   async close(): Promise<void> {
     await this.saver.end().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
-    const client = new pg.Client({ connectionString: this.adminUrl });
-    await client.connect().catch(() => undefined);
-    await client.query(`DROP DATABASE IF EXISTS "${this.database}" WITH (FORCE)`).catch(() => undefined);
-    await client.end().catch(() => undefined);
+    await this.db.drop();
   }
 }

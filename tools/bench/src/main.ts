@@ -2,16 +2,26 @@
 // answer, both against the same scripted OpenAI-compatible model server over HTTP. Prints a
 // markdown table (medians of several runs) and writes it to tools/bench/RESULTS.md.
 // Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/main.js
-// Environment: BENCH_ROUNDS (20,50), BENCH_REPS (5), BENCH_CONCURRENCY (8), KEEP_BENCH_LOGS=1.
+// Environment: BENCH_ROUNDS (20,50), BENCH_REPS (5), BENCH_CONCURRENCY (8), KEEP_BENCH_LOGS=1,
+// BENCH_CPU_PROF=<dir> (the services write V8 CPU profiles there), BENCH_LOOP_STEPS (30,150,600),
+// BENCH_LOOP_CONCURRENCY (32), BENCH_SKIP_LLM=1 (the pure-runtime loop only).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { TestStack } from '@switchyard/testing';
+import { SERVICE_APPS, TestStack } from '@switchyard/testing';
 import { type LangGraphVariant, LangGraphBench } from './langgraph.bench';
 import { describeMachine, machine } from './machine';
-import { fmtBytes, fmtCount, fmtMs, fmtRate, markdownTable, median } from './stats';
+import { rss } from './proc';
+import {
+  LangGraphLoop,
+  type LoopConcurrentSample,
+  type LoopSample,
+  SwitchyardLoop,
+  roundsFor,
+} from './runtime-loop.bench';
+import { fmtBytes, fmtCount, fmtMs, fmtRate, markdownTable, median, percentile } from './stats';
 import { SwitchyardBench } from './switchyard.bench';
 import type { ConcurrentSample, RunSample } from './types';
 
@@ -33,6 +43,10 @@ interface Config {
   rounds: number[];
   reps: number;
   concurrency: number;
+  loopSteps: number[];
+  loopConcurrency: number;
+  /** Only the pure-runtime loop (no LLM loop). */
+  skipLlm: boolean;
 }
 
 function config(): Config {
@@ -50,7 +64,23 @@ function config(): Config {
   if (!rounds.length || !(reps >= 1) || !(concurrency >= 1)) {
     throw new Error('BENCH_ROUNDS, BENCH_REPS and BENCH_CONCURRENCY must be positive');
   }
-  return { rounds, reps: Math.floor(reps), concurrency: Math.floor(concurrency) };
+  const loopSteps = (process.env['BENCH_LOOP_STEPS'] ?? '30,150,600')
+    .split(',')
+    .map((x) => Number(x.trim()))
+    .filter((n) => n > 0);
+  loopSteps.forEach(roundsFor); // throws on a count the loop cannot make
+  const loopConcurrency = Math.floor(Number(process.env['BENCH_LOOP_CONCURRENCY'] ?? 32));
+  if (!(loopConcurrency >= 1)) {
+    throw new Error('BENCH_LOOP_CONCURRENCY must be positive');
+  }
+  return {
+    rounds,
+    reps: Math.floor(reps),
+    concurrency: Math.floor(concurrency),
+    loopSteps,
+    loopConcurrency,
+    skipLlm: process.env['BENCH_SKIP_LLM'] === '1',
+  };
 }
 
 /** Unmeasured runs of each system before measuring (JIT, connection pools, caches). */
@@ -76,6 +106,85 @@ class Results {
   runs(system: System, rounds: number): RunSample[] {
     return this.seq.get(`${system}:${rounds}`) ?? [];
   }
+}
+
+type LoopSystem = 'switchyard' | 'langgraph';
+
+class LoopResults {
+  readonly seq = new Map<string, LoopSample[]>();
+  readonly conc = new Map<LoopSystem, LoopConcurrentSample[]>();
+  readonly idleRss = new Map<string, number>();
+
+  add(system: LoopSystem, steps: number, s: LoopSample): void {
+    const key = `${system}:${steps}`;
+    this.seq.set(key, [...(this.seq.get(key) ?? []), s]);
+  }
+  runs(system: LoopSystem, steps: number): LoopSample[] {
+    return this.seq.get(`${system}:${steps}`) ?? [];
+  }
+}
+
+/** Switchyard's figure over LangGraph's, e.g. `×0.80`. */
+const ratio = (sy: number, lg: number) => (Number.isFinite(sy / lg) ? `×${(sy / lg).toFixed(2)}` : 'n/a');
+
+function loopTable(cfg: Config, r: LoopResults): string {
+  const rows: string[][] = [];
+  const row = (metric: string, f: (s: LoopSystem) => number, fmt: (v: number) => string) => {
+    const sy = f('switchyard');
+    const lg = f('langgraph');
+    rows.push([metric, fmt(sy), fmt(lg), ratio(sy, lg)]);
+  };
+  for (const n of cfg.loopSteps) {
+    const med = (s: LoopSystem, f: (x: LoopSample) => number) => median(r.runs(s, n).map(f));
+    const pooled = (s: LoopSystem) => r.runs(s, n).flatMap((x) => x.stepMs);
+    row(`${n} steps: wall time per run`, (s) => med(s, (x) => x.wallMs), fmtMs);
+    row(`${n} steps: time per step`, (s) => med(s, (x) => x.wallMs / x.steps), fmtMs);
+    row(`${n} steps: step time p50`, (s) => percentile(pooled(s), 50), fmtMs);
+    row(`${n} steps: step time p99`, (s) => percentile(pooled(s), 99), fmtMs);
+    row(`${n} steps: CPU per step (all processes)`, (s) => med(s, (x) => x.cpuMs / x.steps), fmtMs);
+  }
+  const k = cfg.loopConcurrency;
+  const n0 = cfg.loopSteps[0];
+  const conc = (s: LoopSystem, f: (c: LoopConcurrentSample) => number) =>
+    median((r.conc.get(s) ?? []).map(f));
+  row(
+    `${k} concurrent runs (${n0} steps): throughput`,
+    (s) => conc(s, (c) => (c.steps * 1000) / c.totalMs),
+    (v) => fmtRate(v, 'steps'),
+  );
+  row(`${k} concurrent runs: CPU per step (all processes)`, (s) => conc(s, (c) => c.cpuMs / c.steps), fmtMs);
+  return markdownTable(['metric', 'Switchyard', 'LangGraph.js (same loop)', 'Switchyard ÷ LangGraph'], rows);
+}
+
+function rssTable(r: LoopResults): string {
+  const peaks = new Map<string, number[]>();
+  for (const c of [...(r.conc.get('switchyard') ?? []), ...(r.conc.get('langgraph') ?? [])]) {
+    for (const [name, bytes] of c.peakRss) {
+      peaks.set(name, [...(peaks.get(name) ?? []), bytes]);
+    }
+  }
+  const names = [...new Set([...r.idleRss.keys(), ...peaks.keys()])];
+  return markdownTable(
+    ['process', 'RSS idle', 'RSS peak under the concurrent loop runs (median of reps)'],
+    names.map((n) => [n, fmtBytes(r.idleRss.get(n) ?? Number.NaN), fmtBytes(median(peaks.get(n) ?? []))]),
+  );
+}
+
+function loopNotes(cfg: Config): string {
+  return [
+    `Pure-runtime loop: intake → planner → tool → reflection → planner …, every node returning at once with a`,
+    `~1 KB random (incompressible) result and its \`next\`, no LLM; ${cfg.loopSteps.join(', ')} Switchyard steps per run`,
+    `(start, intake, 3 per tool round, the final planner; LangGraph's run of the same rounds has no \`start\`, one`,
+    `step fewer). Switchyard: the loop's nodes are served by tools/bench-nodes (a node service on the worker`,
+    `runtime, in place of the planner and reflection services); LangGraph.js: the same graph with PostgresSaver`,
+    `(durability "async", its default), in the benchmark process. Medians of ${cfg.reps} runs per cell; step time`,
+    `p50/p99: time from one step's end to the next one's, over all measured runs. CPU per step: user+sys from`,
+    `/proc of every process of the system during the run, divided by its steps — Switchyard: the services,`,
+    `bench-nodes, nats-server, redis-server and the Postgres backends connected to its database; LangGraph.js:`,
+    `the benchmark process and the backends of its database. Postgres' shared background processes (WAL`,
+    `writer, checkpointer) are left out of both. RSS: /proc/<pid>/status VmRSS, idle after start-up and the peak`,
+    `sampled every 200 ms during the ${cfg.loopConcurrency} concurrent runs.`,
+  ].join('\n');
 }
 
 /** Runs `fn` and counts the requests the model server answered meanwhile. */
@@ -204,8 +313,11 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   log(`machine: ${describeMachine(m)}; load average ${loadBefore.toFixed(2)}`);
   const results = new Results();
+  const loopResults = new LoopResults();
   let stack: TestStack | undefined;
   let lg: LangGraphBench | undefined;
+  let syLoop: SwitchyardLoop | undefined;
+  let lgLoop: LangGraphLoop | undefined;
   let cleaned = false;
   const cleanup = async () => {
     if (cleaned) {
@@ -220,6 +332,8 @@ async function main(): Promise<void> {
       }
     };
     await step('LangGraph database', () => lg?.close());
+    await step('LangGraph loop database', () => lgLoop?.close());
+    await step('bench-nodes', () => syLoop?.stop());
     await step('Switchyard stack', () => stack?.stop());
     if (!process.env['KEEP_BENCH_LOGS']) {
       await step('logs', () => stack && rmSync(stack.dir, { recursive: true, force: true }));
@@ -234,6 +348,9 @@ async function main(): Promise<void> {
 
   let startupMs = 0;
   let postgres = '?';
+  const nodeArgs = process.env['BENCH_CPU_PROF']
+    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_CPU_PROF'])}`]
+    : [];
   const t0 = performance.now();
   try {
     log('starting the Switchyard stack (nats-server, database, model server, seven services)');
@@ -241,11 +358,16 @@ async function main(): Promise<void> {
     stack = await TestStack.start({
       script: SCRIPT,
       env: { SWITCHYARD_DEFAULT_MAX_STEPS: '1000', LOG_LEVEL: 'warn' },
+      // Each service writes a V8 CPU profile there when it stops (see PROFILE.md).
+      nodeArgs,
     });
     startupMs = performance.now() - started;
     const llmUrl = stack.llmUrl;
     postgres = (await stack.sql<{ server_version: string }>('SHOW server_version'))[0]?.server_version ?? '?';
 
+    for (const app of SERVICE_APPS) {
+      loopResults.idleRss.set(app, rss(stack.pid(app) ?? 0));
+    }
     const sy = new SwitchyardBench(stack);
     lg = await LangGraphBench.create(stack.databaseUrl, `${llmUrl}/v1`);
     const bench = lg;
@@ -261,41 +383,92 @@ async function main(): Promise<void> {
         concurrent: (n, k) => bench.concurrent(v, { prompt: PROMPTS[n], rounds: n }, k),
       })),
     ];
-    const n0 = cfg.rounds[0];
-    log(`warm-up: ${WARMUP} runs of each system`);
-    for (let i = 0; i < WARMUP; i++) {
-      for (const sys of systems) {
-        await sys.run(n0);
+    if (!cfg.skipLlm) {
+      await llmLoop(cfg, systems, results, llmUrl);
+    }
+
+    log('pure-runtime loop: tools/bench-nodes in place of the planner and reflection services');
+    syLoop = await SwitchyardLoop.start(stack, nodeArgs);
+    lgLoop = await LangGraphLoop.create(stack.databaseUrl);
+    for (const [name, pid] of syLoop.processes()) {
+      if (!loopResults.idleRss.has(name)) {
+        loopResults.idleRss.set(name, rss(pid));
       }
     }
-    // Each repetition runs every system once, in turn, so drift and other load on the machine
-    // spread over all of them rather than landing on one.
+    loopResults.idleRss.set('bench process (LangGraph)', process.memoryUsage().rss);
+    const loops = { switchyard: syLoop, langgraph: lgLoop } as const;
+    for (let i = 0; i < WARMUP; i++) {
+      for (const l of Object.values(loops)) {
+        await l.run(cfg.loopSteps[0]);
+      }
+    }
     for (let i = 1; i <= cfg.reps; i++) {
-      for (const n of cfg.rounds) {
-        for (const sys of systems) {
-          const s = await counted(llmUrl, () => sys.run(n));
-          log(`#${i} N=${n} ${sys.key}: ${fmtMs(s.wallMs)}, ${s.steps} steps, ${fmtBytes(s.bytes)}`);
-          results.add(sys.key, n, s);
+      for (const n of cfg.loopSteps) {
+        for (const [key, l] of Object.entries(loops) as [LoopSystem, SwitchyardLoop | LangGraphLoop][]) {
+          const s = await l.run(n);
+          log(`#${i} loop ${n} steps ${key}: ${fmtMs(s.wallMs)}, CPU ${fmtMs(s.cpuMs)}`);
+          loopResults.add(key, n, s);
         }
       }
-      for (const sys of systems.filter((x) => x.key !== 'switchyard')) {
-        const s = await sys.run(n0, 'sync');
-        log(`#${i} N=${n0} ${sys.key} durability=sync: ${fmtMs(s.wallMs)}`);
-        results.sync.set(sys.key, [...(results.sync.get(sys.key) ?? []), s]);
-      }
     }
     for (let i = 1; i <= cfg.reps; i++) {
-      for (const sys of systems) {
-        const c = await sys.concurrent(n0, cfg.concurrency);
-        log(`#${i} ${cfg.concurrency} concurrent ${sys.key}: ${fmtMs(c.totalMs)}`);
-        results.conc.set(sys.key, [...(results.conc.get(sys.key) ?? []), c]);
+      for (const [key, l] of Object.entries(loops) as [LoopSystem, SwitchyardLoop | LangGraphLoop][]) {
+        const c = await l.concurrent(cfg.loopSteps[0], cfg.loopConcurrency);
+        log(
+          `#${i} loop ${cfg.loopConcurrency} concurrent ${key}: ${fmtMs(c.totalMs)}, CPU ${fmtMs(c.cpuMs)}`,
+        );
+        loopResults.conc.set(key, [...(loopResults.conc.get(key) ?? []), c]);
       }
     }
   } finally {
     await cleanup();
   }
   log(`done in ${fmtMs(performance.now() - t0)}`);
+  report(cfg, m, postgres, loadBefore, results, loopResults, startupMs);
+}
 
+async function llmLoop(cfg: Config, systems: Contender[], results: Results, llmUrl: string): Promise<void> {
+  const n0 = cfg.rounds[0];
+  log(`warm-up: ${WARMUP} runs of each system`);
+  for (let i = 0; i < WARMUP; i++) {
+    for (const sys of systems) {
+      await sys.run(n0);
+    }
+  }
+  // Each repetition runs every system once, in turn, so drift and other load on the machine
+  // spread over all of them rather than landing on one.
+  for (let i = 1; i <= cfg.reps; i++) {
+    for (const n of cfg.rounds) {
+      for (const sys of systems) {
+        const s = await counted(llmUrl, () => sys.run(n));
+        log(`#${i} N=${n} ${sys.key}: ${fmtMs(s.wallMs)}, ${s.steps} steps, ${fmtBytes(s.bytes)}`);
+        results.add(sys.key, n, s);
+      }
+    }
+    for (const sys of systems.filter((x) => x.key !== 'switchyard')) {
+      const s = await sys.run(n0, 'sync');
+      log(`#${i} N=${n0} ${sys.key} durability=sync: ${fmtMs(s.wallMs)}`);
+      results.sync.set(sys.key, [...(results.sync.get(sys.key) ?? []), s]);
+    }
+  }
+  for (let i = 1; i <= cfg.reps; i++) {
+    for (const sys of systems) {
+      const c = await sys.concurrent(n0, cfg.concurrency);
+      log(`#${i} ${cfg.concurrency} concurrent ${sys.key}: ${fmtMs(c.totalMs)}`);
+      results.conc.set(sys.key, [...(results.conc.get(sys.key) ?? []), c]);
+    }
+  }
+}
+
+function report(
+  cfg: Config,
+  m: ReturnType<typeof machine>,
+  postgres: string,
+  loadBefore: number,
+  results: Results,
+  loopResults: LoopResults,
+  startupMs: number,
+): void {
   const machineLine = describeMachine(m, [
     `PostgreSQL ${postgres}`,
     natsVersion(),
@@ -303,12 +476,26 @@ async function main(): Promise<void> {
     `@langchain/langgraph-checkpoint-postgres ${versionOf('@langchain/langgraph-checkpoint-postgres')}`,
     `1-minute load average before the run ${loadBefore.toFixed(2)} (other work on the machine skews the numbers)`,
   ]);
-  const body = [table(cfg, results), '', notes(cfg, startupMs)].join('\n');
+  const body = [
+    ...(cfg.skipLlm ? [] : [table(cfg, results), '', notes(cfg, startupMs), '']),
+    '## Pure-runtime loop',
+    '',
+    loopTable(cfg, loopResults),
+    '',
+    rssTable(loopResults),
+    '',
+    loopNotes(cfg),
+    `1-minute load average after the run: ${loadavg()[0].toFixed(2)}.`,
+  ].join('\n');
   process.stdout.write(`\nMachine: ${machineLine}\n\n${body}\n`);
   const date = new Date()
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
+  if (cfg.skipLlm || process.env['BENCH_CPU_PROF']) {
+    log(`${RESULTS} not written: a partial or profiled run`);
+    return;
+  }
   writeFileSync(
     RESULTS,
     [

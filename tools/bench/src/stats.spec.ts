@@ -1,10 +1,20 @@
-import { fmtBytes, fmtMs, markdownTable, median } from './stats';
+import { fmtBytes, fmtMs, markdownTable, median, percentile } from './stats';
 
 describe('stats', () => {
   it('takes the median of odd and even counts', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(median([])).toBeNaN();
+  });
+
+  it.each([
+    [[], 50, Number.NaN],
+    [[5], 99, 5],
+    [[1, 2, 3, 4], 50, 2],
+    [Array.from({ length: 100 }, (_, i) => i + 1), 99, 99],
+    [Array.from({ length: 100 }, (_, i) => 100 - i), 100, 100],
+  ])('percentile of %j at p%d is %d', (values, p, want) => {
+    expect(percentile(values, p)).toBe(want);
   });
 
   it('formats times and sizes', () => {

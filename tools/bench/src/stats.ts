@@ -8,6 +8,15 @@ export function median(values: readonly number[]): number {
   return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
+/** The p-th percentile (0–100) by nearest rank; NaN for an empty list. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) {
+    return Number.NaN;
+  }
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
 export function fmtMs(ms: number): string {
   if (!Number.isFinite(ms)) {
     return 'n/a';

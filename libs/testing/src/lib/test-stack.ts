@@ -25,6 +25,8 @@ export interface TestStackOptions {
   /** Path (from the repo root) of the scripted model server's script. */
   script: string;
   env?: Record<string, string>;
+  /** Node.js flags for the services (`--cpu-prof` and the like, which NODE_OPTIONS refuses). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -110,6 +112,11 @@ export class TestStack {
   log(name: ProcName): string {
     const f = join(this.dir, `${name}.log`);
     return existsSync(f) ? readFileSync(f, 'utf8') : '';
+  }
+
+  /** The environment the services get (URLs of the stack's NATS, Redis, database, model server). */
+  get serviceEnv(): Readonly<Record<string, string>> {
+    return this.env;
   }
 
   /** The OS process id of a process of the stack (for memory readings). */
@@ -276,7 +283,7 @@ export class TestStack {
     const child = this.spawn(
       name,
       process.execPath,
-      ['--enable-source-maps', join(ROOT, 'dist/apps', app, 'src/main.js')],
+      ['--enable-source-maps', ...(this.opts.nodeArgs ?? []), join(ROOT, 'dist/apps', app, 'src/main.js')],
       {
         ...this.env,
         PORT: String(port),

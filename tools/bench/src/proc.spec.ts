@@ -1,0 +1,23 @@
+import { cpuMs, cpuTicksOf, rss, rssOf } from './proc';
+
+describe(cpuTicksOf.name, () => {
+  it.each([
+    ['1234 (node) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 11 0 100 0 0', 290],
+    ['99 (my proc) R) S 1 99 99 0 -1 0 0 0 0 0 7 3 0 0 20 0 1 0 5 0 0', 10],
+  ])('%s → %d', (stat, ticks) => {
+    expect(cpuTicksOf(stat)).toBe(ticks);
+  });
+});
+
+describe(rssOf.name, () => {
+  it('reads VmRSS in bytes', () => {
+    expect(rssOf('Name:\tnode\nVmRSS:\t   81234 kB\nThreads:\t11\n')).toBe(81234 * 1024);
+  });
+});
+
+describe('this process', () => {
+  it('has used some CPU and holds some memory', () => {
+    expect(cpuMs(process.pid)).toBeGreaterThan(0);
+    expect(rss(process.pid)).toBeGreaterThan(1024 * 1024);
+  });
+});
