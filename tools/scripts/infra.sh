@@ -62,7 +62,7 @@ apt_install() { # apt_install <service> <package>...
     apt-get update -qq >&2 || die "$svc: apt-get update failed"
     APT_UPDATED=1
   fi
-  apt-get install -y -qq "$@" >&2 || die "$svc: apt-get install -y $* failed"
+  apt-get install -y -qq --no-install-recommends "$@" >&2 || die "$svc: apt-get install -y --no-install-recommends $* failed"
 }
 
 # wait_until <command...>: retry once a second for INFRA_WAIT_SECS seconds.
