@@ -163,6 +163,7 @@ case "$MODE" in
     [[ $(id -u) -eq 0 ]] || fail "needs root (debootstrap, chroot)"
     command -v debootstrap >/dev/null || apt-get install -y -qq debootstrap >/dev/null
     target=$(mktemp -d /tmp/sy-fresh-root.XXXX)
+    chmod 755 "$target" # the root's / (mktemp makes it 0700: the postgres user could not enter)
     say "debootstrap bookworm into $target"
     debootstrap --variant=minbase --include=git,curl,ca-certificates bookworm "$target" \
       http://deb.debian.org/debian >"$LOGS/root-debootstrap.log" 2>&1 || fail "debootstrap (log: $LOGS/root-debootstrap.log)"
