@@ -8,6 +8,7 @@ export * from './lib/tool-call';
 export * from './lib/human-input';
 export * from './lib/client-tools';
 export * from './lib/agent.schema';
+export * from './lib/graph-agent';
 export * from './lib/mcp';
 export * from './lib/user-context';
 export * from './lib/data-source';

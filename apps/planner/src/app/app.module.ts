@@ -2,6 +2,11 @@ import { Module } from '@nestjs/common';
 import { ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
+import { GraphCanvasLoader } from './graph/graph-canvas.loader';
+import { GraphComponentRunner } from './graph/graph-component.runner';
+import { GraphComponents } from './graph/graph-components';
+import { GraphComponentsController } from './graph/graph-components.controller';
+import { GraphNodesRegistrar } from './graph/graph-nodes.registrar';
 import { IntakeController } from './intake.controller';
 import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
@@ -16,11 +21,15 @@ import { UserProfileLoader } from './user-profile.loader';
     WorkerModule.forRoot(),
     ModelsModule.forRoot('planner'),
   ],
-  controllers: [IntakeController, PlannerController],
+  controllers: [IntakeController, PlannerController, GraphComponentsController],
   providers: [
     NodeDirectory,
     RunAgentConfig,
     UserProfileLoader,
+    GraphCanvasLoader,
+    GraphComponents,
+    GraphComponentRunner,
+    GraphNodesRegistrar,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },
   ],
 })

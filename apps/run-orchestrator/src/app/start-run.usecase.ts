@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import {
   type Action,
   type CommittedDelta,
+  GRAPH_ENTRY_NODE,
   type RuntimeState,
   type StartResult,
   ZERO_USAGE,
@@ -16,8 +17,9 @@ import { RunStepper } from './run-stepper.service';
 import { type StepEffects, noEffects } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 
-/** The default agent's entry node (graph agents bring their own Begin component). */
+/** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
 const ENTRY = ['intake'];
+const GRAPH_ENTRY = [GRAPH_ENTRY_NODE];
 
 /**
  * Starts the thread's next turn: the oldest queued run of the thread, once no other run of the
@@ -65,10 +67,10 @@ export class StartRunUseCase {
           return null;
         }
         const [run] = (await m.query(
-          `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 AND status = 'queued'
-           ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+          `SELECT ${RUN_COLUMNS}, agent_config->>'kind' AS agent_kind FROM runs
+           WHERE thread_id = $1 AND status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
           [threadId],
-        )) as RunRow[];
+        )) as (RunRow & { agent_kind: string | null })[];
         if (!run) {
           return null;
         }
@@ -94,7 +96,8 @@ export class StartRunUseCase {
             ...(run.input.response_format ? { response_format: run.input.response_format } : {}),
           } satisfies StartResult,
           usage: { ...ZERO_USAGE },
-          next: ENTRY,
+          // The orchestrator knows where a kind of agent starts, nothing of what its nodes do.
+          next: run.agent_kind === 'graph' ? GRAPH_ENTRY : ENTRY,
           started_at: now,
           finished_at: now,
           attempt: 1,

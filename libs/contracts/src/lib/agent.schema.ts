@@ -20,6 +20,10 @@ export const AgentConfigSchema = z
     tools: z.array(NodeNameSchema).max(200).optional(),
     max_steps: z.number().int().min(1).max(10_000).default(50),
     output_tools: z.array(NodeNameSchema).max(20).optional(),
+    // "graph": the agent is a RAGFlow canvas (`dsl`) run component by component; absent = the
+    // default agent loop. The gateway validates the DSL (libs/graph) before storing it.
+    kind: z.enum(['default', 'graph']).optional(),
+    dsl: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GraphStateSchema } from './graph-agent';
 
 // The run state of DESIGN.md §2 (seed 003): thread-level, one entry per turn in the per-turn lists.
 
@@ -150,6 +151,8 @@ export const RuntimeStateSchema = z
     action_history: z.array(z.array(ActionSchema)),
     chat_history: z.array(ChatMessageSchema),
     usage: z.array(UsageSchema),
+    // Graph agents only: the canvas variables and component outputs (graph-agent.ts).
+    graph: GraphStateSchema.optional(),
   })
   .strict();
 export type RuntimeState = z.infer<typeof RuntimeStateSchema>;

@@ -16,6 +16,7 @@ const NODES: [string, string | undefined, string[]][] = [
   ['output', 'output', ['chat_history', 'output_structure']],
   ['calculator', 'tool-executor', ['preprocessed_files']],
   ['mcp.github.search_issues', 'tool-executor', ['preprocessed_files']],
+  ['graph.begin', 'planner', ['graph']],
   ['mystery', undefined, []],
   ['mystery', 'some-other-service', []],
 ];
@@ -148,6 +149,30 @@ describe(assertPatchAllowed.name, () => {
     const err = refusalOf(() => assertPatchAllowed('constructor', 'tool-executor', [replace('/todos')]));
 
     expect(err.code).toBe(DeltaRejectionCode.PatchNotAllowed);
+  });
+});
+
+describe('graph component ownership', () => {
+  const add = (path: string): JsonPatchOperation => ({ op: 'add', path, value: {} });
+
+  it.each([
+    ['graph.-switch---route', '/graph/outputs/Switch:Route'],
+    ['graph.-message---a', '/graph/outputs/Message:A/content'],
+    ['graph.-variable-assigner---set', '/graph/globals/env.counter'],
+    ['graph.begin', '/graph'],
+  ])('lets %s patch %s', (node, path) => {
+    expect(() => assertPatchAllowed(node, 'planner', [add(path)])).not.toThrow();
+  });
+
+  it.each([
+    ['graph.-switch---route', '/graph/outputs/Message:A'],
+    ['graph.-switch---route', '/graph/outputs/Switch:RouteX'],
+    ['graph.-message---a', '/graph'],
+    ['graph.-message---a', '/todos'],
+  ])('refuses %s patching %s', (node, path) => {
+    expect(refusalOf(() => assertPatchAllowed(node, 'planner', [add(path)])).code).toBe(
+      DeltaRejectionCode.PatchNotAllowed,
+    );
   });
 });
 

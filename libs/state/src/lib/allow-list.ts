@@ -1,4 +1,4 @@
-import type { JsonPatchOperation } from '@switchyard/contracts';
+import { GRAPH_ENTRY_NODE, type JsonPatchOperation, componentIdOfNode } from '@switchyard/contracts';
 import { DeltaRejectedException, DeltaRejectionCode } from './state.exception';
 
 // Which top-level fields of RuntimeState a node may patch. `version`, `action_history` and
@@ -19,6 +19,9 @@ const BY_SERVICE: Record<string, readonly string[]> = {
 };
 
 export function allowedPaths(node: string, service?: string): readonly string[] {
+  if (componentIdOfNode(node) !== undefined) {
+    return ['graph'];
+  }
   // Own properties only: a node may be called `constructor`.
   if (Object.hasOwn(BY_NODE, node)) {
     return BY_NODE[node];
@@ -52,5 +55,25 @@ export function assertPatchAllowed(
         `node "${node}" may not patch "${op.path}" (allowed: ${allowed.length ? allowed.join(', ') : 'nothing'})`,
       );
     }
+    assertGraphPatchOwned(node, op.path);
+  }
+}
+
+const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+// A graph component writes its own outputs and the canvas variables; only Begin, which opens the
+// canvas each turn, may write the whole `graph` field.
+function assertGraphPatchOwned(node: string, path: string): void {
+  const component = componentIdOfNode(node);
+  if (component === undefined || node === GRAPH_ENTRY_NODE) {
+    return;
+  }
+  const own = `/graph/outputs/${escapePointer(component)}`;
+  const owned = [own, '/graph/globals'].some((p) => path === p || path.startsWith(`${p}/`));
+  if (!owned) {
+    throw new DeltaRejectedException(
+      DeltaRejectionCode.PatchNotAllowed,
+      `component node "${node}" may only patch ${own} and /graph/globals, not "${path}"`,
+    );
   }
 }

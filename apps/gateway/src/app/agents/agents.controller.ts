@@ -17,6 +17,7 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { assertAgentConfig } from './agent-config.validator';
 
 export const CreateAgentSchema = AgentConfigSchema;
 export const PatchAgentSchema = AgentConfigSchema.partial().strict();
@@ -44,6 +45,7 @@ export class AgentsController {
 
   @Post()
   async create(@Tenant() tenant: TenantContext, @Body(new ZodPipe(CreateAgentSchema)) body: AgentConfig) {
+    assertAgentConfig(body);
     return this.ds.transaction(async (m) => {
       const [agent] = (await m.query(
         'INSERT INTO agents (tenant_id, name, draft) VALUES ($1, $2, $3) RETURNING id, created_at',
@@ -81,6 +83,7 @@ export class AgentsController {
   ) {
     const current = await this.one(tenant.tenantId, id);
     const draft = AgentConfigSchema.parse({ ...current.draft, ...body });
+    assertAgentConfig(draft);
     await this.ds.query('UPDATE agents SET draft = $2, name = $3, updated_at = now() WHERE id = $1', [
       id,
       JSON.stringify(draft),

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentConfig } from '@switchyard/contracts';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { assertAgentConfig } from './agent-config.validator';
+
+const FIXTURES = join(__dirname, '../../../../../libs/graph/fixtures/ragflow');
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+
+function refusal(config: AgentConfig): ApiException {
+  try {
+    assertAgentConfig(config);
+  } catch (err) {
+    if (err instanceof ApiException) {
+      return err;
+    }
+    throw err;
+  }
+  throw new Error('accepted');
+}
+
+const graph = (dsl: unknown): AgentConfig => ({
+  name: 'g',
+  max_steps: 50,
+  kind: 'graph',
+  dsl: dsl as Record<string, unknown>,
+});
+const begin = { obj: { component_name: 'Begin', params: {} }, downstream: ['Message:M'], upstream: [] };
+const message = (content: unknown) => ({
+  obj: { component_name: 'Message', params: { content } },
+  downstream: [],
+  upstream: ['begin'],
+});
+
+describe(assertAgentConfig.name, () => {
+  it.each([
+    ['switch.json (graph-only)', fixture('switch.json')],
+    ['customer_feedback_dispatcher.json (template wrapper)', fixture('customer_feedback_dispatcher.json')],
+    ['agent_msg.json (components form)', fixture('agent_msg.json')],
+  ])('accepts %s', (_name, dsl) => {
+    expect(() => assertAgentConfig(graph(dsl))).not.toThrow();
+  });
+
+  it('accepts a default agent without a dsl', () => {
+    expect(() => assertAgentConfig({ name: 'd', max_steps: 5 })).not.toThrow();
+  });
+
+  it.each<[string, AgentConfig, string, string | undefined]>([
+    ['a graph agent without dsl', { name: 'g', max_steps: 5, kind: 'graph' }, 'dsl', undefined],
+    ['a dsl on a default agent', { name: 'd', max_steps: 5, dsl: {} }, 'dsl', undefined],
+    ['neither components nor graph', graph({ title: 'x' }), 'dsl.components', undefined],
+    [
+      'an unknown component',
+      graph({
+        components: {
+          begin,
+          'Message:M': { ...message(['x']), obj: { component_name: 'Nope', params: {} } },
+        },
+      }),
+      'dsl.components.Message:M.component_name',
+      'Message:M',
+    ],
+    [
+      'a dangling downstream',
+      graph({ components: { begin: { ...begin, downstream: ['Ghost'] }, 'Message:M': message(['x']) } }),
+      'dsl.components.begin.downstream',
+      'begin',
+    ],
+    [
+      'a cycle',
+      graph({ components: { begin, 'Message:M': { ...message(['x']), downstream: ['begin'] } } }),
+      'dsl.components.Message:M.downstream',
+      'Message:M',
+    ],
+    [
+      'a Message without content',
+      graph({ components: { begin, 'Message:M': message([]) } }),
+      'dsl.components.Message:M.content',
+      'Message:M',
+    ],
+    [
+      'all.json as shipped (dangling CodeExec:FunnyBroomsShare)',
+      graph(fixture('all.json')),
+      'dsl.components.Switch:Route.conditions.4.to',
+      'Switch:Route',
+    ],
+  ])('refuses %s with a 400 naming the field', (_case, config, field, component) => {
+    const e = refusal(config);
+    expect(e.code).toBe(ApiErrorCode.InvalidRequest);
+    expect(e.details).toContainEqual(expect.objectContaining({ field, ...(component ? { component } : {}) }));
+  });
+});

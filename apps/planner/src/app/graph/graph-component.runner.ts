@@ -1,0 +1,175 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type Action,
+  GRAPH_ENTRY_NODE,
+  type GraphState,
+  type JsonPatchOperation,
+  StartResultSchema,
+  componentIdOfNode,
+  graphNodeName,
+} from '@switchyard/contracts';
+import { type Canvas, isSkipped, successorsOf } from '@switchyard/graph';
+import { isRetryable } from '@switchyard/jetstream';
+import type { NodeInput, NodeOutput } from '@switchyard/worker';
+import { GraphCanvasLoader } from './graph-canvas.loader';
+import { type ComponentEffect, GraphComponents } from './graph-components';
+import { GraphNodesRegistrar } from './graph-nodes.registrar';
+
+/** The `result` of a graph component's action. */
+export interface ComponentResult {
+  component: string;
+  name: string;
+  outputs: Record<string, unknown>;
+  skipped?: true;
+  /** On an action that ends its branch: the text of the turn's Messages, in the order they ran. */
+  answer?: string;
+}
+
+const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The graph components of the turn so far, in the order their actions were applied. */
+function turnComponents(actions: readonly Action[]): ComponentResult[] {
+  return actions
+    .filter((a) => componentIdOfNode(a.node) !== undefined && a.result && typeof a.result === 'object')
+    .map((a) => a.result as ComponentResult);
+}
+
+/**
+ * Runs one `graph.<component>` task: reads the canvas the run pinned and the canvas state in the
+ * thread, applies RAGFlow's skip rule, runs the component, and answers with its outputs as a
+ * patch of `graph` and its successors as `next` — routing stays the orchestrator's, on `next`.
+ */
+@Injectable()
+export class GraphComponentRunner {
+  constructor(
+    @Inject(GraphCanvasLoader) private readonly canvases: GraphCanvasLoader,
+    @Inject(GraphComponents) private readonly components: GraphComponents,
+    @Inject(GraphNodesRegistrar) private readonly registrar: GraphNodesRegistrar,
+  ) {}
+
+  async execute(input: NodeInput): Promise<NodeOutput> {
+    const { state, task } = input;
+    const id = componentIdOfNode(task.node) ?? '';
+    const canvas = await this.canvases.forRun(task.run_id);
+    const component = canvas.components[id];
+    const turn = state.action_history[state.turn] ?? [];
+    const ran = turnComponents(turn);
+    if (!component) {
+      return this.failed(id, 'Unknown', `the canvas has no component "${id}"`, ran, {});
+    }
+    const graph: GraphState | undefined = state.graph;
+    if (!graph && task.node !== GRAPH_ENTRY_NODE) {
+      return this.failed(id, component.name, 'the canvas was not opened by its Begin component', ran, {});
+    }
+    const ranIds = new Set(ran.filter((r) => !r.skipped).map((r) => r.component));
+    if (isSkipped(canvas, id, ranIds)) {
+      return this.finish(
+        canvas,
+        id,
+        component.name,
+        { outputs: {}, summary: `${id} skipped: it reads a component that did not run` },
+        ran,
+        [],
+        true,
+      );
+    }
+    const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);
+    let effect: ComponentEffect;
+    try {
+      effect = await this.components.run({
+        canvas,
+        component,
+        scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
+        prompt: start.success ? start.data.prompt : '',
+        firstTurn: !graph,
+        signal: input.signal,
+        emitToken: input.emitToken,
+      });
+    } catch (err) {
+      if (isRetryable(err) && !input.lastDelivery) {
+        throw err;
+      }
+      // RAGFlow sets the component's `_ERROR` output and stops the canvas.
+      const message = (err as Error).message;
+      return this.failed(id, component.name, message, ran, { _ERROR: message }, graph);
+    }
+    return this.finish(canvas, id, component.name, effect, ran, this.patchOf(id, effect, graph));
+  }
+
+  private patchOf(id: string, effect: ComponentEffect, graph: GraphState | undefined): JsonPatchOperation[] {
+    if (!graph) {
+      return [
+        {
+          op: 'add',
+          path: '/graph',
+          value: { globals: effect.globals ?? {}, outputs: { [id]: effect.outputs } },
+        },
+      ];
+    }
+    const patch: JsonPatchOperation[] = [
+      { op: 'add', path: `/graph/outputs/${pointer(id)}`, value: effect.outputs },
+    ];
+    for (const [key, value] of Object.entries(effect.globals ?? {})) {
+      if (JSON.stringify(graph.globals[key]) !== JSON.stringify(value)) {
+        patch.push({ op: 'add', path: `/graph/globals/${pointer(key)}`, value });
+      }
+    }
+    return patch;
+  }
+
+  private async finish(
+    canvas: Canvas,
+    id: string,
+    name: string,
+    effect: ComponentEffect,
+    ran: ComponentResult[],
+    patch: JsonPatchOperation[],
+    skipped = false,
+  ): Promise<NodeOutput> {
+    const next = skipped ? [] : successorsOf(canvas, id, effect.outcome).map(graphNodeName);
+    await this.registrar.ensure(next);
+    const result: ComponentResult = {
+      component: id,
+      name,
+      outputs: effect.outputs,
+      ...(skipped ? { skipped: true } : {}),
+    };
+    if (next.length === 0) {
+      result.answer = answerOf([...ran, result]);
+    }
+    return {
+      summary: effect.summary,
+      result,
+      next,
+      ...(effect.usage ? { usage: effect.usage } : {}),
+      ...(patch.length ? { patch } : {}),
+    };
+  }
+
+  private failed(
+    id: string,
+    name: string,
+    message: string,
+    ran: ComponentResult[],
+    outputs: Record<string, unknown>,
+    graph?: GraphState,
+  ): NodeOutput {
+    const result: ComponentResult = { component: id, name, outputs };
+    result.answer = answerOf([...ran, result]);
+    return {
+      summary: `${id} failed: ${message}`,
+      result,
+      next: [],
+      error: { code: 'component_failed', message: `component ${id}: ${message}` },
+      ...(graph ? { patch: [{ op: 'add', path: `/graph/outputs/${pointer(id)}`, value: outputs }] } : {}),
+    };
+  }
+}
+
+/** The run's answer: the Messages' texts, concatenated as they streamed (nothing in between). */
+function answerOf(results: ComponentResult[]): string {
+  return results
+    .filter((r) => r.name === 'Message' && !r.skipped && typeof r.outputs['content'] === 'string')
+    .map((r) => r.outputs['content'] as string)
+    .join('');
+}

@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import type { Usage } from '@switchyard/contracts';
+import {
+  type Canvas,
+  CategorizeParamsSchema,
+  type ComponentOutcome,
+  GraphErrorCode,
+  GraphException,
+  type NormalizedComponent,
+  SwitchParamsSchema,
+  type VariableScope,
+  categorizeSystemPrompt,
+  categorizeUserPrompt,
+  evaluateSwitch,
+  getVariableValue,
+  pickCategory,
+  pyJsonDumps,
+  renderTemplate,
+  templateSegments,
+} from '@switchyard/graph';
+import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
+
+/** What a component's code gets: its canvas, its definition, the variables, the run's input. */
+export interface ComponentContext {
+  canvas: Canvas;
+  component: NormalizedComponent;
+  scope: VariableScope;
+  /** The turn's prompt (`sys.query`). */
+  prompt: string;
+  /** The canvas state has not been opened yet (the thread's first graph turn). */
+  firstTurn: boolean;
+  signal: AbortSignal;
+  emitToken: (text: string) => Promise<void>;
+}
+
+/** What a component did: its outputs, new variable values, routing and usage. */
+export interface ComponentEffect {
+  outputs: Record<string, unknown>;
+  /** The canvas variables after the component (only Begin and VariableAssigner change them). */
+  globals?: Record<string, unknown>;
+  outcome?: ComponentOutcome;
+  usage?: Usage;
+  summary: string;
+}
+
+// Message and LLM prompts splice values in as text: None → "", strings as-is, the rest as
+// Python's json.dumps (", " and ": " separators), which the fixtures' answers depend on.
+const asPromptText = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : pyJsonDumps(v);
+
+const CHAT_ROLE = 'graph';
+
+/** The default value of a canvas variable's type (RAGFlow `Canvas.reset`). */
+function typeDefault(type: string | null | undefined): unknown {
+  const t = (type ?? '').toLowerCase();
+  if (t === 'number') {
+    return 0;
+  }
+  if (t === 'boolean') {
+    return false;
+  }
+  if (t === 'object') {
+    return {};
+  }
+  return t.startsWith('array') ? [] : '';
+}
+
+const sysDate = (): string => new Date().toISOString().replace('T', ' ').slice(0, 19);
+
+/** The component implementations that run in this service, by RAGFlow component name. */
+@Injectable()
+export class GraphComponents {
+  constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
+
+  supports(name: string): boolean {
+    return ['Begin', 'Message', 'Switch', 'Categorize', 'LLM', 'Agent'].includes(name);
+  }
+
+  async run(ctx: ComponentContext): Promise<ComponentEffect> {
+    switch (ctx.component.name) {
+      case 'Begin':
+        return this.begin(ctx);
+      case 'Message':
+        return this.message(ctx);
+      case 'Switch':
+        return this.switch(ctx);
+      case 'Categorize':
+        return this.categorize(ctx);
+      case 'LLM':
+      case 'Agent':
+        return this.llm(ctx);
+      default:
+        throw new GraphException(
+          GraphErrorCode.ComponentFailed,
+          `the ${ctx.component.name} component cannot run here yet`,
+        );
+    }
+  }
+
+  /** Opens the turn: `sys.*` from the run, `env.*` from the canvas variables on the first turn. */
+  private begin(ctx: ComponentContext): ComponentEffect {
+    const globals: Record<string, unknown> = ctx.firstTurn
+      ? {
+          'sys.query': '',
+          'sys.user_id': '',
+          'sys.conversation_turns': 0,
+          'sys.files': [],
+          'sys.history': [],
+          ...ctx.canvas.globals,
+          ...Object.fromEntries(
+            Object.entries(ctx.canvas.variables).map(([k, v]) => [
+              `env.${k}`,
+              v.value ?? typeDefault(v.type),
+            ]),
+          ),
+        }
+      : { ...ctx.scope.globals };
+    globals['sys.query'] = ctx.prompt;
+    globals['sys.date'] = sysDate();
+    globals['sys.conversation_turns'] = Number(globals['sys.conversation_turns'] ?? 0) + 1;
+    globals['sys.history'] = [...((globals['sys.history'] as unknown[]) ?? []), `user: ${ctx.prompt}`];
+    // With no runtime inputs and a single form field, RAGFlow fills it with the query.
+    const form = ctx.component.params['inputs'];
+    const fields = form && typeof form === 'object' ? Object.keys(form) : [];
+    const outputs = fields.length === 1 ? { [fields[0]]: ctx.prompt } : {};
+    return { outputs, globals, summary: 'Begin: the canvas is open for this turn' };
+  }
+
+  /** Streams the rendered content: each literal piece and each reference value is a token. */
+  private async message(ctx: ComponentContext): Promise<ComponentEffect> {
+    const contents = ctx.component.params['content'] as string[];
+    // RAGFlow picks one of the contents at random.
+    const template = contents[Math.floor(Math.random() * contents.length)];
+    let text = '';
+    for (const segment of templateSegments(template)) {
+      const piece = 'text' in segment ? segment.text : asPromptText(getVariableValue(ctx.scope, segment.ref));
+      if (piece) {
+        text += piece;
+        await ctx.emitToken(piece);
+      }
+    }
+    return { outputs: { content: text }, summary: `Message: ${text.length} characters` };
+  }
+
+  private switch(ctx: ComponentContext): ComponentEffect {
+    const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
+    return {
+      outputs: { _next: decision.next },
+      outcome: { next: decision.next },
+      summary:
+        decision.matched < 0
+          ? `Switch: no condition matched → ${decision.next.join(', ')}`
+          : `Switch: condition ${decision.matched + 1} matched → ${decision.next.join(', ')}`,
+    };
+  }
+
+  private async categorize(ctx: ComponentContext): Promise<ComponentEffect> {
+    const params = CategorizeParamsSchema.parse(ctx.component.params);
+    const query = getVariableValue(ctx.scope, params.query || 'sys.query');
+    const reply = await this.invoke(
+      [
+        new SystemMessage(categorizeSystemPrompt(params)),
+        new HumanMessage(
+          categorizeUserPrompt([], query === null || query === undefined ? '' : String(query)),
+        ),
+      ],
+      ctx.signal,
+    );
+    const answer = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+    const decision = pickCategory(params, answer);
+    return {
+      outputs: { category_name: decision.category, _next: decision.next },
+      outcome: { next: decision.next },
+      usage: usageOf(reply),
+      summary: `Categorize: "${decision.category}" → ${decision.next.join(', ')}`,
+    };
+  }
+
+  /** LLM, and an Agent without tools: one call with the rendered system prompt and prompts. */
+  private async llm(ctx: ComponentContext): Promise<ComponentEffect> {
+    const p = ctx.component.params;
+    const tools = Array.isArray(p['tools']) ? p['tools'] : [];
+    if (tools.length) {
+      throw new GraphException(GraphErrorCode.ComponentFailed, 'an Agent with tools cannot run here yet');
+    }
+    const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), asPromptText, false);
+    const messages: BaseMessage[] = [];
+    if (p['sys_prompt']) {
+      messages.push(new SystemMessage(render(p['sys_prompt'])));
+    }
+    const prompts = Array.isArray(p['prompts'])
+      ? (p['prompts'] as { role?: string; content?: string }[])
+      : [];
+    for (const prompt of prompts.length ? prompts : [{ role: 'user', content: '{sys.query}' }]) {
+      messages.push(
+        prompt.role === 'assistant'
+          ? new AIMessage(render(prompt.content))
+          : new HumanMessage(render(prompt.content)),
+      );
+    }
+    const reply = await this.invoke(messages, ctx.signal);
+    const content = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+    return {
+      outputs: { content },
+      usage: usageOf(reply),
+      summary: `${ctx.component.name}: ${content.length} characters`,
+    };
+  }
+
+  private async invoke(messages: BaseMessage[], signal: AbortSignal) {
+    // The registry's chat model: the run's pinned model for role "graph", else the default; metered.
+    return this.models
+      .chat({ role: CHAT_ROLE })
+      .invoke(messages, { signal })
+      .catch((err: unknown) => {
+        throw classifyLlmError(err);
+      });
+  }
+}

@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
+import { TestStack, readSse } from '@switchyard/testing';
+
+// Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
+// routing on `next` only, their components served by the planner's `graph.*` handler, the LLM
+// being the scripted model server. Each scenario is checked against RAGFlow's own run of it
+// (libs/graph/fixtures/expected): the answer, the components' path and the prompts sent.
+
+const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
+
+interface Golden {
+  inputs: { turns: { query: string }[]; scripted_llm: { reply: string }[] };
+  answer: string;
+  path: string[];
+  llm: { messages: { role: string; content: string }[] }[];
+}
+const golden = (name: string): Golden =>
+  JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
+const dsl = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(join(FIXTURES, 'ragflow', name), 'utf8')) as Record<string, unknown>;
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({ script: 'apps/planner/test/fixtures/graph.script.json' });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function createAgent(name: string, file: string): Promise<string> {
+  const res = await stack.api('POST', '/v1/agents', { name, kind: 'graph', dsl: dsl(file) });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** The scripted model answers with the golden's replies, each only if the prompt is RAGFlow's. */
+async function scriptReplies(g: Golden): Promise<void> {
+  const rules = g.inputs.scripted_llm.map((r, i) => {
+    const [system, user] = g.llm[i].messages;
+    return {
+      name: `golden-${i}`,
+      times: 1,
+      when: { system_includes: system.content.slice(0, 200), user_includes: user.content },
+      reply: { content: r.reply },
+    };
+  });
+  const res = await fetch(`${stack.llmUrl}/_script`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
+  });
+  expect(res.status).toBe(200);
+  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+}
+
+async function run(agentId: string, prompt: string) {
+  const res = await stack.api('POST', '/v1/runs', { agent_id: agentId, input: { prompt } });
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 60_000,
+  });
+  const events = read.frames.map((f) => JSON.parse(f.data) as RunEvent);
+  const runRow = (await stack.api('GET', `/v1/runs/${runId}`)).body;
+  const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as { node: string }[];
+  return {
+    run: runRow,
+    events,
+    path: actions.map((a) => componentIdOfNode(a.node)).filter((id): id is string => id !== undefined),
+    tokens: events
+      .filter((e) => e.event_type === 'token')
+      .map((e) => (e.payload as { text: string }).text)
+      .join(''),
+  };
+}
+
+describe('graph agents: RAGFlow canvases on the orchestrator', () => {
+  let switchAgent: string;
+  let categorizeAgent: string;
+
+  beforeAll(async () => {
+    switchAgent = await createAgent('switch', 'switch.json');
+    categorizeAgent = await createAgent('questions', 'questions_category.json');
+  });
+
+  it.each(['shanghai', 'beijing', 'shenzhen', 'other'])(
+    'switch.%s: the Switch routes on sys.query to the Message RAGFlow ran',
+    async (scenario) => {
+      const g = golden(`switch.${scenario}`);
+      const r = await run(switchAgent, g.inputs.turns[0].query);
+      expect(r.run.status).toBe('succeeded');
+      expect(r.run.output.answer).toBe(g.answer);
+      expect(r.path).toEqual(g.path);
+      // The Message streams its text as token events.
+      expect(r.tokens).toBe(g.answer);
+    },
+  );
+
+  it.each(['casual', 'complain', 'fallback', 'tie'])(
+    'questions_category.%s: Categorize asks the model as RAGFlow did and routes on its answer',
+    async (scenario) => {
+      const g = golden(`questions_category.${scenario}`);
+      await scriptReplies(g);
+      const r = await run(categorizeAgent, g.inputs.turns[0].query);
+      expect(r.run.error).toBeNull();
+      expect(r.run.output.answer).toBe(g.answer);
+      expect(r.path).toEqual(g.path);
+      const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+        rule: string;
+        system: string;
+      }[];
+      expect(requests.map((q) => q.rule)).toEqual(['golden-0']);
+      expect(requests[0].system).toBe(g.llm[0].messages[0].content);
+      // Metered like every LLM call: the action's usage is the call's.
+      expect(r.run.usage.total_tokens).toBeGreaterThan(0);
+    },
+  );
+
+  it('refuses a malformed DSL with a 400 naming the component and field, and stores nothing', async () => {
+    const before = (await stack.api('GET', '/v1/agents')).body.agents.length as number;
+    const broken = dsl('switch.json') as {
+      graph: { nodes: { id: string; data: { form: { content?: string[] } } }[] };
+    };
+    broken.graph.nodes.find((n) => n.id === 'Message:HappyLandsFly')!.data.form.content = [];
+    const res = await stack.api('POST', '/v1/agents', { name: 'broken', kind: 'graph', dsl: broken });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual(
+      expect.objectContaining({
+        component: 'Message:HappyLandsFly',
+        field: 'dsl.components.Message:HappyLandsFly.content',
+      }),
+    );
+    expect((await stack.api('GET', '/v1/agents')).body.agents).toHaveLength(before);
+  });
+
+  it('pins the version a run starts with: a draft edit does not change a run of the published canvas', async () => {
+    const edited = dsl('switch.json') as {
+      graph: { nodes: { id: string; data: { form: { content?: string[] } } }[] };
+    };
+    edited.graph.nodes.find((n) => n.id === 'Message:HappyLandsFly')!.data.form.content = [
+      '{sys.query} edited',
+    ];
+    expect((await stack.api('PATCH', `/v1/agents/${switchAgent}`, { dsl: edited })).status).toBe(200);
+    expect((await run(switchAgent, '上海')).run.output.answer).toBe('上海shanghai');
+    expect((await stack.api('POST', `/v1/agents/${switchAgent}/versions`)).status).toBe(201);
+    expect((await run(switchAgent, '上海')).run.output.answer).toBe('上海edited');
+  });
+});

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+
+/**
+ * Graph agents (`kind: "graph"`): each component of the agent's canvas is a node named
+ * `graph.<component>`, served by one prefix handler; the orchestrator routes on `next` as for
+ * any node and learns nothing of components.
+ */
+export const GRAPH_NODE_PREFIX = 'graph';
+/** Every canvas starts at its Begin component, whose id is `begin`. */
+export const GRAPH_ENTRY_NODE = `${GRAPH_NODE_PREFIX}.begin`;
+
+/**
+ * The node of a component. Node names are lower-case, component ids are not (`Switch:Route`):
+ * an upper-case letter becomes `-` + the letter and `:` becomes `--`, which is reversible because
+ * component ids never contain `-`.
+ */
+export function graphNodeName(componentId: string): string {
+  let out = '';
+  for (const ch of componentId) {
+    if (ch === ':') {
+      out += '--';
+    } else if (ch >= 'A' && ch <= 'Z') {
+      out += `-${ch.toLowerCase()}`;
+    } else {
+      out += ch;
+    }
+  }
+  return `${GRAPH_NODE_PREFIX}.${out}`;
+}
+
+/** The component a `graph.*` node runs, or undefined for any other node. */
+export function componentIdOfNode(node: string): string | undefined {
+  const prefix = `${GRAPH_NODE_PREFIX}.`;
+  if (!node.startsWith(prefix)) {
+    return undefined;
+  }
+  const encoded = node.slice(prefix.length);
+  let out = '';
+  for (let i = 0; i < encoded.length; i++) {
+    if (encoded[i] !== '-') {
+      out += encoded[i];
+    } else if (encoded[i + 1] === '-') {
+      out += ':';
+      i++;
+    } else {
+      out += (encoded[i + 1] ?? '').toUpperCase();
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * A graph agent's canvas state in the thread (`RuntimeState.graph`): the canvas variables
+ * (`sys.*`, `env.*`, keyed by their whole name) and every component's outputs. Begin opens it
+ * each turn; a component patches only `outputs/<its id>` (and `globals`, for VariableAssigner).
+ */
+export const GraphStateSchema = z
+  .object({
+    globals: z.record(z.string(), z.unknown()),
+    outputs: z.record(z.string(), z.record(z.string(), z.unknown())),
+  })
+  .strict();
+export type GraphState = z.infer<typeof GraphStateSchema>;
