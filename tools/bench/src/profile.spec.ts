@@ -33,6 +33,11 @@ describe(topSelfTime.name, () => {
     });
   });
 
+  it('names a tool run as a service (tools/bench-nodes)', () => {
+    const nodes = [{ id: 1, callFrame: frame('f', 'file:///r/dist/tools/bench-nodes/src/main.js') }];
+    expect(topSelfTime({ nodes, samples: [], timeDeltas: [] }, 1).service).toBe('bench-nodes');
+  });
+
   it('keeps only the top entries', () => {
     expect(topSelfTime(profile, 1).functions.map((f) => f.name)).toEqual(['parse']);
   });

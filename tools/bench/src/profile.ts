@@ -39,7 +39,7 @@ export function packageOf(url: string): string {
   return dist ? dist[1] : url;
 }
 
-const APP = /\/dist\/apps\/([^/]+)\//;
+const APP = /\/dist\/(?:apps|tools)\/([^/]+)\//;
 
 /** Where a function lives, short: the package for node_modules, the path under dist/ for ours. */
 export function shortWhere(url: string, line: number): string {

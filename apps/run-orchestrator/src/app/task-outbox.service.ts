@@ -1,4 +1,5 @@
 import {
+  type BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
@@ -16,6 +17,8 @@ import { type StepEffects, actionEvent } from './step-effects';
 const SWEEP_MS = 2000;
 // A row younger than this is still being published by the process that committed it.
 const STALE_MS = 3000;
+// Published marks wait this long to go out together (far below STALE_MS): one UPDATE for many steps.
+const MARK_BATCH_MS = 20;
 
 /**
  * Carries out a committed step: run events to Redis, then the next tasks to JetStream
@@ -23,9 +26,11 @@ const STALE_MS = 3000;
  * process left unpublished; JetStream drops the duplicates.
  */
 @Injectable()
-export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown {
+export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(TaskOutbox.name);
   private timer?: NodeJS.Timeout;
+  private marks: Pick<TaskRow, 'id' | 'attempt'>[] = [];
+  private markTimer?: NodeJS.Timeout;
 
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
@@ -41,8 +46,15 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
     this.timer.unref();
   }
 
+  /** The marks still waiting go out while the database is still there. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flushMarks();
+  }
+
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    clearTimeout(this.markTimer);
   }
 
   async apply(effects: StepEffects): Promise<void> {
@@ -89,10 +101,29 @@ export class TaskOutbox implements OnApplicationBootstrap, OnApplicationShutdown
         return this.nats.publish(t.subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),
     );
-    // Off the step's critical path: should this write be lost, the sweeper publishes the tasks
-    // again and JetStream drops the duplicates.
-    void this.ds
-      .query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [tasks.map((t) => t.id)])
+    // Off the step's critical path, batched: should a mark be lost, the sweeper publishes the
+    // tasks again and JetStream drops the duplicates.
+    this.marks.push(...tasks.map((t) => ({ id: t.id, attempt: t.attempt })));
+    this.markTimer ??= setTimeout(() => void this.flushMarks(), MARK_BATCH_MS);
+  }
+
+  private async flushMarks(): Promise<void> {
+    clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    const marks = this.marks;
+    this.marks = [];
+    if (marks.length === 0) {
+      return;
+    }
+    // Only the attempt that was published: a task the reaper dispatched again meanwhile stays
+    // unpublished until its new attempt goes out.
+    await this.ds
+      .query(
+        `UPDATE run_tasks t SET published_at = now()
+         FROM unnest($1::uuid[], $2::int[]) AS p(id, attempt)
+         WHERE t.id = p.id AND t.attempt = p.attempt`,
+        [marks.map((m) => m.id), marks.map((m) => m.attempt)],
+      )
       .catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
   }
 

@@ -59,6 +59,10 @@ export class JetStreamConnection {
       name: opts.name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
+      // Every request (a publish's ack, a pull, an ack's confirmation) otherwise builds two or
+      // three Error objects up front for their stack traces: ~5% of the orchestrator's CPU under
+      // load (tools/bench/PROFILE.md). Errors still carry their message and code.
+      noAsyncTraces: true,
     });
     const jsm = await nc.jetstreamManager();
     return new JetStreamConnection(nc, nc.jetstream(), jsm);

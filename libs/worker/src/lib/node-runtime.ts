@@ -96,7 +96,9 @@ export class NodeRuntime {
     const deliveries = ctx.getDeliveryCount();
     const attempt = task.attempt + deliveries - 1;
     const startedAt = new Date().toISOString();
-    await this.events
+    // Written while the state loads (one round trip off the step's path); awaited before the
+    // delta goes out, so node_started still precedes the step's action event.
+    const started = this.events
       .append(task.run_id, 'node_started', { node: task.node, task_id: task.task_id, attempt })
       .catch((err: Error) =>
         this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
@@ -187,6 +189,7 @@ export class NodeRuntime {
             },
           },
     };
+    await started;
     await this.nats.publish(deltaSubject(this.config.service), message, { msgId: task.task_id });
     endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
