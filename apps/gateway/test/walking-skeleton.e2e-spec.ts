@@ -265,6 +265,8 @@ describe('node registry', () => {
         // The client's own functions (OpenAI tools): a human node, not offered as a tool.
         client_tool: 'run-orchestrator',
         retrieval: 'retrieval',
+        // A graph agent's entry (its Begin component); other graph.* nodes are registered when first named.
+        'graph.begin': 'planner',
       });
     } finally {
       await nc.close();

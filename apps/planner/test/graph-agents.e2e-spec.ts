@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
-import { TestStack, readSse } from '@switchyard/testing';
+import { TestStack, readSse, waitFor } from '@switchyard/testing';
 
 // Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
 // routing on `next` only, their components served by the planner's `graph.*` handler, the LLM
@@ -11,7 +11,7 @@ import { TestStack, readSse } from '@switchyard/testing';
 const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
 
 interface Golden {
-  inputs: { turns: { query: string }[]; scripted_llm: { reply: string }[] };
+  inputs: { turns: { query: string; resume?: Record<string, unknown> }[]; scripted_llm: { reply: string }[] };
   answer: string;
   path: string[];
   llm: { messages: { role: string; content: string }[] }[];
@@ -149,5 +149,79 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     expect((await run(switchAgent, '上海')).run.output.answer).toBe('上海shanghai');
     expect((await stack.api('POST', `/v1/agents/${switchAgent}/versions`)).status).toBe(201);
     expect((await run(switchAgent, '上海')).run.output.answer).toBe('上海edited');
+  });
+
+  describe('all.json (the dangling CodeExec:FunnyBroomsShare removed, as the golden did): UserFillUp pauses and resumes', () => {
+    let allAgent: string;
+
+    beforeAll(async () => {
+      const patched = dsl('all.json') as {
+        components: Record<string, { obj: { params: { conditions?: { to: string[] }[] } } }>;
+      };
+      for (const cond of patched.components['Switch:Route'].obj.params.conditions ?? []) {
+        cond.to = cond.to.filter((id) => id !== 'CodeExec:FunnyBroomsShare');
+      }
+      const res = await stack.api('POST', '/v1/agents', { name: 'all', kind: 'graph', dsl: patched });
+      expect(res.status).toBe(201);
+      allAgent = res.body.id as string;
+    });
+
+    const statusOf = async (runId: string) => (await stack.api('GET', `/v1/runs/${runId}`)).body;
+
+    it.each([
+      'message',
+      'var_assigner',
+      'var_aggregator',
+      'text',
+      'condition',
+      'condition_else',
+      'wait_input',
+      'else',
+    ])('all.%s: the answer and path RAGFlow gave over its turns', async (scenario) => {
+      const g = golden(`all.${scenario}`);
+      const res = await stack.api('POST', '/v1/runs', {
+        agent_id: allAgent,
+        input: { prompt: g.inputs.turns[0].query },
+      });
+      expect(res.status).toBe(202);
+      const runId = res.body.run_id as string;
+      let asked = '';
+      for (const turn of g.inputs.turns.slice(1)) {
+        // Each pause is a new ask_user task: wait for the next one, not the one just answered.
+        const waitingTask = async () =>
+          (
+            await stack.sql<{ waiting: { task_id: string; question: string } | null }>(
+              `SELECT waiting FROM runs WHERE id = $1 AND status = 'waiting'`,
+              [runId],
+            )
+          )[0]?.waiting;
+        await waitFor('the run to wait for the form', async () => {
+          const w = await waitingTask();
+          return Boolean(w && w.task_id !== asked);
+        });
+        const waiting = (await waitingTask())!;
+        expect(waiting.question.length).toBeGreaterThan(0);
+        asked = waiting.task_id;
+        expect((await stack.api('POST', `/v1/runs/${runId}/resume`, { input: turn.resume })).status).toBe(
+          202,
+        );
+      }
+      await waitFor('the run to end', async () =>
+        ['succeeded', 'failed', 'cancelled'].includes((await statusOf(runId)).status),
+      );
+      const run = await statusOf(runId);
+      expect(run.error).toBeNull();
+      expect(run.output.answer).toBe(g.answer);
+      const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as {
+        node: string;
+        result: { paused?: boolean };
+      }[];
+      // A paused UserFillUp asked and was run again with the answer: RAGFlow counts it once.
+      const path = actions
+        .filter((a) => !a.result?.paused)
+        .map((a) => componentIdOfNode(a.node))
+        .filter((id): id is string => id !== undefined);
+      expect(path).toEqual(g.path);
+    });
   });
 });

@@ -44,3 +44,12 @@ export {
 } from './lib/categorize';
 export { type ComponentOutcome, isSkipped, startOf, successorsOf } from './lib/canvas-next';
 export { PyFloat, pyCompare, pyEquals, pyFloat, pyJsonDumps, pyRepr, pyStr, pyTruthy } from './lib/py-value';
+export {
+  aggregateVariables,
+  assignVariables,
+  stringMerge,
+  stringSplit,
+  userFillUpInputSchema,
+  userFillUpOutputs,
+  userFillUpTips,
+} from './lib/data-components';

@@ -224,6 +224,14 @@ describe(routeStep.name, () => {
     });
   });
 
+  it('records where the answer goes when a graph UserFillUp asks (resume_at)', () => {
+    const state = stateWithCalls([
+      { name: 'ask_user', args: { question: 'Pick one', resume_at: 'graph.-user-fill-up---menu' } },
+    ]);
+    const r = route([action('planner', ['ask_user'])], { state });
+    expect(r).toMatchObject({ waiting: { question: 'Pick one', resume_at: 'graph.-user-fill-up---menu' } });
+  });
+
   it('waits for the client on client_tool calls, one request for all of them, while service tasks run', () => {
     const state = stateWithCalls([
       { name: 'client_tool', args: { name: 'get_weather', arguments: { city: 'Oslo' } } },

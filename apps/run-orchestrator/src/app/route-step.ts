@@ -155,6 +155,7 @@ export function routeStep(input: StepInput): StepRoute {
         question: args.data.question,
         input_schema: args.data.input_schema ?? ASK_USER.defaultInputSchema,
         since: now.toISOString(),
+        ...(args.data.resume_at ? { resume_at: args.data.resume_at } : {}),
       };
     }
     // A person answers when they answer: the reaper leaves human tasks alone.

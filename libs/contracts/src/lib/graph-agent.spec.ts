@@ -1,5 +1,7 @@
 import { GRAPH_ENTRY_NODE, componentIdOfNode, graphNodeName } from './graph-agent';
-import { NodeNameSchema } from './state.schema';
+import { ASK_USER } from './human-input';
+import { NodeNameSchema, type RuntimeState } from './state.schema';
+import { findToolCall } from './tool-call';
 
 describe(graphNodeName.name, () => {
   it.each([
@@ -20,5 +22,51 @@ describe(graphNodeName.name, () => {
 
   it('enters a canvas at its Begin', () => {
     expect(componentIdOfNode(GRAPH_ENTRY_NODE)).toBe('begin');
+  });
+});
+
+describe('findToolCall on a graph component', () => {
+  const action = (node: string, result: unknown, id: number) => ({
+    id,
+    node,
+    preparation: '',
+    summary: '',
+    result,
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    next: [],
+    started_at: '2024-05-01T10:00:00.000Z',
+    finished_at: '2024-05-01T10:00:00.000Z',
+    attempt: 1,
+  });
+  const ask = {
+    id: 'fill',
+    name: 'ask_user',
+    args: { question: 'Pick one', resume_at: 'graph.-user-fill-up---menu' },
+  };
+  const stateWith = (actions: ReturnType<typeof action>[]) =>
+    ({ turn: 0, action_history: [actions] }) as unknown as RuntimeState;
+
+  it.each([
+    [
+      'the paused UserFillUp is the latest action',
+      [action('graph.-user-fill-up---menu', { tool_calls: [ask] }, 1)],
+      ask,
+    ],
+    [
+      'a later graph action without calls is passed over',
+      [
+        action('graph.-user-fill-up---menu', { tool_calls: [ask] }, 1),
+        action('graph.-message---m', { outputs: {} }, 2),
+      ],
+      ask,
+    ],
+    ['no call anywhere', [action('graph.begin', { outputs: {} }, 1)], undefined],
+  ])('%s', (_case, actions, call) => {
+    expect(findToolCall(stateWith(actions), 'ask_user', 0)).toEqual(call);
+  });
+
+  it('lets a graph UserFillUp name where the answer goes', () => {
+    expect(ASK_USER.argsSchema.parse(ask.args)).toEqual(ask.args);
+    expect(ASK_USER.argsSchema.safeParse({ question: 'q', resume_at: 'planner' }).success).toBe(false);
   });
 });

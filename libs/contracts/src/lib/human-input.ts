@@ -18,6 +18,11 @@ export const ASK_USER = {
   argsSchema: z.object({
     question: z.string().min(1).max(10_000),
     input_schema: z.record(z.string(), z.unknown()).optional(),
+    // A graph agent's UserFillUp asks for itself: the answer goes back to that node, not the planner.
+    resume_at: z
+      .string()
+      .regex(/^graph\.[a-z0-9_-]+$/)
+      .optional(),
   }),
 } as const;
 

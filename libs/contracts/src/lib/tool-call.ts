@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { GRAPH_NODE_PREFIX } from './graph-agent';
 import type { RuntimeState } from './state.schema';
 
 /** A tool call the planner made; its arguments are what the tool node reads. */
@@ -8,6 +9,8 @@ export const ToolCallSchema = z.object({
   args: z.record(z.string(), z.unknown()),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+const GraphToolCallsSchema = z.object({ tool_calls: z.array(ToolCallSchema).min(1) });
 
 /** The `result` of a planner action. */
 export const PlannerResultSchema = z.object({
@@ -30,6 +33,13 @@ export function findToolCall(state: RuntimeState, node: string, callIndex: numbe
     if (actions[i].node === 'planner') {
       const parsed = PlannerResultSchema.safeParse(actions[i].result);
       return parsed.success ? parsed.data.tool_calls.filter((c) => c.name === node)[callIndex] : undefined;
+    }
+    // A graph agent's UserFillUp calls ask_user itself.
+    if (actions[i].node.startsWith(`${GRAPH_NODE_PREFIX}.`)) {
+      const parsed = GraphToolCallsSchema.safeParse(actions[i].result);
+      if (parsed.success) {
+        return parsed.data.tool_calls.filter((c) => c.name === node)[callIndex];
+      }
     }
   }
   return undefined;

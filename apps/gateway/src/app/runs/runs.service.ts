@@ -392,7 +392,7 @@ export class RunsService {
           summary: 'The user answered.',
           result: input,
           usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-          next: [...ASK_USER.next],
+          next: waiting.resume_at ? [waiting.resume_at] : [...ASK_USER.next],
           started_at: waiting.since,
           finished_at: now,
           attempt: 1,

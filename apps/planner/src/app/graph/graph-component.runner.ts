@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  ASK_USER,
   type Action,
   GRAPH_ENTRY_NODE,
   type GraphState,
@@ -21,6 +22,9 @@ export interface ComponentResult {
   name: string;
   outputs: Record<string, unknown>;
   skipped?: true;
+  /** A UserFillUp waiting for its form (the run pauses on `ask_user`, which this call asks). */
+  paused?: true;
+  tool_calls?: { id: string; name: string; args: Record<string, unknown> }[];
   /** On an action that ends its branch: the text of the turn's Messages, in the order they ran. */
   answer?: string;
 }
@@ -31,7 +35,8 @@ const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace
 function turnComponents(actions: readonly Action[]): ComponentResult[] {
   return actions
     .filter((a) => componentIdOfNode(a.node) !== undefined && a.result && typeof a.result === 'object')
-    .map((a) => a.result as ComponentResult);
+    .map((a) => a.result as ComponentResult)
+    .filter((r) => !r.paused);
 }
 
 /**
@@ -84,6 +89,7 @@ export class GraphComponentRunner {
         firstTurn: !graph,
         signal: input.signal,
         emitToken: input.emitToken,
+        ...(component.name === 'UserFillUp' ? { answer: answerTo(task.node, turn) } : {}),
       });
     } catch (err) {
       if (isRetryable(err) && !input.lastDelivery) {
@@ -126,6 +132,22 @@ export class GraphComponentRunner {
     patch: JsonPatchOperation[],
     skipped = false,
   ): Promise<NodeOutput> {
+    if (effect.pause) {
+      const node = graphNodeName(id);
+      return {
+        summary: effect.summary,
+        result: {
+          component: id,
+          name,
+          outputs: effect.outputs,
+          paused: true,
+          tool_calls: [
+            { id: `fill_${node}`, name: ASK_USER.name, args: { ...effect.pause, resume_at: node } },
+          ],
+        } satisfies ComponentResult,
+        next: [ASK_USER.name],
+      };
+    }
     const next = skipped ? [] : successorsOf(canvas, id, effect.outcome).map(graphNodeName);
     await this.registrar.ensure(next);
     const result: ComponentResult = {
@@ -164,6 +186,20 @@ export class GraphComponentRunner {
       ...(graph ? { patch: [{ op: 'add', path: `/graph/outputs/${pointer(id)}`, value: outputs }] } : {}),
     };
   }
+}
+
+/** The answer to a UserFillUp's pause: the `ask_user` action right after its paused action. */
+function answerTo(node: string, actions: readonly Action[]): Record<string, unknown> | undefined {
+  for (let i = actions.length - 1; i > 0; i--) {
+    if (actions[i].node === node) {
+      return undefined;
+    }
+    if (actions[i].node === ASK_USER.name && actions[i - 1].node === node) {
+      const answer = actions[i].result;
+      return answer && typeof answer === 'object' ? (answer as Record<string, unknown>) : {};
+    }
+  }
+  return undefined;
 }
 
 /** The run's answer: the Messages' texts, concatenated as they streamed (nothing in between). */

@@ -10,6 +10,13 @@ import {
   type NormalizedComponent,
   SwitchParamsSchema,
   type VariableScope,
+  aggregateVariables,
+  assignVariables,
+  stringMerge,
+  stringSplit,
+  userFillUpInputSchema,
+  userFillUpOutputs,
+  userFillUpTips,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   evaluateSwitch,
@@ -32,6 +39,8 @@ export interface ComponentContext {
   firstTurn: boolean;
   signal: AbortSignal;
   emitToken: (text: string) => Promise<void>;
+  /** A UserFillUp resumed: the user's answer to its form. */
+  answer?: Record<string, unknown>;
 }
 
 /** What a component did: its outputs, new variable values, routing and usage. */
@@ -42,6 +51,8 @@ export interface ComponentEffect {
   outcome?: ComponentOutcome;
   usage?: Usage;
   summary: string;
+  /** A UserFillUp waits for its form: the run pauses on `ask_user` and resumes at the component. */
+  pause?: { question: string; input_schema: Record<string, unknown> };
 }
 
 // Message and LLM prompts splice values in as text: None → "", strings as-is, the rest as
@@ -74,7 +85,18 @@ export class GraphComponents {
   constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
 
   supports(name: string): boolean {
-    return ['Begin', 'Message', 'Switch', 'Categorize', 'LLM', 'Agent'].includes(name);
+    return [
+      'Begin',
+      'Message',
+      'Switch',
+      'Categorize',
+      'LLM',
+      'Agent',
+      'UserFillUp',
+      'VariableAssigner',
+      'VariableAggregator',
+      'StringTransform',
+    ].includes(name);
   }
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
@@ -90,6 +112,35 @@ export class GraphComponents {
       case 'LLM':
       case 'Agent':
         return this.llm(ctx);
+      case 'UserFillUp':
+        return this.userFillUp(ctx);
+      case 'VariableAssigner': {
+        const assigned = assignVariables(ctx.scope, ctx.component.params);
+        // Writes to another component's outputs are not allowed by the state's ownership rule.
+        const foreign = Object.keys(assigned.outputs).filter(
+          (id) => assigned.outputs[id] !== ctx.scope.outputs[id] && id !== ctx.component.id,
+        );
+        if (foreign.length) {
+          throw new GraphException(
+            GraphErrorCode.ComponentFailed,
+            `a VariableAssigner may set canvas variables only, not outputs of ${foreign.join(', ')}`,
+          );
+        }
+        return { outputs: {}, globals: assigned.globals, summary: 'VariableAssigner: variables set' };
+      }
+      case 'VariableAggregator':
+        return {
+          outputs: aggregateVariables(ctx.scope, ctx.component.params),
+          summary: 'VariableAggregator',
+        };
+      case 'StringTransform': {
+        const method = ctx.component.params['method'] ?? 'split';
+        const result =
+          method === 'merge'
+            ? stringMerge(ctx.scope, ctx.component.params)
+            : stringSplit(ctx.scope, ctx.component.params);
+        return { outputs: { result }, summary: `StringTransform ${String(method)}` };
+      }
       default:
         throw new GraphException(
           GraphErrorCode.ComponentFailed,
@@ -125,6 +176,25 @@ export class GraphComponents {
     const fields = form && typeof form === 'object' ? Object.keys(form) : [];
     const outputs = fields.length === 1 ? { [fields[0]]: ctx.prompt } : {};
     return { outputs, globals, summary: 'Begin: the canvas is open for this turn' };
+  }
+
+  /** Pauses for the form the first time; with the answer, its fields become the outputs. */
+  private userFillUp(ctx: ComponentContext): ComponentEffect {
+    if (ctx.answer) {
+      return {
+        outputs: userFillUpOutputs(ctx.component.params, ctx.answer),
+        summary: 'UserFillUp: the user filled in the form',
+      };
+    }
+    const tips = userFillUpTips(ctx.scope, ctx.component.params);
+    return {
+      outputs: {},
+      pause: {
+        question: tips || 'Please fill in the form.',
+        input_schema: userFillUpInputSchema(ctx.component.params),
+      },
+      summary: 'UserFillUp: waiting for the user',
+    };
   }
 
   /** Streams the rendered content: each literal piece and each reference value is a token. */

@@ -24,6 +24,8 @@ export interface RunWaiting {
   question: string;
   input_schema: Record<string, unknown>;
   since: string;
+  /** The node the answer goes to (a graph agent's UserFillUp); absent = `ask_user`'s usual `next`. */
+  resume_at?: string;
   /** Set when the run waits for the client's function results (every `client_tool` task of the step). */
   client_calls?: WaitingClientCall[];
 }
