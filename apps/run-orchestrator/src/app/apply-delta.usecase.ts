@@ -13,7 +13,7 @@ import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } fr
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
-import { RunStepper, writeSnapshot } from './run-stepper.service';
+import { RunStepper, type StepWrites, writeSnapshot } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
@@ -153,23 +153,31 @@ export class ApplyDeltaUseCase {
         (_, i) =>
           `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
       );
-      // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
-      // moves: one statement.
-      await m.query(
-        `WITH applied AS (
-           UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
-           WHERE run_id = $1 AND step = $2
-         ), moved AS (
-           UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)
-         )
-         INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
-        [run.id, task.step, state.version, ...rows.flat()],
-      );
       if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
         await writeSnapshot(m, state);
       }
+      // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
+      // moves; the stepper sends these with the next tasks, in one statement.
+      const writes: StepWrites = {
+        params: [run.id, task.step, state.version, ...rows.flat()],
+        parts: [
+          {
+            name: 'applied',
+            sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
+                  WHERE run_id = $1 AND step = $2`,
+          },
+          {
+            name: 'moved',
+            sql: 'UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)',
+          },
+          {
+            name: 'logged',
+            sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
+          },
+        ],
+      };
       committed = state;
-      return this.stepper.advance(m, run, state, actions, task.step);
+      return this.stepper.advance(m, run, state, actions, task.step, writes);
     });
     endCommit();
     if (committed) {

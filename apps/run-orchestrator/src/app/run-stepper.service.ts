@@ -19,12 +19,17 @@ export class RunStepper {
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
   ) {}
 
+  /**
+   * `writes`: the step's own statements, not yet run; on the common path they go out in the same
+   * statement as the next tasks (one round trip for both).
+   */
   async advance(
     m: EntityManager,
     run: RunRow,
     state: RuntimeState,
     actions: Action[],
     step: number,
+    writes?: StepWrites,
   ): Promise<StepEffects> {
     const effects: StepEffects = {
       runId: run.id,
@@ -50,16 +55,20 @@ export class RunStepper {
       now: new Date(),
       newId: randomUUID,
     });
+    if (writes && route.kind !== 'next') {
+      await m.query(...statementOf(writes));
+    }
     switch (route.kind) {
       case 'finish':
         return this.finish(m, run, state, effects, route.steps, route.status, route.error, route.output);
       case 'next':
         effects.tasks = route.tasks;
-        await insertTasks(m, route.tasks, {
-          runId: run.id,
-          steps: route.steps,
-          resumed: run.status === 'waiting',
-        });
+        await insertTasks(
+          m,
+          route.tasks,
+          { runId: run.id, steps: route.steps, resumed: run.status === 'waiting' },
+          writes,
+        );
         if (run.status === 'waiting') {
           effects.events.push({ type: 'status', payload: { status: 'running' } });
         }
@@ -164,13 +173,30 @@ export async function writeSnapshot(m: EntityManager, state: RuntimeState): Prom
 }
 
 /**
+ * Data-modifying statements of a step that may share one statement with others (as CTEs): each
+ * `sql` numbers its parameters from $1 into `params`.
+ */
+export interface StepWrites {
+  parts: { name: string; sql: string }[];
+  params: unknown[];
+}
+
+/** The writes as one statement: the last part is the main statement, the others its CTEs. */
+function statementOf(writes: StepWrites): [string, unknown[]] {
+  const last = writes.parts[writes.parts.length - 1];
+  const ctes = writes.parts.slice(0, -1).map((p) => `${p.name} AS (${p.sql})`);
+  return [`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}${last.sql}`, writes.params];
+}
+
+/**
  * Inserts the next tasks and, in the same statement, records the run's step count (and its
- * return from `waiting`): one round trip.
+ * return from `waiting`) and carries out the step's own `writes`: one round trip.
  */
 async function insertTasks(
   m: EntityManager,
   tasks: TaskRow[],
   run?: { runId: string; steps: number; resumed: boolean },
+  writes?: StepWrites,
 ): Promise<void> {
   const cols = [
     'id',
@@ -186,17 +212,24 @@ async function insertTasks(
     'attempt',
     'deadline',
   ] as const;
-  const values: unknown[] = run ? [run.runId, run.steps] : [];
+  const values: unknown[] = [...(writes?.params ?? []), ...(run ? [run.runId, run.steps] : [])];
   const offset = values.length;
   const rows = tasks.map((t, i) => {
     values.push(...cols.map((c) => t[c]));
     return `(${cols.map((_, j) => `$${offset + i * cols.length + j + 1}`).join(', ')}, 'pending')`;
   });
   const insert = `INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`;
-  if (!run) {
-    await m.query(insert, values);
-    return;
+  const parts = [...(writes?.parts ?? [])];
+  if (run) {
+    const status = run.resumed ? `, status = 'running', waiting = NULL` : '';
+    const id = `$${offset - 1}`;
+    const steps = `$${offset}`;
+    parts.push(
+      { name: 'inserted', sql: insert },
+      { name: 'run', sql: `UPDATE runs SET steps = ${steps}${status} WHERE id = ${id}` },
+    );
+  } else {
+    parts.push({ name: 'inserted', sql: insert });
   }
-  const status = run.resumed ? `, status = 'running', waiting = NULL` : '';
-  await m.query(`WITH inserted AS (${insert}) UPDATE runs SET steps = $2${status} WHERE id = $1`, values);
+  await m.query(...statementOf({ parts, params: values }));
 }
