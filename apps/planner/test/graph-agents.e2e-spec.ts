@@ -11,7 +11,10 @@ import { TestStack, readSse, waitFor } from '@switchyard/testing';
 const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
 
 interface Golden {
-  inputs: { turns: { query: string; resume?: Record<string, unknown> }[]; scripted_llm: { reply: string }[] };
+  inputs: {
+    turns: { query: string; inputs?: Record<string, unknown>; resume?: Record<string, unknown> }[];
+    scripted_llm: { reply: string }[];
+  };
   answer: string;
   path: string[];
   llm: { messages: { role: string; content: string }[] }[];
@@ -44,7 +47,7 @@ async function scriptReplies(g: Golden): Promise<void> {
     return {
       name: `golden-${i}`,
       times: 1,
-      when: { system_includes: system.content.slice(0, 200), user_includes: user.content },
+      when: { system_includes: system.content, user_includes: user.content },
       reply: { content: r.reply },
     };
   });
@@ -57,8 +60,21 @@ async function scriptReplies(g: Golden): Promise<void> {
   await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
 }
 
-async function run(agentId: string, prompt: string) {
-  const res = await stack.api('POST', '/v1/runs', { agent_id: agentId, input: { prompt } });
+/** Every model call matched its golden rule in order, with RAGFlow's system prompt. */
+async function expectPromptsOf(g: Golden): Promise<void> {
+  const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+    rule: string;
+    system: string;
+  }[];
+  expect(requests.map((q) => q.rule)).toEqual(g.llm.map((_, i) => `golden-${i}`));
+  expect(requests.map((q) => q.system)).toEqual(g.llm.map((c) => c.messages[0].content.slice(0, 4000)));
+}
+
+async function run(agentId: string, prompt: string, inputs?: Record<string, unknown>) {
+  const res = await stack.api('POST', '/v1/runs', {
+    agent_id: agentId,
+    input: { prompt, ...(inputs ? { inputs } : {}) },
+  });
   expect(res.status).toBe(202);
   const runId = res.body.run_id as string;
   const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
@@ -110,14 +126,24 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       expect(r.run.error).toBeNull();
       expect(r.run.output.answer).toBe(g.answer);
       expect(r.path).toEqual(g.path);
-      const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
-        rule: string;
-        system: string;
-      }[];
-      expect(requests.map((q) => q.rule)).toEqual(['golden-0']);
-      expect(requests[0].system).toBe(g.llm[0].messages[0].content);
+      await expectPromptsOf(g);
       // Metered like every LLM call: the action's usage is the call's.
       expect(r.run.usage.total_tokens).toBeGreaterThan(0);
+    },
+  );
+
+  it.each(['negative_transport', 'negative_exact_label', 'positive'])(
+    'customer_feedback_dispatcher.%s: Begin form inputs, two Categorize on a whole-param ref, VariableAggregator',
+    async (scenario) => {
+      const agent = await createAgent(`feedback-${scenario}`, 'customer_feedback_dispatcher.json');
+      const g = golden(`customer_feedback_dispatcher.${scenario}`);
+      await scriptReplies(g);
+      // A task-mode canvas reads its form, not the query; Switchyard's prompt is never empty.
+      const r = await run(agent, 'review', g.inputs.turns[0].inputs);
+      expect(r.run.error).toBeNull();
+      expect(r.run.output.answer).toBe(g.answer);
+      expect(r.path).toEqual(g.path);
+      await expectPromptsOf(g);
     },
   );
 

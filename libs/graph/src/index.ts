@@ -47,6 +47,7 @@ export { PyFloat, pyCompare, pyEquals, pyFloat, pyJsonDumps, pyRepr, pyStr, pyTr
 export {
   aggregateVariables,
   assignVariables,
+  beginOutputs,
   stringMerge,
   stringSplit,
   userFillUpInputSchema,

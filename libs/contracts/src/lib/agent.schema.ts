@@ -23,7 +23,9 @@ export const AgentConfigSchema = z
     // "graph": the agent is a RAGFlow canvas (`dsl`) run component by component; absent = the
     // default agent loop. The gateway validates the DSL (libs/graph) before storing it.
     kind: z.enum(['default', 'graph']).optional(),
-    dsl: z.record(z.string(), z.unknown()).optional(),
+    // Stored as JSON text: jsonb does not keep object key order, and a canvas's order matters
+    // (Categorize's categories: prompt order, ties, the fallback). The API shows it as an object.
+    dsl: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

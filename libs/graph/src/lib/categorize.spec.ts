@@ -39,9 +39,9 @@ describe(pickCategory.name, () => {
   it.each([
     ['down down up', 'down', ['ToDown']],
     ['UP or DOWN: a tie goes to the first declared', 'up', ['ToUp']],
-    ['no name at all', 'up', ['ToN']],
+    ['no name at all', 'Negative review ', ['ToN']],
     ['negative review  then negative review ', 'Negative review ', ['ToN']],
-    ['negative review', 'up', ['ToN']],
+    ['negative review (no trailing space: no category named)', 'Negative review ', ['ToN']],
   ])('%j → %s', (answer, category, next) => {
     expect(pickCategory(three, answer)).toEqual({ category, next });
   });

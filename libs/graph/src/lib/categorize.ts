@@ -90,15 +90,16 @@ export interface CategoryDecision {
 
 /**
  * RAGFlow's rule: the category whose name occurs most often in the answer (case-insensitive,
- * non-overlapping count); a tie goes to the one declared first. With no occurrence at all the
- * targets are the **last** category's while the name reported is the first's (upstream quirk).
+ * non-overlapping count); a tie goes to the one declared first; with no occurrence at all, the
+ * last category (name and targets; RAGFlow's golden `customer_feedback_dispatcher.negative_exact_label`).
  */
 export function pickCategory(params: CategorizeParams, answer: string): CategoryDecision {
   const entries = Object.entries(params.category_description);
   const lower = answer.toLowerCase();
   const counts = entries.map(([name]) => countOccurrences(lower, name.toLowerCase()));
   if (!counts.some((c) => c > 0)) {
-    return { category: entries[0][0], next: entries[entries.length - 1][1].to };
+    const [name, last] = entries[entries.length - 1];
+    return { category: name, next: last.to };
   }
   let best = 0;
   counts.forEach((c, i) => {

@@ -2,6 +2,7 @@ import type { Canvas } from './dsl.schema';
 import {
   aggregateVariables,
   assignVariables,
+  beginOutputs,
   stringMerge,
   stringSplit,
   userFillUpInputSchema,
@@ -132,6 +133,18 @@ describe(assignVariables.name, () => {
         variables: [{ operator: 'append', variable: 'env.list', parameter: 'lit' }],
       }),
     ).toThrow();
+  });
+});
+
+describe(beginOutputs.name, () => {
+  const form = { inputs: { customer_review: { type: 'line' } } };
+  it.each([
+    [form, { customer_review: { value: 'late' } }, 'q', { customer_review: 'late' }],
+    [form, { customer_review: 'raw' }, 'q', { customer_review: 'raw' }],
+    [form, undefined, 'the query', { customer_review: 'the query' }],
+    [{ inputs: { a: {}, b: {} } }, {}, 'q', {}],
+  ])('%j with inputs %j → %j', (params, inputs, query, outputs) => {
+    expect(beginOutputs(params, inputs, query)).toEqual(outputs);
   });
 });
 

@@ -175,6 +175,27 @@ export function userFillUpTips(scope: VariableScope, params: Record<string, unkn
   );
 }
 
+/**
+ * Begin's outputs: the run's inputs (each `value` taken out of RAGFlow's `{value}` form); with
+ * none given and a single form field, the query fills it.
+ */
+export function beginOutputs(
+  params: Record<string, unknown>,
+  inputs: Record<string, unknown> | undefined,
+  query: string,
+): Record<string, unknown> {
+  if (inputs && Object.keys(inputs).length) {
+    return Object.fromEntries(
+      Object.entries(inputs).map(([k, v]) => [
+        k,
+        v && typeof v === 'object' && !Array.isArray(v) && 'value' in v ? (v as { value: unknown }).value : v,
+      ]),
+    );
+  }
+  const fields = Object.keys((params['inputs'] as Record<string, unknown> | undefined) ?? {});
+  return fields.length === 1 ? { [fields[0]]: query } : {};
+}
+
 /** The form's outputs from an answer (RAGFlow `_resolve_input_value`: `.value`, JSON for objects). */
 export function userFillUpOutputs(
   params: Record<string, unknown>,

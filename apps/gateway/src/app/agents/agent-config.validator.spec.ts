@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentConfig } from '@switchyard/contracts';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { assertAgentConfig } from './agent-config.validator';
+import { assertAgentConfig, shownConfig, storedConfig } from './agent-config.validator';
 
 const FIXTURES = join(__dirname, '../../../../../libs/graph/fixtures/ragflow');
 const fixture = (name: string) =>
@@ -89,5 +89,30 @@ describe(assertAgentConfig.name, () => {
     const e = refusal(config);
     expect(e.code).toBe(ApiErrorCode.InvalidRequest);
     expect(e.details).toContainEqual(expect.objectContaining({ field, ...(component ? { component } : {}) }));
+  });
+});
+
+describe(storedConfig.name, () => {
+  const cats = { 'Negative review ': { to: ['x'] }, 'Positive review': { to: ['y'] } };
+  const config = graph({ components: { c: { obj: { params: { category_description: cats } } } } });
+
+  it('keeps the DSL as JSON text, so jsonb cannot reorder its keys', () => {
+    expect(typeof storedConfig(config).dsl).toBe('string');
+  });
+
+  it.each([
+    ['a stored configuration', storedConfig(config)],
+    ['an unstored one', config],
+    ['a default agent', { name: 'd', max_steps: 5 } as AgentConfig],
+  ])('shows %s with the DSL as an object in its original key order', (_case, stored) => {
+    const shown = shownConfig(stored);
+    expect(JSON.stringify(shown)).toBe(JSON.stringify(stored.dsl === undefined ? stored : config));
+  });
+
+  it('validates a stored (text) DSL, and refuses text that is not JSON', () => {
+    expect(() => assertAgentConfig(storedConfig(graph(fixture('switch.json'))))).not.toThrow();
+    expect(refusal(graph('{nope' as never)).details).toContainEqual(
+      expect.objectContaining({ field: 'dsl' }),
+    );
   });
 });

@@ -21,7 +21,7 @@ export function assertAgentConfig(config: AgentConfig): void {
     ]);
   }
   try {
-    validateCanvas(config.dsl);
+    validateCanvas(dslObject(config.dsl));
   } catch (err) {
     if (err instanceof GraphException) {
       throw new ApiException(
@@ -37,4 +37,32 @@ export function assertAgentConfig(config: AgentConfig): void {
     }
     throw err;
   }
+}
+
+/** The DSL as an object (stored configurations hold it as JSON text, which keeps key order). */
+export function dslObject(dsl: string | Record<string, unknown>): unknown {
+  if (typeof dsl !== 'string') {
+    return dsl;
+  }
+  try {
+    return JSON.parse(dsl) as unknown;
+  } catch {
+    throw new ApiException(ApiErrorCode.InvalidRequest, 'the request is invalid', [
+      { field: 'dsl', message: 'the dsl is not JSON' },
+    ]);
+  }
+}
+
+/** The configuration as stored: the DSL as JSON text, so its key order survives jsonb. */
+export function storedConfig(config: AgentConfig): AgentConfig {
+  return config.dsl !== undefined && typeof config.dsl !== 'string'
+    ? { ...config, dsl: JSON.stringify(config.dsl) }
+    : config;
+}
+
+/** The configuration as the API shows it: the DSL as an object, in its original key order. */
+export function shownConfig(config: AgentConfig): AgentConfig {
+  return typeof config.dsl === 'string'
+    ? { ...config, dsl: dslObject(config.dsl) as Record<string, unknown> }
+    : config;
 }

@@ -17,7 +17,7 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-import { assertAgentConfig } from './agent-config.validator';
+import { assertAgentConfig, shownConfig, storedConfig } from './agent-config.validator';
 
 export const CreateAgentSchema = AgentConfigSchema;
 export const PatchAgentSchema = AgentConfigSchema.partial().strict();
@@ -49,11 +49,11 @@ export class AgentsController {
     return this.ds.transaction(async (m) => {
       const [agent] = (await m.query(
         'INSERT INTO agents (tenant_id, name, draft) VALUES ($1, $2, $3) RETURNING id, created_at',
-        [tenant.tenantId, body.name, JSON.stringify(body)],
+        [tenant.tenantId, body.name, JSON.stringify(storedConfig(body))],
       )) as { id: string; created_at: Date }[];
       const [version] = (await m.query(
         'INSERT INTO agent_versions (agent_id, version, config) VALUES ($1, 1, $2) RETURNING id',
-        [agent.id, JSON.stringify(body)],
+        [agent.id, JSON.stringify(storedConfig(body))],
       )) as { id: string }[];
       return {
         id: agent.id,
@@ -86,7 +86,7 @@ export class AgentsController {
     assertAgentConfig(draft);
     await this.ds.query('UPDATE agents SET draft = $2, name = $3, updated_at = now() WHERE id = $1', [
       id,
-      JSON.stringify(draft),
+      JSON.stringify(storedConfig(draft)),
       draft.name,
     ]);
     return view({ ...current, draft, name: draft.name });
@@ -113,7 +113,7 @@ export class AgentsController {
       id: row.id,
       agent_id: id,
       version: row.version,
-      config: agent.draft,
+      config: shownConfig(agent.draft),
       created_at: row.created_at.toISOString(),
     };
   }
@@ -125,7 +125,14 @@ export class AgentsController {
       'SELECT id, version, config, created_at FROM agent_versions WHERE agent_id = $1 ORDER BY version',
       [id],
     )) as { id: string; version: number; config: AgentConfig; created_at: Date }[];
-    return { versions: rows.map((r) => ({ ...r, agent_id: id, created_at: r.created_at.toISOString() })) };
+    return {
+      versions: rows.map((r) => ({
+        ...r,
+        config: shownConfig(r.config),
+        agent_id: id,
+        created_at: r.created_at.toISOString(),
+      })),
+    };
   }
 
   private async rows(tenantId: string, id?: string): Promise<AgentRow[]> {
@@ -152,7 +159,7 @@ function view(a: AgentRow) {
   return {
     id: a.id,
     name: a.name,
-    draft: a.draft,
+    draft: shownConfig(a.draft),
     version: a.latest_version_id,
     version_number: a.latest_version,
     created_at: new Date(a.created_at).toISOString(),

@@ -7,6 +7,8 @@ export const CreateRunSchema = z
       .object({
         prompt: z.string().min(1).max(100_000),
         files: z.array(OriginFileSchema).max(100).optional(),
+        // Graph agents: the Begin component's form (`{field: value | {value}}`).
+        inputs: z.record(z.string(), z.unknown()).optional(),
       })
       .strict(),
     // Earlier messages of a conversation kept elsewhere (the OpenAI-compatible endpoint).

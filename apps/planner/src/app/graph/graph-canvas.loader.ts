@@ -1,16 +1,26 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
 import { type Canvas, GraphException, validateCanvas } from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
 
-/** The canvas a graph run pinned (parsed once per run: the pinned configuration never changes). */
+/** What a graph run brings: the canvas it pinned and the inputs of Begin's form. */
+export interface GraphRun {
+  canvas: Canvas;
+  inputs?: Record<string, unknown>;
+}
+
+/** The canvas a graph run pinned and its inputs (read once per run: neither ever changes). */
 @Injectable()
 export class GraphCanvasLoader {
-  private readonly cache = new LRUCache<string, Canvas>({ max: 1_000 });
+  private readonly cache = new LRUCache<string, GraphRun>({ max: 1_000 });
 
-  constructor(@Inject(RunAgentConfig) private readonly configs: RunAgentConfig) {}
+  constructor(
+    @Inject(RunAgentConfig) private readonly configs: RunAgentConfig,
+    @Inject(DataSource) private readonly ds: DataSource,
+  ) {}
 
-  async forRun(runId: string): Promise<Canvas> {
+  async forRun(runId: string): Promise<GraphRun> {
     const cached = this.cache.get(runId);
     if (cached) {
       return cached;
@@ -21,14 +31,27 @@ export class GraphCanvasLoader {
     }
     let canvas: Canvas;
     try {
-      canvas = validateCanvas(agent.dsl);
+      // Stored as JSON text, which keeps the author's key order (see AgentConfigSchema).
+      canvas = validateCanvas(typeof agent.dsl === 'string' ? (JSON.parse(agent.dsl) as unknown) : agent.dsl);
     } catch (err) {
       // Validated when saved; a pinned DSL that no longer validates cannot run.
       throw new AgentConfigError(
         `run ${runId}: its graph DSL is invalid: ${(err as GraphException).message}`,
       );
     }
-    this.cache.set(runId, canvas);
-    return canvas;
+    const [row] = (await this.ds.query(`SELECT input->'inputs' AS inputs FROM runs WHERE id = $1`, [
+      runId,
+    ])) as {
+      inputs: unknown;
+    }[];
+    const inputs = row?.inputs;
+    const run: GraphRun = {
+      canvas,
+      ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
+        ? { inputs: inputs as Record<string, unknown> }
+        : {}),
+    };
+    this.cache.set(runId, run);
+    return run;
   }
 }

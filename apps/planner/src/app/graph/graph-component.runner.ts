@@ -55,7 +55,7 @@ export class GraphComponentRunner {
   async execute(input: NodeInput): Promise<NodeOutput> {
     const { state, task } = input;
     const id = componentIdOfNode(task.node) ?? '';
-    const canvas = await this.canvases.forRun(task.run_id);
+    const { canvas, inputs } = await this.canvases.forRun(task.run_id);
     const component = canvas.components[id];
     const turn = state.action_history[state.turn] ?? [];
     const ran = turnComponents(turn);
@@ -87,6 +87,7 @@ export class GraphComponentRunner {
         scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
         prompt: start.success ? start.data.prompt : '',
         firstTurn: !graph,
+        ...(inputs ? { inputs } : {}),
         signal: input.signal,
         emitToken: input.emitToken,
         ...(component.name === 'UserFillUp' ? { answer: answerTo(task.node, turn) } : {}),

@@ -12,6 +12,7 @@ import {
   type VariableScope,
   aggregateVariables,
   assignVariables,
+  beginOutputs,
   stringMerge,
   stringSplit,
   userFillUpInputSchema,
@@ -39,6 +40,8 @@ export interface ComponentContext {
   firstTurn: boolean;
   signal: AbortSignal;
   emitToken: (text: string) => Promise<void>;
+  /** The run's inputs of Begin's form. */
+  inputs?: Record<string, unknown>;
   /** A UserFillUp resumed: the user's answer to its form. */
   answer?: Record<string, unknown>;
 }
@@ -171,10 +174,7 @@ export class GraphComponents {
     globals['sys.date'] = sysDate();
     globals['sys.conversation_turns'] = Number(globals['sys.conversation_turns'] ?? 0) + 1;
     globals['sys.history'] = [...((globals['sys.history'] as unknown[]) ?? []), `user: ${ctx.prompt}`];
-    // With no runtime inputs and a single form field, RAGFlow fills it with the query.
-    const form = ctx.component.params['inputs'];
-    const fields = form && typeof form === 'object' ? Object.keys(form) : [];
-    const outputs = fields.length === 1 ? { [fields[0]]: ctx.prompt } : {};
+    const outputs = beginOutputs(ctx.component.params, ctx.inputs, ctx.prompt);
     return { outputs, globals, summary: 'Begin: the canvas is open for this turn' };
   }
 
