@@ -132,6 +132,18 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     },
   );
 
+  it('agent_msg.default: a tool-less Agent renders {sys.query} into its prompt; the Message shows its reply', async () => {
+    const agent = await createAgent('agent-msg', 'agent_msg.json');
+    const g = golden('agent_msg.default');
+    await scriptReplies(g);
+    const r = await run(agent, g.inputs.turns[0].query);
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.answer).toBe(g.answer);
+    expect(r.path).toEqual(g.path);
+    expect(r.tokens).toBe(g.answer);
+    await expectPromptsOf(g);
+  });
+
   it.each(['negative_transport', 'negative_exact_label', 'positive'])(
     'customer_feedback_dispatcher.%s: Begin form inputs, two Categorize on a whole-param ref, VariableAggregator',
     async (scenario) => {
