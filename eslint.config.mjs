@@ -80,6 +80,8 @@ const NODE_IO_MODULES = [
 ];
 const STATE_IO_MESSAGE =
   'libs/state must stay pure (no I/O): do persistence/messaging in an adapter lib and pass data in.';
+const GRAPH_IO_MESSAGE =
+  'libs/graph must stay pure (no I/O): components that call models or services run in a node service.';
 
 export default defineConfig(
   {
@@ -124,7 +126,10 @@ export default defineConfig(
       ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       // In files with decorators (NestJS DI) typescript-eslint skips this rule because
       // tsconfig has experimentalDecorators + emitDecoratorMetadata.
       '@typescript-eslint/consistent-type-imports': [
@@ -148,25 +153,29 @@ export default defineConfig(
   },
   {
     files: ['libs/state/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
+    rules: { 'no-restricted-imports': pureImports(STATE_IO_MESSAGE) },
+  },
+  {
+    // Graph semantics are pure too; their specs read the fixtures from disk.
+    files: ['libs/graph/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-imports': pureImports(GRAPH_IO_MESSAGE) },
+  },
+);
+
+function pureImports(message) {
+  return [
+    'error',
+    {
+      paths: ['typeorm', 'ioredis', 'nats', 'pg', ...NODE_IO_MODULES.flatMap((m) => [m, `node:${m}`])].map(
+        (name) => ({ name, message }),
+      ),
+      patterns: [
         {
-          paths: [
-            'typeorm',
-            'ioredis',
-            'nats',
-            'pg',
-            ...NODE_IO_MODULES.flatMap((m) => [m, `node:${m}`]),
-          ].map((name) => ({ name, message: STATE_IO_MESSAGE })),
-          patterns: [
-            {
-              group: ['@langchain/*', 'langchain', 'langchain/*', 'typeorm/*', 'ioredis/*', 'nats/*', 'pg/*'],
-              message: STATE_IO_MESSAGE,
-            },
-          ],
+          group: ['@langchain/*', 'langchain', 'langchain/*', 'typeorm/*', 'ioredis/*', 'nats/*', 'pg/*'],
+          message,
         },
       ],
     },
-  },
-);
+  ];
+}
