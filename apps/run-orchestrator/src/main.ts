@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
-import { STREAMS } from '@switchyard/contracts';
+import { STREAMS, SUBJECT_PATTERNS } from '@switchyard/contracts';
 import { runMigrationsLocked } from '@switchyard/persistence';
 import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
@@ -16,7 +16,7 @@ void bootstrapService(AppModule, {
     {
       stream: STREAMS.runs.name,
       durable: 'orchestrator-runs',
-      filter: 'sy.run.>',
+      filter: SUBJECT_PATTERNS.runs,
       ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
       maxDeliver: 20,
       concurrency: 32,
@@ -24,7 +24,7 @@ void bootstrapService(AppModule, {
     {
       stream: STREAMS.deltas.name,
       durable: 'orchestrator-deltas',
-      filter: 'sy.delta.>',
+      filter: SUBJECT_PATTERNS.deltas,
       ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
       maxDeliver: 20,
       concurrency: 32,

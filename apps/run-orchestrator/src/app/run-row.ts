@@ -1,4 +1,4 @@
-import type { ClientRequestOptions, RunStatus } from '@switchyard/contracts';
+import type { ClientRequestOptions, RunStatus, TaskSubject } from '@switchyard/contracts';
 
 /** The columns of `runs` the orchestrator reads under the run's row lock. */
 export interface RunRow {
@@ -31,7 +31,8 @@ export interface TaskRow {
   seq: number;
   call_index: number;
   node: string;
-  subject: string;
+  /** A human task's (`human.<node>`) is never published: the gateway answers it. */
+  subject: TaskSubject | `human.${string}`;
   version: number;
   attempt: number;
   deadline: Date;

@@ -7,6 +7,7 @@ import {
   RunFailMessageSchema,
   RunStartMessageSchema,
   SUBJECTS,
+  SUBJECT_PATTERNS,
   describeZodError,
   isUuid,
 } from '@switchyard/contracts';
@@ -48,7 +49,7 @@ export class RunsConsumer {
     await this.endRun.fail(await this.parse(RunFailMessageSchema, data, ctx));
   }
 
-  @EventPattern('sy.delta.*')
+  @EventPattern(SUBJECT_PATTERNS.anyDelta)
   async onDelta(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const msg = await this.parse(DeltaMessageSchema, data, ctx);
     await this.applyDelta.execute(msg, ctx.getSubject().split('.')[2]);

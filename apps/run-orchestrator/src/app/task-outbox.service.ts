@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_EVENTS_TTL_SECONDS, RunEventReader, RunEventWriter } from '@switchyard/events';
-import { type Action, type TaskMessage, cancelSubject } from '@switchyard/contracts';
+import { type Action, type TaskMessage, cancelSubject, isTaskSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
@@ -86,6 +86,17 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     }
     await Promise.all(
       tasks.map((t) => {
+        const subject = t.subject;
+        if (!isTaskSubject(subject)) {
+          // Human tasks are marked published when they are created: reaching here is a bug.
+          this.logger.error({
+            run_id: t.run_id,
+            task_id: t.id,
+            subject,
+            msg: 'not a task subject: not published',
+          });
+          return undefined;
+        }
         const message: TaskMessage = {
           task_id: t.id,
           run_id: t.run_id,
@@ -98,7 +109,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           attempt: t.attempt,
           deadline: new Date(t.deadline).toISOString(),
         };
-        return this.nats.publish(t.subject, message, { msgId: `${t.id}:${t.attempt}` });
+        return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),
     );
     // Off the step's critical path, batched: should a mark be lost, the sweeper publishes the

@@ -27,10 +27,33 @@ export const NODE_REGISTRY_BUCKET = 'sy_nodes';
 export const SERVICE_NAMES = ['planner', 'tool-executor', 'reflection', 'retrieval', 'output'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-export const taskSubject = (service: string, node: string): string => `sy.task.${service}.${node}`;
+/** A node's task: `sy.task.<service>.<node>`. */
+export type TaskSubject = `sy.task.${string}.${string}`;
+/** A service's deltas: `sy.delta.<service>`. */
+export type DeltaSubject = `sy.delta.${string}`;
+
+export const taskSubject = (service: string, node: string): TaskSubject => `sy.task.${service}.${node}`;
 export const taskFilter = (service: string): string => `sy.task.${service}.>`;
-export const deltaSubject = (service: string): string => `sy.delta.${service}`;
+export const deltaSubject = (service: string): DeltaSubject => `sy.delta.${service}`;
 export const cancelSubject = (runId: string): string => `sy.cancel.${runId}`;
+
+/** Consumer filters and handler patterns: where a subscriber's subject strings come from. */
+export const SUBJECT_PATTERNS = {
+  /** Every run message (the orchestrator's runs consumer). */
+  runs: 'sy.run.>',
+  /** Every service's deltas (the orchestrator's deltas consumer). */
+  deltas: 'sy.delta.>',
+  /** A handler for the deltas of any one service. */
+  anyDelta: 'sy.delta.*',
+  /** A handler for node `node`'s tasks, whichever service serves it. */
+  task: (node: string): string => `sy.task.*.${node}`,
+  /** A handler for the nodes under a prefix (`mcp.github` → `sy.task.*.mcp.github.>`). */
+  taskPrefix: (prefix: string): string => `sy.task.*.${prefix}.>`,
+} as const;
+
+/** Is this a node task's subject (not a human task's `human.<node>`)? */
+export const isTaskSubject = (subject: string): subject is TaskSubject =>
+  /^sy\.task\.[^.]+\..+$/.test(subject);
 /**
  * Core NATS, no payload: the gateway wrote the model registry (vendors, keys, endpoints, models,
  * parsers, budgets). Services reload their copy at once; correctness does not rest on it (every
@@ -46,3 +69,16 @@ export interface SubjectPayloads {
   'sy.task': TaskMessage;
   'sy.delta': DeltaMessage;
 }
+
+/** Every subject a message is published to over JetStream (`sy.run.resume` carries none: answers arrive as the gateway's deltas). */
+export type Subject =
+  (typeof SUBJECTS)[Exclude<keyof typeof SUBJECTS, 'runResume'>] | TaskSubject | DeltaSubject;
+
+/** The payload a subject carries: `publish(subject, payload)` is checked against it. */
+export type PayloadOf<S extends Subject> = S extends keyof SubjectPayloads
+  ? SubjectPayloads[S]
+  : S extends TaskSubject
+    ? SubjectPayloads['sy.task']
+    : S extends DeltaSubject
+      ? SubjectPayloads['sy.delta']
+      : never;

@@ -55,7 +55,10 @@ export class JetStreamClient extends ClientProxy {
   /** Typed, awaited publish: the method to use from services. */
   async publishEvent(subject: string, message: Identified): Promise<PubAck> {
     const conn = await this.connect();
-    return conn.publish(subject, message.payload, { msgId: message.msgId, headers: message.headers });
+    return conn.publishUnchecked(subject, message.payload, {
+      msgId: message.msgId,
+      headers: message.headers,
+    });
   }
 
   isConnected(): boolean {

@@ -82,7 +82,7 @@ describe('JetStreamConnection (real nats-server)', () => {
       const info = await conn.jsm.streams.info(stream);
       expect([...info.config.subjects].sort()).toEqual([`${prefix}.a`, `${prefix}.b`, `${prefix}.c`]);
       // The added subject really is captured by the stream.
-      const ack = await conn.publish(`${prefix}.b`, { n: 1 }, { msgId: `${prefix}-b-1` });
+      const ack = await conn.publishUnchecked(`${prefix}.b`, { n: 1 }, { msgId: `${prefix}-b-1` });
       expect(ack.stream).toBe(stream);
     });
   });
@@ -160,9 +160,9 @@ describe('JetStreamConnection (real nats-server)', () => {
       const { stream, prefix } = unique('dedup');
       await conn.ensureStream({ name: stream, subjects: [`${prefix}.>`] });
 
-      const first = await conn.publish(`${prefix}.evt`, { run: 1 }, { msgId: 'same-id' });
-      const second = await conn.publish(`${prefix}.evt`, { run: 'changed' }, { msgId: 'same-id' });
-      const other = await conn.publish(`${prefix}.evt`, { run: 2 }, { msgId: 'other-id' });
+      const first = await conn.publishUnchecked(`${prefix}.evt`, { run: 1 }, { msgId: 'same-id' });
+      const second = await conn.publishUnchecked(`${prefix}.evt`, { run: 'changed' }, { msgId: 'same-id' });
+      const other = await conn.publishUnchecked(`${prefix}.evt`, { run: 2 }, { msgId: 'other-id' });
 
       expect(first.duplicate).toBe(false);
       expect(second.duplicate).toBe(true);
@@ -180,7 +180,7 @@ describe('JetStreamConnection (real nats-server)', () => {
       const { stream, prefix } = unique('headers');
       await conn.ensureStream({ name: stream, subjects: [`${prefix}.>`] });
 
-      const ack = await conn.publish(`${prefix}.evt`, null, {
+      const ack = await conn.publishUnchecked(`${prefix}.evt`, null, {
         msgId: 'h-1',
         headers: { 'x-run-id': 'r-1', traceparent: '00-abc-def-01' },
       });
@@ -193,7 +193,7 @@ describe('JetStreamConnection (real nats-server)', () => {
 
     it('rejects a subject no stream captures instead of losing the message', async () => {
       const conn = await connection();
-      await expect(conn.publish('no.stream.here', {}, { msgId: 'x' })).rejects.toThrow();
+      await expect(conn.publishUnchecked('no.stream.here', {}, { msgId: 'x' })).rejects.toThrow();
     });
   });
 

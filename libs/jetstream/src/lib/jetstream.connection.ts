@@ -12,6 +12,7 @@ import {
   connect,
   headers as natsHeaders,
 } from 'nats';
+import type { PayloadOf, Subject } from '@switchyard/contracts';
 
 export interface StreamSpec {
   name: string;
@@ -136,8 +137,16 @@ export class JetStreamConnection {
     }
   }
 
-  /** Publishes to a concrete subject and waits for the stream's acknowledgement. */
-  async publish(subject: string, payload: unknown, opts: PublishOptions): Promise<PubAck> {
+  /**
+   * Publishes a message of the system (its payload type follows from the subject, per
+   * `SubjectPayloads` in libs/contracts) and waits for the stream's acknowledgement.
+   */
+  publish<S extends Subject>(subject: S, payload: PayloadOf<S>, opts: PublishOptions): Promise<PubAck> {
+    return this.publishUnchecked(subject, payload, opts);
+  }
+
+  /** Any subject, any payload: for the transport's own tests and tools, not for services. */
+  async publishUnchecked(subject: string, payload: unknown, opts: PublishOptions): Promise<PubAck> {
     let hdrs: MsgHdrs | undefined;
     if (opts.headers) {
       hdrs = natsHeaders();

@@ -1,5 +1,6 @@
 import { SetMetadata, UseFilters, applyDecorators } from '@nestjs/common';
 import { EventPattern } from '@nestjs/microservices';
+import { SUBJECT_PATTERNS } from '@switchyard/contracts';
 import { JetStreamExceptionFilter } from '@switchyard/jetstream';
 
 export const NODE_SPEC = Symbol('switchyard:node-spec');
@@ -29,7 +30,7 @@ export type NodeSpec = {
  */
 export function NodeHandler(spec: NodeSpec): MethodDecorator {
   return applyDecorators(
-    EventPattern(`sy.task.*.${spec.name}`),
+    EventPattern(SUBJECT_PATTERNS.task(spec.name)),
     SetMetadata(NODE_SPEC, spec),
     // The transport must see the handler's own error (retryable or not), not Nest's generic one.
     UseFilters(new JetStreamExceptionFilter()),
@@ -46,7 +47,8 @@ export function NodePrefixHandler(prefix: string): MethodDecorator {
   if (!/^[a-z][a-z0-9_-]*$/.test(prefix)) {
     throw new Error(`node prefix "${prefix}" must be one lower-case node-name segment`);
   }
-  return applyDecorators(EventPattern(nodePrefixPattern(prefix)), UseFilters(new JetStreamExceptionFilter()));
+  return applyDecorators(
+    EventPattern(SUBJECT_PATTERNS.taskPrefix(prefix)),
+    UseFilters(new JetStreamExceptionFilter()),
+  );
 }
-
-const nodePrefixPattern = (prefix: string): string => `sy.task.*.${prefix}.>`;
