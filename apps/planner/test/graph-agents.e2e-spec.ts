@@ -261,5 +261,16 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
         .filter((id): id is string => id !== undefined);
       expect(path).toEqual(g.path);
     });
+
+    it('a graph run waiting at a UserFillUp is cancelled like any run', async () => {
+      const res = await stack.api('POST', '/v1/runs', { agent_id: allAgent, input: { prompt: 'hi' } });
+      const runId = res.body.run_id as string;
+      await waitFor('the run to wait for the form', async () => (await statusOf(runId)).status === 'waiting');
+      expect((await stack.api('POST', `/v1/runs/${runId}/cancel`)).status).toBeLessThan(300);
+      await waitFor('the run to be cancelled', async () => (await statusOf(runId)).status === 'cancelled');
+      expect(
+        (await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { demo: 'message' } })).status,
+      ).toBe(409);
+    });
   });
 });
