@@ -52,7 +52,7 @@ export class JetStreamClient extends ClientProxy {
     }
   }
 
-  /** Typed, awaited publish: the method to use from services. */
+  /** Awaited publish for the Nest client proxy (`emit`); services use JetStreamConnection.publish, typed by subject. */
   async publishEvent(subject: string, message: Identified): Promise<PubAck> {
     const conn = await this.connect();
     return conn.publishUnchecked(subject, message.payload, {
