@@ -215,6 +215,7 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       'condition_else',
       'wait_input',
       'else',
+      'iteration',
     ])('all.%s: the answer and path RAGFlow gave over its turns', async (scenario) => {
       const g = golden(`all.${scenario}`);
       const res = await stack.api('POST', '/v1/runs', {

@@ -54,3 +54,4 @@ export {
   userFillUpOutputs,
   userFillUpTips,
 } from './lib/data-components';
+export { COLLATED_OUTPUTS, type IterationStep, iterationItemStep, iterationItems } from './lib/iteration';

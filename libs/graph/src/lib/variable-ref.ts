@@ -10,6 +10,9 @@ export const variableRefPattern = (): RegExp => new RegExp(`\\{* *\\{${REF}\\} *
 /** The pattern of StringTransform merges and LLM prompts: the braces only, spaces stay. */
 export const bracedRefPattern = (): RegExp => new RegExp(`\\{${REF}\\}`, 'gis');
 
+/** Where an IterationItem keeps its parent's collated outputs (a component writes only its own). */
+export const COLLATED_OUTPUTS = '_collated';
+
 /** What references resolve against: the canvas, its globals and the outputs produced so far. */
 export interface VariableScope {
   canvas: Canvas;
@@ -40,6 +43,18 @@ export function componentOutput(scope: VariableScope, id: string, root: string):
   const produced = scope.outputs[id];
   if (produced && Object.hasOwn(produced, root)) {
     return produced[root] ?? null;
+  }
+  // An Iteration's collated outputs are kept by its IterationItem, which produces them.
+  if (scope.canvas.components[id]?.name === 'Iteration') {
+    const item = Object.values(scope.canvas.components).find(
+      (c) => c.parentId === id && c.name === 'IterationItem',
+    );
+    const collated = item
+      ? (scope.outputs[item.id]?.[COLLATED_OUTPUTS] as Record<string, unknown> | undefined)
+      : undefined;
+    if (collated && Object.hasOwn(collated, root)) {
+      return collated[root];
+    }
   }
   const declared = scope.canvas.components[id]?.params['outputs'];
   return declared && typeof declared === 'object' && Object.hasOwn(declared, root) ? null : '';

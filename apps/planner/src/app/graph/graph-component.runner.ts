@@ -87,6 +87,7 @@ export class GraphComponentRunner {
         scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
         prompt: start.success ? start.data.prompt : '',
         firstTurn: !graph,
+        ran: ran.filter((r) => !r.skipped).map((r) => r.component),
         ...(inputs ? { inputs } : {}),
         signal: input.signal,
         emitToken: input.emitToken,

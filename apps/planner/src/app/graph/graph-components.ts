@@ -12,6 +12,8 @@ import {
   type VariableScope,
   aggregateVariables,
   assignVariables,
+  iterationItemStep,
+  iterationItems,
   beginOutputs,
   stringMerge,
   stringSplit,
@@ -40,6 +42,8 @@ export interface ComponentContext {
   firstTurn: boolean;
   signal: AbortSignal;
   emitToken: (text: string) => Promise<void>;
+  /** The components that ran in this turn so far, in order (paused and skipped ones left out). */
+  ran: readonly string[];
   /** The run's inputs of Begin's form. */
   inputs?: Record<string, unknown>;
   /** A UserFillUp resumed: the user's answer to its form. */
@@ -99,6 +103,8 @@ export class GraphComponents {
       'VariableAssigner',
       'VariableAggregator',
       'StringTransform',
+      'Iteration',
+      'IterationItem',
     ].includes(name);
   }
 
@@ -130,6 +136,22 @@ export class GraphComponents {
           );
         }
         return { outputs: {}, globals: assigned.globals, summary: 'VariableAssigner: variables set' };
+      }
+      case 'Iteration':
+        return {
+          outputs: {},
+          summary: `Iteration over ${iterationItems(ctx.scope, ctx.component.id).length} items`,
+        };
+      case 'IterationItem': {
+        // This run's visits since its Iteration last started (an earlier run's state is not counted).
+        const parentAt = ctx.ran.lastIndexOf(ctx.component.parentId ?? '');
+        const visit = ctx.ran.slice(parentAt + 1).filter((id) => id === ctx.component.id).length;
+        const step = iterationItemStep(ctx.scope, ctx.component.id, visit);
+        return {
+          outputs: step.outputs,
+          outcome: { ended: step.ended },
+          summary: step.ended ? 'IterationItem: no item left' : `IterationItem: item ${visit}`,
+        };
       }
       case 'VariableAggregator':
         return {
