@@ -191,6 +191,7 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
 
   describe('all.json (the dangling CodeExec:FunnyBroomsShare removed, as the golden did): UserFillUp pauses and resumes', () => {
     let allAgent: string;
+    let loopAgent: string;
 
     beforeAll(async () => {
       const patched = dsl('all.json') as {
@@ -202,6 +203,16 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       const res = await stack.api('POST', '/v1/agents', { name: 'all', kind: 'graph', dsl: patched });
       expect(res.status).toBe(201);
       allAgent = res.body.id as string;
+      // The golden's patch: the Loop's incomplete loop_variables entry removed.
+      const loop = patched.components['Loop:InputUntil1'].obj.params as Record<string, unknown>;
+      loop['loop_variables'] = [];
+      const withVars = await stack.api('POST', '/v1/agents', {
+        name: 'all-loop',
+        kind: 'graph',
+        dsl: patched,
+      });
+      expect(withVars.status).toBe(201);
+      loopAgent = withVars.body.id as string;
     });
 
     const statusOf = async (runId: string) => (await stack.api('GET', `/v1/runs/${runId}`)).body;
@@ -216,10 +227,11 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       'wait_input',
       'else',
       'iteration',
+      'loop_with_complete_vars',
     ])('all.%s: the answer and path RAGFlow gave over its turns', async (scenario) => {
       const g = golden(`all.${scenario}`);
       const res = await stack.api('POST', '/v1/runs', {
-        agent_id: allAgent,
+        agent_id: scenario === 'loop_with_complete_vars' ? loopAgent : allAgent,
         input: { prompt: g.inputs.turns[0].query },
       });
       expect(res.status).toBe(202);
@@ -272,6 +284,24 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       expect(
         (await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { demo: 'message' } })).status,
       ).toBe(409);
+    });
+
+    it("all.loop: the Loop's incomplete loop_variables entry fails the run naming the component, as RAGFlow", async () => {
+      const g = golden('all.loop') as Golden & { error: { message: string; components: string[] } };
+      const res = await stack.api('POST', '/v1/runs', { agent_id: allAgent, input: { prompt: 'hi' } });
+      const runId = res.body.run_id as string;
+      await waitFor('the run to wait for the form', async () => (await statusOf(runId)).status === 'waiting');
+      expect(
+        (await stack.api('POST', `/v1/runs/${runId}/resume`, { input: g.inputs.turns[1].resume })).status,
+      ).toBe(202);
+      await waitFor('the run to end', async () =>
+        ['succeeded', 'failed'].includes((await statusOf(runId)).status),
+      );
+      const run = await statusOf(runId);
+      expect(run.status).toBe('failed');
+      expect(run.error.code).toBe('component_failed');
+      expect(run.error.message).toBe(`component ${g.error.components[0]}: ${g.error.message}`);
+      expect(run.output.answer).toBe(g.answer);
     });
   });
 });

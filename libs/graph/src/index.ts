@@ -55,3 +55,4 @@ export {
   userFillUpTips,
 } from './lib/data-components';
 export { COLLATED_OUTPUTS, type IterationStep, iterationItemStep, iterationItems } from './lib/iteration';
+export { loopConditionHolds, loopEnded, loopVariables } from './lib/loop';

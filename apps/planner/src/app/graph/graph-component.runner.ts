@@ -10,7 +10,6 @@ import {
   graphNodeName,
 } from '@switchyard/contracts';
 import { type Canvas, isSkipped, successorsOf } from '@switchyard/graph';
-import { isRetryable } from '@switchyard/jetstream';
 import type { NodeInput, NodeOutput } from '@switchyard/worker';
 import { GraphCanvasLoader } from './graph-canvas.loader';
 import { type ComponentEffect, GraphComponents } from './graph-components';
@@ -94,7 +93,9 @@ export class GraphComponentRunner {
         ...(component.name === 'UserFillUp' ? { answer: answerTo(task.node, turn) } : {}),
       });
     } catch (err) {
-      if (isRetryable(err) && !input.lastDelivery) {
+      // Only what says so (a model call that may pass) is retried; a component's own failure
+      // (a bad reference, a Loop variable left incomplete) fails the same way every time.
+      if ((err as { retryable?: unknown }).retryable === true && !input.lastDelivery) {
         throw err;
       }
       // RAGFlow sets the component's `_ERROR` output and stops the canvas.

@@ -14,6 +14,8 @@ import {
   assignVariables,
   iterationItemStep,
   iterationItems,
+  loopEnded,
+  loopVariables,
   beginOutputs,
   stringMerge,
   stringSplit,
@@ -105,6 +107,9 @@ export class GraphComponents {
       'StringTransform',
       'Iteration',
       'IterationItem',
+      'Loop',
+      'LoopItem',
+      'ExitLoop',
     ].includes(name);
   }
 
@@ -153,6 +158,21 @@ export class GraphComponents {
           summary: step.ended ? 'IterationItem: no item left' : `IterationItem: item ${visit}`,
         };
       }
+      case 'Loop':
+        return { outputs: loopVariables(ctx.scope, ctx.component.params), summary: 'Loop: starting' };
+      case 'LoopItem': {
+        const loop = ctx.canvas.components[ctx.component.parentId ?? ''];
+        const parentAt = ctx.ran.lastIndexOf(loop?.id ?? '');
+        const visit = ctx.ran.slice(parentAt + 1).filter((id) => id === ctx.component.id).length;
+        const ended = loopEnded(ctx.scope, loop?.params ?? {}, visit);
+        return {
+          outputs: { index: visit },
+          outcome: { ended },
+          summary: ended ? 'LoopItem: the loop is over' : `LoopItem: turn ${visit + 1}`,
+        };
+      }
+      case 'ExitLoop':
+        return { outputs: {}, summary: 'ExitLoop: leaving the loop' };
       case 'VariableAggregator':
         return {
           outputs: aggregateVariables(ctx.scope, ctx.component.params),
