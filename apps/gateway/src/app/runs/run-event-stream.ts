@@ -71,11 +71,17 @@ export async function streamRunEvents(
       }
       for (;;) {
         const page = await deps.reader.after(runId, cursor, PAGE);
-        for (const e of page) {
-          cursor = e.seq;
-          if (write(e)) {
-            return;
+        // One socket write per page, not one per event (uncork flushes what the loop wrote).
+        res.cork();
+        try {
+          for (const e of page) {
+            cursor = e.seq;
+            if (write(e)) {
+              return;
+            }
           }
+        } finally {
+          res.uncork();
         }
         if (page.length < PAGE) {
           break;
@@ -143,12 +149,18 @@ export async function streamRunEvents(
           runId,
           cursor ?? '0-0',
           (events) => {
-            for (const e of events) {
-              cursor = e.seq;
-              if (!finished && write(e)) {
-                finish();
-                return;
+            // One socket write per batch the hub read, not one per event.
+            res.cork();
+            try {
+              for (const e of events) {
+                cursor = e.seq;
+                if (!finished && write(e)) {
+                  finish();
+                  return;
+                }
               }
+            } finally {
+              res.uncork();
             }
           },
           endedQuietly,
