@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { parseHostAllowList } from '@switchyard/contracts';
 import { toolLimitsEnvSchema } from '@switchyard/worker';
-import { type HostLookup, dnsEnvSchema, toolLookup } from '../tools/host-resolver';
+import { type HostLookup, dnsEnvSchema, toolLookup } from '@switchyard/net-guard';
 
 // A comma-separated list of host names (the rule every allow-list variable follows).
 const hostList = () =>

@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isStdioCommandAllowed } from '@switchyard/contracts';
 import { McpCallError } from './mcp-errors';
-import type { HostLookup } from '../tools/host-resolver';
+import type { HostLookup } from '@switchyard/net-guard';
 import { safeMcpFetch } from './safe-fetch';
 
 /** One row of mcp_servers with its secrets opened. */

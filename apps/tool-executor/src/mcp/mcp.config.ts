@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { parseHostAllowList, parseStdioAllowList } from '@switchyard/contracts';
-import { type HostLookup, dnsEnvSchema, toolLookup } from '../tools/host-resolver';
+import { type HostLookup, dnsEnvSchema, toolLookup } from '@switchyard/net-guard';
 
 const schema = dnsEnvSchema.extend({
   // Operator-approved stdio commands; checked here again before anything is spawned.

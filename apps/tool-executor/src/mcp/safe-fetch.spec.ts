@@ -1,6 +1,6 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { HostLookup } from '../tools/host-resolver';
+import type { HostLookup } from '@switchyard/net-guard';
 import { safeMcpFetch } from './safe-fetch';
 
 // The MCP HTTP fetch against a real local server that counts connections: names are checked by

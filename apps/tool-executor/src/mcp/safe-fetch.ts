@@ -1,41 +1,14 @@
-import { type LookupFunction, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { type HostLookup, systemLookup } from '../tools/host-resolver';
-import { forbiddenAddressReason, pinnedLookup } from '../tools/http-get.tool';
+import {
+  type HostLookup,
+  forbiddenAddressReason,
+  refusal,
+  systemLookup,
+  vettingLookup,
+} from '@switchyard/net-guard';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
-
-/** A refused address: the message names it and how an operator allows it. */
-function refusal(origin: string, address: string, reason: string): Error {
-  return new Error(
-    `refusing to connect to ${origin}: ${address} is ${reason} (allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS)`,
-  );
-}
-
-/**
- * A socket `lookup` that resolves the name itself and refuses it when any answer is not a public
- * address: the check happens in the connection's own resolution, so the socket connects to
- * exactly the addresses that were checked (a DNS rebinding has no second lookup to win).
- */
-function vettingLookup(lookup: HostLookup, vet = true): LookupFunction {
-  return (hostname, options, callback) => {
-    lookup(hostname).then(
-      (answers) => {
-        const addresses = answers.map(({ address }) => ({ address, family: isIP(address) }));
-        for (const { address } of vet ? addresses : []) {
-          const reason = forbiddenAddressReason(address);
-          if (reason) {
-            callback(refusal(hostname, address, reason), '');
-            return;
-          }
-        }
-        // Answered from exactly the checked addresses, as the http tools' sockets are.
-        pinnedLookup(addresses.filter((a) => a.family !== 0))(hostname, options, callback);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, ''),
-    );
-  };
-}
 
 /**
  * The fetch the streamable-HTTP transport uses (the SDK follows only same-origin redirects): the

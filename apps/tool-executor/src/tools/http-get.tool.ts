@@ -1,9 +1,15 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { isIP } from 'node:net';
 import { z } from 'zod';
-import { type HostLookup, systemLookup } from './host-resolver';
+import {
+  type HostLookup,
+  type ResolvedAddress,
+  forbiddenAddressReason,
+  normalizeHost,
+  pinnedLookup,
+  systemLookup,
+} from '@switchyard/net-guard';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_BYTES = 1_000_000;
@@ -39,12 +45,8 @@ export const httpGetTool = {
   idempotent: true,
 };
 
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-export type { HostLookup } from './host-resolver';
+export type { HostLookup, ResolvedAddress } from '@switchyard/net-guard';
+export { forbiddenAddressReason, pinnedLookup } from '@switchyard/net-guard';
 
 export interface HttpGetOptions {
   signal?: AbortSignal;
@@ -83,53 +85,6 @@ export class HttpGetError extends Error {
     this.name = 'HttpGetError';
     this.retryable = code === 'network_error' || code === 'timeout';
   }
-}
-
-const RANGE_LABELS: Record<string, string> = {
-  loopback: 'a loopback address',
-  private: 'a private address',
-  uniqueLocal: 'a private (unique local) address',
-  linkLocal: 'a link-local address',
-  unspecified: 'an unspecified address',
-  multicast: 'a multicast address',
-  broadcast: 'a broadcast address',
-  carrierGradeNat: 'a carrier-grade NAT address',
-  reserved: 'a reserved address',
-};
-
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-
-/** Why fetching from `address` is refused, or undefined when it is a public unicast address. */
-export function forbiddenAddressReason(address: string): string | undefined {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(address);
-  } catch {
-    return 'not a valid IP address';
-  }
-  // ::ffff:a.b.c.d reaches the IPv4 host a.b.c.d, so it is judged as that host.
-  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress()) {
-    const reason = forbiddenAddressReason(parsed.toIPv4Address().toString());
-    return reason && `${reason} (IPv4-mapped ${parsed.toIPv4Address().toString()})`;
-  }
-  const range = parsed.range();
-  if (range !== 'unicast') {
-    return RANGE_LABELS[range] ?? `a non-public (${range}) address`;
-  }
-  // ipaddr calls unassigned IPv6 space (e.g. IPv4-compatible ::7f00:1) unicast; public hosts live in 2000::/3.
-  if (parsed instanceof ipaddr.IPv6 && !parsed.match(GLOBAL_UNICAST_V6)) {
-    return 'outside the global unicast range 2000::/3';
-  }
-  return undefined;
-}
-
-// URL hostnames bracket IPv6 literals and may end in a root dot; neither matters for comparison.
-function normalizeHost(host: string): string {
-  const bare = host
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '')
-    .toLowerCase();
-  return isIP(bare) ? ipaddr.parse(bare).toString() : bare;
 }
 
 /** The URL for messages: credentials never reach logs or the model. */
@@ -229,36 +184,6 @@ async function vetHost(
     }
   }
   return addresses;
-}
-
-/**
- * A `lookup` for http.request that answers only with the addresses already vetted. It answers
- * asynchronously, as dns.lookup does: net.Socket connects inside the callback, and a connect that
- * fails synchronously (ENETUNREACH, EADDRNOTAVAIL for an IPv6 address on a host without an IPv6
- * route) emits the socket's 'error' at once — before http.ClientRequest has attached its listener
- * when the answer came synchronously, which took the whole process down.
- */
-export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
-  return (hostname, options, callback) => setImmediate(answer, hostname, options, callback);
-
-  function answer(...[hostname, options, callback]: Parameters<LookupFunction>): void {
-    const family =
-      options.family === 4 || options.family === 'IPv4'
-        ? 4
-        : options.family === 6 || options.family === 'IPv6'
-          ? 6
-          : 0;
-    const usable = family ? addresses.filter((a) => a.family === family) : addresses;
-    if (usable.length === 0) {
-      const error: NodeJS.ErrnoException = new Error(`no IPv${family} address for ${hostname}`);
-      error.code = 'ENOTFOUND';
-      callback(error, '');
-    } else if (options.all) {
-      callback(null, usable);
-    } else {
-      callback(null, usable[0].address, usable[0].family);
-    }
-  }
 }
 
 /** What goes on the wire besides the URL. */

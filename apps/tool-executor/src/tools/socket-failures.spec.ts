@@ -1,7 +1,7 @@
 import { failingPorts } from '@switchyard/testing';
 import { safeMcpFetch } from '../mcp/safe-fetch';
-import type { HostLookup } from './host-resolver';
-import { HttpGetError, httpGet, pinnedLookup } from './http-get.tool';
+import type { HostLookup } from '@switchyard/net-guard';
+import { HttpGetError, httpGet } from './http-get.tool';
 import { httpRequest } from './http-request.tool';
 
 // Every network tool against socket failures that happen synchronously (connect() itself fails:
@@ -59,20 +59,5 @@ describe.each(failures)('%s', (_name, address, port, cause) => {
     };
     expect(err).toBeInstanceOf(Error);
     expect(`${err.cause?.code} ${err.cause?.message}`).toMatch(cause);
-  });
-});
-
-describe(pinnedLookup.name, () => {
-  it('answers asynchronously, as dns.lookup does, so a socket can listen before connect() fails', async () => {
-    let answered = false;
-    const done = new Promise<void>((resolve) =>
-      pinnedLookup([{ address: '203.0.113.9', family: 4 }])(HOST, { family: 0 }, () => {
-        answered = true;
-        resolve();
-      }),
-    );
-    expect(answered).toBe(false);
-    await done;
-    expect(answered).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { nonPublicReason, refuseMcpUrl } from './mcp-url';
+import { refuseMcpUrl } from './mcp-url';
 
 describe('MCP server URLs', () => {
   it('refuses non-http URLs, credentials and private hosts unless allowed', async () => {
@@ -10,12 +10,8 @@ describe('MCP server URLs', () => {
     expect(await refuseMcpUrl('http://localhost:3001/mcp', [])).toMatch(/resolves to .*loopback/);
     expect(await refuseMcpUrl('http://127.0.0.1:3001/mcp', ['127.0.0.1'])).toBeUndefined();
     expect(await refuseMcpUrl('https://93.184.215.14/mcp', [])).toBeUndefined();
-  });
-
-  it('tells public from non-public addresses', () => {
-    expect(nonPublicReason('8.8.8.8')).toBeUndefined();
-    expect(nonPublicReason('2606:4700::1111')).toBeUndefined();
-    expect(nonPublicReason('169.254.169.254')).toContain('linkLocal');
-    expect(nonPublicReason('fc00::1')).toBeDefined();
+    expect(await refuseMcpUrl('http://169.254.169.254/mcp', [])).toContain(
+      '169.254.169.254 is a link-local address',
+    );
   });
 });

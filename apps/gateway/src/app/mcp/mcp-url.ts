@@ -1,28 +1,6 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-
-const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
-
-/** Why an address is not a public unicast one, or undefined when it is. */
-export function nonPublicReason(address: string): string | undefined {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address);
-  } catch {
-    return 'not an IP address';
-  }
-  if (ip instanceof ipaddr.IPv6 && ip.isIPv4MappedAddress()) {
-    return nonPublicReason(ip.toIPv4Address().toString());
-  }
-  if (ip.range() !== 'unicast') {
-    return `a ${ip.range()} address`;
-  }
-  if (ip instanceof ipaddr.IPv6 && !ip.match(GLOBAL_UNICAST_V6)) {
-    return 'outside the global unicast range';
-  }
-  return undefined;
-}
+import { firstForbidden } from '@switchyard/net-guard';
 
 /**
  * Why an MCP server URL is refused, or undefined: http(s) only, no credentials in the URL (send
@@ -57,12 +35,10 @@ export async function refuseMcpUrl(raw: string, allowHosts: readonly string[]): 
       return `url host ${host} does not resolve`;
     }
   }
-  for (const address of addresses) {
-    const reason = nonPublicReason(address);
-    if (reason) {
-      const what = address === host ? 'is' : `resolves to ${address},`;
-      return `url host ${host} ${what} ${reason}; an operator can allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS`;
-    }
+  const refused = firstForbidden(addresses);
+  if (refused) {
+    const what = refused.address === host ? 'is' : `resolves to ${refused.address},`;
+    return `url host ${host} ${what} ${refused.reason}; an operator can allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS`;
   }
   return undefined;
 }

@@ -8,7 +8,7 @@ import { type DataSourceOptions, DataSourceOptionsSchema, describeZodError } fro
 import { ServiceConfig } from '@switchyard/platform';
 import { ToolInputException } from '@switchyard/worker';
 import { ToolExecutorConfig } from '../../app/tool-executor.config';
-import { forbiddenAddressReason } from '../http-get.tool';
+import { forbiddenAddressReason } from '@switchyard/net-guard';
 
 /** A tenant's data source, DSN opened, ready to query. */
 export interface ResolvedDataSource {

@@ -15,8 +15,10 @@ export function parseDnsServers(raw: string): string[] {
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of servers) {
-    const host = s.startsWith('[') ? s.slice(1, s.indexOf(']')) : s.includes('.') ? s.split(':')[0] : s;
-    if (!isIP(host)) {
+    // [v6]:port, v4[:port], or a bare v6 address.
+    const [, host, port] = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([\d.]+)(?::(\d+))?$/.exec(s) ?? [s, s];
+    const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+    if (!isIP(host) || !portOk) {
       throw new Error(`"${s}" is not an IP address with an optional port`);
     }
   }
