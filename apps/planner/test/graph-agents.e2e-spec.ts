@@ -228,8 +228,10 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       'else',
       'iteration',
       'loop_with_complete_vars',
+      'categorize',
     ])('all.%s: the answer and path RAGFlow gave over its turns', async (scenario) => {
       const g = golden(`all.${scenario}`);
+      await scriptReplies(g);
       const res = await stack.api('POST', '/v1/runs', {
         agent_id: scenario === 'loop_with_complete_vars' ? loopAgent : allAgent,
         input: { prompt: g.inputs.turns[0].query },

@@ -38,6 +38,7 @@ export {
   type CategorizeParams,
   type CategoryDecision,
   CategorizeParamsSchema,
+  categorizeHistory,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   pickCategory,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CategorizeParams,
+  categorizeHistory,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   pickCategory,
@@ -74,5 +75,33 @@ describe(categorizeSystemPrompt.name, () => {
     expect(
       categorizeSystemPrompt({ category_description: { A: { to: ['x'], description: 'd' } } }),
     ).not.toContain('Examples');
+  });
+});
+
+describe(categorizeHistory.name, () => {
+  it.each([
+    [['user: How are you doing?'], 0, 1, [{ role: 'user', content: 'How are you doing?' }]],
+    // all.categorize: "hi", then two forms sent → the window of 1 turn is the two empty entries
+    [
+      ['user: hi'],
+      2,
+      1,
+      [
+        { role: 'user', content: '' },
+        { role: 'user', content: '' },
+      ],
+    ],
+    [
+      ['user: a', 'assistant: b: c', 'user: d'],
+      0,
+      1,
+      [
+        { role: 'assistant', content: 'b: c' },
+        { role: 'user', content: 'd' },
+      ],
+    ],
+    [['user: a'], 0, 0, []],
+  ])('%j with %d resumes, window %d → %j', (lines, resumes, window, entries) => {
+    expect(categorizeHistory(lines, resumes, window)).toEqual(entries);
   });
 });

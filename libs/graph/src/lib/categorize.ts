@@ -59,6 +59,29 @@ ${examples.join('\n')}
   return prompt;
 }
 
+/**
+ * RAGFlow's `get_history(window)`: the last `2 × window` conversation entries. The canvas history
+ * is `sys.history` (`"user: …"` lines) plus one empty user entry per resume of a paused run, which
+ * is how RAGFlow records a form being sent.
+ */
+export function categorizeHistory(
+  sysHistory: unknown,
+  resumes: number,
+  window: number,
+): { role: string; content: string }[] {
+  const lines = Array.isArray(sysHistory) ? sysHistory.map(String) : [];
+  const entries = [
+    ...lines.map((line) => {
+      const at = line.indexOf(': ');
+      return at < 0
+        ? { role: 'user', content: line }
+        : { role: line.slice(0, at), content: line.slice(at + 2) };
+    }),
+    ...Array.from({ length: resumes }, () => ({ role: 'user', content: '' })),
+  ];
+  return window > 0 ? entries.slice(-2 * window) : [];
+}
+
 /** The user message: the history window with its last entry replaced by the query. */
 export function categorizeUserPrompt(history: { role: string; content: string }[], query: string): string {
   const window = history.length ? history.map((m) => ({ ...m })) : [{ role: 'user', content: '' }];

@@ -87,6 +87,7 @@ export class GraphComponentRunner {
         prompt: start.success ? start.data.prompt : '',
         firstTurn: !graph,
         ran: ran.filter((r) => !r.skipped).map((r) => r.component),
+        resumes: turn.filter((a) => a.node === ASK_USER.name).length,
         ...(inputs ? { inputs } : {}),
         signal: input.signal,
         emitToken: input.emitToken,

@@ -22,6 +22,7 @@ import {
   userFillUpInputSchema,
   userFillUpOutputs,
   userFillUpTips,
+  categorizeHistory,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   evaluateSwitch,
@@ -46,6 +47,8 @@ export interface ComponentContext {
   emitToken: (text: string) => Promise<void>;
   /** The components that ran in this turn so far, in order (paused and skipped ones left out). */
   ran: readonly string[];
+  /** How often this run was resumed so far (answers to paused forms). */
+  resumes: number;
   /** The run's inputs of Begin's form. */
   inputs?: Record<string, unknown>;
   /** A UserFillUp resumed: the user's answer to its form. */
@@ -274,7 +277,14 @@ export class GraphComponents {
       [
         new SystemMessage(categorizeSystemPrompt(params)),
         new HumanMessage(
-          categorizeUserPrompt([], query === null || query === undefined ? '' : String(query)),
+          categorizeUserPrompt(
+            categorizeHistory(
+              ctx.scope.globals['sys.history'],
+              ctx.resumes,
+              params.message_history_window_size ?? 1,
+            ),
+            query === null || query === undefined ? '' : String(query),
+          ),
         ),
       ],
       ctx.signal,
