@@ -305,5 +305,22 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       expect(run.error.message).toBe(`component ${g.error.components[0]}: ${g.error.message}`);
       expect(run.output.answer).toBe(g.answer);
     });
+
+    it('a paused graph run survives a restart of the service running its components', async () => {
+      const res = await stack.api('POST', '/v1/runs', { agent_id: allAgent, input: { prompt: 'hi' } });
+      const runId = res.body.run_id as string;
+      await waitFor('the run to wait for the form', async () => (await statusOf(runId)).status === 'waiting');
+      // Nothing of the canvas lives in the process: the run pinned it, the thread holds its state.
+      await stack.restart('planner');
+      expect(
+        (await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { demo: 'var_assigner' } })).status,
+      ).toBe(202);
+      await waitFor('the run to end', async () =>
+        ['succeeded', 'failed'].includes((await statusOf(runId)).status),
+      );
+      const run = await statusOf(runId);
+      expect(run.error).toBeNull();
+      expect(run.output.answer).toBe(golden('all.var_assigner').answer);
+    });
   });
 });
