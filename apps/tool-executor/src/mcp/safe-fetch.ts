@@ -10,6 +10,8 @@ import {
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
+const ALLOW_VARIABLE = 'SWITCHYARD_MCP_HTTP_ALLOW_HOSTS';
+
 /**
  * The fetch the streamable-HTTP transport uses (the SDK follows only same-origin redirects): the
  * host must be public — the rule of the http tools — unless the operator allowed it. An IP literal
@@ -18,9 +20,9 @@ type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
  */
 export function safeMcpFetch(allowHosts: readonly string[], lookup: HostLookup = systemLookup): Fetch {
   const allowed = new Set(allowHosts);
-  const vetted = new Agent({ connect: { lookup: vettingLookup(lookup) } });
+  const vetted = new Agent({ connect: { lookup: vettingLookup(lookup, { allowVariable: ALLOW_VARIABLE }) } });
   // An allowed host skips the address check, not the configured resolver.
-  const trusted = new Agent({ connect: { lookup: vettingLookup(lookup, false) } });
+  const trusted = new Agent({ connect: { lookup: vettingLookup(lookup, { vet: false }) } });
   return async (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input.href);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
@@ -30,7 +32,7 @@ export function safeMcpFetch(allowHosts: readonly string[], lookup: HostLookup =
     if (isIP(host)) {
       const reason = forbiddenAddressReason(host);
       if (reason) {
-        throw refusal(url.origin, host, reason);
+        throw refusal(url.origin, host, reason, ALLOW_VARIABLE);
       }
     }
     try {

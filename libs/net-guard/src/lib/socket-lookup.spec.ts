@@ -1,4 +1,4 @@
-import { pinnedLookup } from './socket-lookup';
+import { pinnedLookup, refusal, vettingLookup } from './socket-lookup';
 
 const HOST = 'target.sy.test';
 
@@ -42,5 +42,40 @@ describe(`${pinnedLookup.name}: answers`, () => {
       only4(HOST, { family: 6 }, (...args: unknown[]) => resolve(args)),
     );
     expect(err).toMatchObject({ code: 'ENOTFOUND' });
+  });
+});
+
+describe(refusal.name, () => {
+  it('says how an operator allows the host', () => {
+    expect(
+      refusal('http://a.test', '10.0.0.1', 'a private address', 'SWITCHYARD_X_ALLOW_HOSTS').message,
+    ).toBe(
+      'refusing to connect to http://a.test: 10.0.0.1 is a private address (allow it with SWITCHYARD_X_ALLOW_HOSTS)',
+    );
+    expect(refusal('http://a.test', '10.0.0.1', 'a private address').message).toContain(
+      'an operator can allow the host by name',
+    );
+  });
+});
+
+describe(vettingLookup.name, () => {
+  const answer = async () => [{ address: '127.0.0.1' }];
+  const ask = (lookup: ReturnType<typeof vettingLookup>) =>
+    new Promise<unknown[]>((resolve) =>
+      lookup('local.sy.test', { all: true }, (...args: unknown[]) => resolve(args)),
+    );
+
+  it('refuses a name that resolves to a non-public address, naming the allow-list', async () => {
+    const [err] = await ask(vettingLookup(answer, { allowVariable: 'SWITCHYARD_X_ALLOW_HOSTS' }));
+    expect((err as Error).message).toBe(
+      'refusing to connect to local.sy.test: 127.0.0.1 is a loopback address (allow it with SWITCHYARD_X_ALLOW_HOSTS)',
+    );
+  });
+
+  it('answers with the resolved addresses when vetting is off (an allowed host)', async () => {
+    expect(await ask(vettingLookup(answer, { vet: false }))).toEqual([
+      null,
+      [{ address: '127.0.0.1', family: 4 }],
+    ]);
   });
 });

@@ -37,11 +37,10 @@ export function pinnedLookup(addresses: ResolvedAddress[]): LookupFunction {
   }
 }
 
-/** A refused address: the message names it and how an operator allows it. */
-export function refusal(origin: string, address: string, reason: string): Error {
-  return new Error(
-    `refusing to connect to ${origin}: ${address} is ${reason} (allow it with SWITCHYARD_MCP_HTTP_ALLOW_HOSTS)`,
-  );
+/** A refused address: the message names it and how an operator allows it (`allowVariable`). */
+export function refusal(origin: string, address: string, reason: string, allowVariable?: string): Error {
+  const how = allowVariable ? `allow it with ${allowVariable}` : 'an operator can allow the host by name';
+  return new Error(`refusing to connect to ${origin}: ${address} is ${reason} (${how})`);
 }
 
 /**
@@ -49,7 +48,11 @@ export function refusal(origin: string, address: string, reason: string): Error 
  * address: the check happens in the connection's own resolution, so the socket connects to
  * exactly the addresses that were checked (a DNS rebinding has no second lookup to win).
  */
-export function vettingLookup(lookup: HostLookup, vet = true): LookupFunction {
+export function vettingLookup(
+  lookup: HostLookup,
+  opts: { vet?: boolean; allowVariable?: string } = {},
+): LookupFunction {
+  const vet = opts.vet ?? true;
   return (hostname, options, callback) => {
     lookup(hostname).then(
       (answers) => {
@@ -57,7 +60,7 @@ export function vettingLookup(lookup: HostLookup, vet = true): LookupFunction {
         for (const { address } of vet ? addresses : []) {
           const reason = forbiddenAddressReason(address);
           if (reason) {
-            callback(refusal(hostname, address, reason), '');
+            callback(refusal(hostname, address, reason, opts.allowVariable), '');
             return;
           }
         }
