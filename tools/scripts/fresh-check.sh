@@ -91,23 +91,22 @@ case "$MODE" in
         [[ "$name" == node || "$name" == npm || "$name" == npx || -e "$bin/$name" ]] || ln -s "$f" "$bin/$name"
       done
     done
-    set +e
-    out=$(cd "$dir" && PATH="$bin" bash tools/scripts/prepare.sh 2>&1)
-    rc=$?
-    set -e
-    [[ $rc -ne 0 ]] || fail "prepare.sh without Node.js succeeded"
-    grep -q 'Node.js 20 or newer is needed' <<<"$out" || fail "prepare.sh without Node.js said: $out"
+    # prepare_refuses <case> <line it must print>: prepare.sh fails and says so; sets out and rc.
+    prepare_refuses() {
+      set +e
+      out=$(cd "$dir" && PATH="$bin" bash tools/scripts/prepare.sh 2>&1)
+      rc=$?
+      set -e
+      [[ $rc -ne 0 ]] || fail "prepare.sh $1 succeeded"
+      grep -q "$2" <<<"$out" || fail "prepare.sh $1 said: $out"
+    }
+    prepare_refuses "without Node.js" 'Node.js 20 or newer is needed'
     grep -q 'npm install -g node@22' <<<"$out" || fail "prepare.sh gave no way to install Node.js: $out"
     say "without Node.js: stops at once (exit $rc) and says how to get Node.js 20+"
     # Node.js 18, as Debian 12 ships it.
     printf '#!/bin/sh\nif [ "$1" = -p ]; then echo 18; else echo v18.20.4; fi\n' >"$bin/node"
     chmod +x "$bin/node"
-    set +e
-    out=$(cd "$dir" && PATH="$bin" bash tools/scripts/prepare.sh 2>&1)
-    rc=$?
-    set -e
-    [[ $rc -ne 0 ]] || fail "prepare.sh with Node.js 18 succeeded"
-    grep -q 'found Node.js v18.20.4' <<<"$out" || fail "prepare.sh with Node.js 18 said: $out"
+    prepare_refuses "with Node.js 18" 'found Node.js v18.20.4'
     [[ ! -d "$dir/node_modules" ]] || fail "prepare.sh installed npm packages before refusing Node.js 18"
     say "with Node.js 18: stops at once (exit $rc), nothing installed"
     rm -rf "$dir"

@@ -18,18 +18,10 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-if [ -f "$ROOT/deploy/local/env.sh" ]; then
-  # shellcheck source=../../deploy/local/env.sh
-  . "$ROOT/deploy/local/env.sh"
-fi
-
-: "${PGHOST:=127.0.0.1}"
-: "${PGPORT:=5432}"
-: "${PGUSER:=postgres}"
-: "${REDIS_URL:=redis://127.0.0.1:6379}"
-: "${NATS_URL:=nats://127.0.0.1:4222}"
+# The ports and URLs (PGHOST/PGPORT/PGUSER, REDIS_URL, NATS_URL) come from the one place that sets them.
+# shellcheck source=../../deploy/local/env.sh
+. "$ROOT/deploy/local/env.sh"
 : "${INFRA_WAIT_SECS:=30}"
-export PGHOST PGPORT PGUSER REDIS_URL NATS_URL
 export DEBIAN_FRONTEND=noninteractive
 
 DATABASES=(switchyard switchyard_test)

@@ -12,4 +12,4 @@ export {
   type ToolContext,
   type ToolDeclaration,
 } from './lib/tools/tool-runner';
-export { guardToolWork, ToolCrashError, onErrorOutsideTools } from './lib/tools/tool-guard';
+export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';

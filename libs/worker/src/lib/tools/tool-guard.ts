@@ -38,13 +38,13 @@ const scopes = new AsyncLocalStorage<ToolScope>();
 const logger = new Logger('ToolGuard');
 let installed = false;
 
-/** What the process does with an error no tool owns: the default (print it, exit 1). */
-let fatal = (err: unknown, origin: string): void => {
+/** An error no tool owns ends the process, as Node would have (logged first). */
+function fatal(err: unknown, origin: string): void {
   logger.fatal({ err, origin, msg: 'uncaught error outside any tool: the process exits' });
   process.exitCode = 1;
   // Give pino's destination a tick to flush.
   setImmediate(() => process.exit(1));
-};
+}
 
 function install(): void {
   if (installed) {
@@ -67,11 +67,6 @@ function install(): void {
       fatal(reason, 'unhandledRejection');
     }
   });
-}
-
-/** For tests: what happens to an error outside any tool (default: log and exit 1). */
-export function onErrorOutsideTools(handler: (err: unknown, origin: string) => void): void {
-  fatal = handler;
 }
 
 /**
