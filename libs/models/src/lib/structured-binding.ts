@@ -46,6 +46,18 @@ export type StructuredBinding =
   | { streamed: true; runnable: Runnable<BaseMessage[], AIMessageChunk>; use: StructuredUse }
   | { streamed: false; runnable: Runnable<BaseMessage[], { raw: AIMessage }>; use: StructuredUse };
 
+/** `withStructuredOutput`'s json-schema method (Anthropic `output_config.format`, Ollama `format`). */
+function jsonSchemaBinding(client: BaseChatModel, req: StructuredRequest): StructuredBinding {
+  return {
+    streamed: false,
+    runnable: client.withStructuredOutput(req.schema, { method: 'jsonSchema', includeRaw: true }) as Runnable<
+      BaseMessage[],
+      { raw: AIMessage }
+    >,
+    use: { mode: 'json_schema', strict: false },
+  };
+}
+
 /**
  * The vendor client bound to return `req.schema` natively:
  * - OpenAI-compatible: `response_format: {type: "json_schema", json_schema: {name, strict, schema}}`
@@ -95,32 +107,18 @@ export function bindStructured(
       };
     }
     case 'anthropic':
-      if (mode === 'json_schema') {
+      if (mode === 'tool_call') {
         return {
           streamed: false,
-          runnable: client.withStructuredOutput(req.schema, {
-            method: 'jsonSchema',
-            includeRaw: true,
-          }) as Runnable<BaseMessage[], { raw: AIMessage }>,
-          use: { mode, strict: false },
+          runnable: client.withStructuredOutput(
+            { name: req.name, description, input_schema: req.schema },
+            { method: 'functionCalling', includeRaw: true },
+          ) as Runnable<BaseMessage[], { raw: AIMessage }>,
+          use: { mode, strict: false, tool: req.name },
         };
       }
-      return {
-        streamed: false,
-        runnable: client.withStructuredOutput(
-          { name: req.name, description, input_schema: req.schema },
-          { method: 'functionCalling', includeRaw: true },
-        ) as Runnable<BaseMessage[], { raw: AIMessage }>,
-        use: { mode, strict: false, tool: req.name },
-      };
+      return jsonSchemaBinding(client, req);
     case 'ollama':
-      return {
-        streamed: false,
-        runnable: client.withStructuredOutput(req.schema, {
-          method: 'jsonSchema',
-          includeRaw: true,
-        }) as Runnable<BaseMessage[], { raw: AIMessage }>,
-        use: { mode: 'json_schema', strict: false },
-      };
+      return jsonSchemaBinding(client, req);
   }
 }

@@ -96,26 +96,6 @@ const sysDate = (): string => new Date().toISOString().replace('T', ' ').slice(0
 export class GraphComponents {
   constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
 
-  supports(name: string): boolean {
-    return [
-      'Begin',
-      'Message',
-      'Switch',
-      'Categorize',
-      'LLM',
-      'Agent',
-      'UserFillUp',
-      'VariableAssigner',
-      'VariableAggregator',
-      'StringTransform',
-      'Iteration',
-      'IterationItem',
-      'Loop',
-      'LoopItem',
-      'ExitLoop',
-    ].includes(name);
-  }
-
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     switch (ctx.component.name) {
       case 'Begin':
