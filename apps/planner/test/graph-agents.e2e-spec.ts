@@ -18,6 +18,60 @@ interface Golden {
   answer: string;
   path: string[];
   llm: { messages: { role: string; content: string }[] }[];
+  events: GoldenEvent[];
+}
+
+interface GoldenEvent {
+  event: string;
+  component_id?: string;
+  content?: string;
+  inputs?: unknown;
+  tips?: string;
+  outputs?: { content?: string } | string;
+}
+
+/**
+ * A RAGFlow stream reduced to what the goldens compare: names, component ids, each Message's
+ * text (chunks joined up to its `message_end`), the forms asked, the final content.
+ */
+function reduceRagflow(events: GoldenEvent[]): unknown[] {
+  const out: unknown[] = [];
+  let text: string | null = null;
+  for (const e of events) {
+    if (e.event === 'message') {
+      text = (text ?? '') + (e.content ?? '');
+      continue;
+    }
+    if (text !== null) {
+      out.push(['message', text]);
+      text = null;
+    }
+    if (e.event === 'node_started' || e.event === 'node_finished') {
+      out.push([e.event, e.component_id]);
+    } else if (e.event === 'user_inputs') {
+      out.push([e.event, e.tips, e.inputs]);
+    } else if (e.event === 'workflow_finished') {
+      out.push([e.event, typeof e.outputs === 'string' ? e.outputs : e.outputs?.content]);
+    } else {
+      out.push([e.event]);
+    }
+  }
+  return out;
+}
+
+/** The run's whole stream in RAGFlow's vocabulary (`?format=ragflow`), as golden events. */
+async function ragflowEventsOf(runId: string): Promise<GoldenEvent[]> {
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events?format=ragflow`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 30_000,
+  });
+  expect(read.status).toBe(200);
+  return read.frames.map((f) => {
+    const body = JSON.parse(f.data) as { event: string; message_id: string; data: Record<string, unknown> };
+    expect(body.event).toBe(f.event);
+    expect(body.message_id).toBe(runId);
+    return { event: body.event, ...body.data } as GoldenEvent;
+  });
 }
 const golden = (name: string): Golden =>
   JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
@@ -114,6 +168,8 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       expect(r.path).toEqual(g.path);
       // The Message streams its text as token events.
       expect(r.tokens).toBe(g.answer);
+      // A RAGFlow client following the run sees what RAGFlow's own stream said.
+      expect(reduceRagflow(await ragflowEventsOf(r.run.run_id as string))).toEqual(reduceRagflow(g.events));
     },
   );
 
@@ -275,6 +331,7 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
         .map((a) => componentIdOfNode(a.node))
         .filter((id): id is string => id !== undefined);
       expect(path).toEqual(g.path);
+      expect(reduceRagflow(await ragflowEventsOf(runId))).toEqual(reduceRagflow(g.events));
     });
 
     it('a graph run waiting at a UserFillUp is cancelled like any run', async () => {

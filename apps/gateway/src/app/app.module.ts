@@ -35,6 +35,7 @@ import { VendorKeysController } from './registry/vendor-keys.controller';
 import { VendorsController } from './registry/vendors.controller';
 import { RunsController } from './runs/runs.controller';
 import { endedRuns } from './runs/run-event-stream';
+import { RagflowRuns } from './runs/ragflow-run.source';
 import { RunsService } from './runs/runs.service';
 import { ThreadsController } from './threads/threads.controller';
 import { ToolsController } from './tools/tools.controller';
@@ -74,6 +75,7 @@ import { UsersController } from './users/users.controller';
     RateLimitGuard,
     BootstrapTenant,
     RunsService,
+    RagflowRuns,
     AgentModels,
     NodeDirectory,
     { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },

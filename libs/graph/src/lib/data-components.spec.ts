@@ -160,7 +160,10 @@ describe('UserFillUp form', () => {
   it('asks for each field, the non-optional ones required', () => {
     expect(userFillUpInputSchema(params)).toEqual({
       type: 'object',
-      properties: { demo: { description: 'Demo' }, obj: { description: 'Obj' } },
+      properties: {
+        demo: { description: 'Demo', 'x-ragflow-field': params.inputs.demo },
+        obj: { description: 'Obj', 'x-ragflow-field': params.inputs.obj },
+      },
       required: ['demo'],
     });
   });

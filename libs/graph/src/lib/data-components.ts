@@ -161,7 +161,10 @@ export function userFillUpInputSchema(params: Record<string, unknown>): Record<s
   const fields = (params['inputs'] as Record<string, FormField> | undefined) ?? {};
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(fields).map(([k, f]) => [k, { description: f.name ?? k }])),
+    // `x-ragflow-field` keeps RAGFlow's field definition for its `user_inputs` event.
+    properties: Object.fromEntries(
+      Object.entries(fields).map(([k, f]) => [k, { description: f.name ?? k, 'x-ragflow-field': f }]),
+    ),
     required: Object.entries(fields)
       .filter(([, f]) => !f.optional)
       .map(([k]) => k),

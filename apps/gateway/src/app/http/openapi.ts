@@ -176,6 +176,13 @@ export function buildOpenApi(): OpenAPIObject {
               schema: { type: 'string' },
               description: 'event id, or an integer count of events already seen',
             },
+            {
+              name: 'format',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', enum: ['switchyard', 'ragflow'] },
+              description: "`ragflow`: a graph run in RAGFlow's stream vocabulary (docs/api.md)",
+            },
             { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } },
           ],
           responses: {
@@ -183,7 +190,7 @@ export function buildOpenApi(): OpenAPIObject {
               description: 'text/event-stream',
               content: { 'text/event-stream': { schema: { type: 'string' } } },
             },
-            400: err('malformed cursor'),
+            400: err('malformed cursor or unknown format'),
             ...common,
           },
         },

@@ -24,6 +24,13 @@ export interface StreamDeps {
 
 const frame = (e: RunEvent): string => `id: ${e.seq}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`;
 
+/** How events become SSE frames: Switchyard's own by default, or another vocabulary (RAGFlow's). */
+export interface StreamEncoding {
+  encode(e: RunEvent): string;
+  /** Written once the run's `done` was sent, before the stream ends. */
+  close(): Promise<string>;
+}
+
 /**
  * Writes a run's events as SSE: every event after the cursor, then the live ones until `done`.
  *
@@ -38,6 +45,7 @@ export async function streamRunEvents(
   runId: string,
   rawCursor: string | null,
   deps: StreamDeps,
+  encoding?: StreamEncoding,
 ): Promise<void> {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
@@ -53,9 +61,16 @@ export async function streamRunEvents(
   });
   // Only where two histories meet (rebuilt from Postgres, then live) is anything dropped.
   const sent = new Dedup();
+  let ended = false;
   const write = (e: RunEvent): boolean => {
     if (sent.accept(e)) {
-      res.write(frame(e));
+      const text = encoding ? encoding.encode(e) : frame(e);
+      if (text) {
+        res.write(text);
+      }
+    }
+    if (e.event_type === 'done') {
+      ended = true;
     }
     return e.event_type === 'done';
   };
@@ -187,6 +202,9 @@ export async function streamRunEvents(
     }
   } finally {
     clearInterval(heartbeat);
+    if (open && ended && encoding) {
+      res.write(await encoding.close());
+    }
     if (open) {
       res.end();
     }

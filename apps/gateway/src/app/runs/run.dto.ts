@@ -51,6 +51,11 @@ export const CursorSchema = z
   .regex(/^(\d+|\d+-\d+)$/, 'must be an event id like 1700000000000-3 or an integer count')
   .optional();
 
+/** `GET /v1/runs/:id/events?format=`: Switchyard's own events, or RAGFlow's stream vocabulary. */
+export const StreamFormatSchema = z
+  .enum(['switchyard', 'ragflow'], { message: 'format must be "switchyard" or "ragflow"' })
+  .optional();
+
 /** `POST /v1/runs/:id/resume`: the answer; its shape is checked against the question's input schema. */
 export const ResumeSchema = z
   .object({ input: z.unknown().refine((v) => v !== undefined, 'required') })

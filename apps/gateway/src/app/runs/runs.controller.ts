@@ -20,8 +20,17 @@ import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { ragflowEncoding } from './ragflow-events';
+import { RagflowRuns } from './ragflow-run.source';
 import { streamRunEvents } from './run-event-stream';
-import { type CreateRunBody, CreateRunSchema, CursorSchema, ResumeSchema, RunIdSchema } from './run.dto';
+import {
+  type CreateRunBody,
+  CreateRunSchema,
+  CursorSchema,
+  ResumeSchema,
+  RunIdSchema,
+  StreamFormatSchema,
+} from './run.dto';
 import { RunsService, runView } from './runs.service';
 
 @Controller('v1/runs')
@@ -34,6 +43,7 @@ export class RunsController {
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(PgStateSource) private readonly states: PgStateSource,
+    @Inject(RagflowRuns) private readonly ragflowRuns: RagflowRuns,
   ) {}
 
   @Post()
@@ -88,6 +98,7 @@ export class RunsController {
     @Tenant() tenant: TenantContext,
     @Param('run_id', new ZodPipe(RunIdSchema)) runId: string,
     @Query('after_seq', new ZodPipe(CursorSchema)) afterSeq: string | undefined,
+    @Query('format', new ZodPipe(StreamFormatSchema)) format: 'switchyard' | 'ragflow' | undefined,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
@@ -99,12 +110,22 @@ export class RunsController {
         'Last-Event-ID must be an event id or an integer count',
       );
     }
-    await streamRunEvents(res, runId, raw ?? null, {
-      hub: this.hub,
-      reader: this.reader,
-      ds: this.ds,
-      states: this.states,
-      heartbeatMs: this.config.heartbeatMs,
-    });
+    const encoding =
+      format === 'ragflow'
+        ? ragflowEncoding(this.ragflowRuns, await this.ragflowRuns.context(runId))
+        : undefined;
+    await streamRunEvents(
+      res,
+      runId,
+      raw ?? null,
+      {
+        hub: this.hub,
+        reader: this.reader,
+        ds: this.ds,
+        states: this.states,
+        heartbeatMs: this.config.heartbeatMs,
+      },
+      encoding,
+    );
   }
 }
