@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import OpenAI from 'openai';
 import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
@@ -214,6 +215,29 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       await expectPromptsOf(g);
     },
   );
+
+  it('runs through the OpenAI-compatible endpoint with the official client: model = the agent, streamed Messages', async () => {
+    const client = new OpenAI({ apiKey: stack.key, baseURL: `${stack.gatewayUrl}/v1`, maxRetries: 0 });
+    const g = golden('switch.beijing');
+    const reply = await client.chat.completions.create({
+      model: 'switch',
+      messages: [{ role: 'user', content: g.inputs.turns[0].query }],
+    });
+    expect(reply.choices[0].message.content).toBe(g.answer);
+    expect(reply.choices[0].finish_reason).toBe('stop');
+    const stream = await client.chat.completions.create({
+      model: 'switch',
+      messages: [{ role: 'user', content: golden('switch.shenzhen').inputs.turns[0].query }],
+      stream: true,
+    });
+    const pieces: string[] = [];
+    for await (const part of stream) {
+      pieces.push(part.choices[0]?.delta?.content ?? '');
+    }
+    expect(pieces.join('')).toBe(golden('switch.shenzhen').answer);
+    // The Message's own tokens, not one piece sent at the end.
+    expect(pieces.filter(Boolean).length).toBeGreaterThan(1);
+  });
 
   it('refuses a malformed DSL with a 400 naming the component and field, and stores nothing', async () => {
     const before = (await stack.api('GET', '/v1/agents')).body.agents.length as number;

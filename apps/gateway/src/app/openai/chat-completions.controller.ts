@@ -7,6 +7,7 @@ import {
   type RunStatus,
   type Usage,
   UserIdSchema,
+  componentIdOfNode,
   isTerminal,
   isUuid,
 } from '@switchyard/contracts';
@@ -30,6 +31,9 @@ const WATCHDOG_MS = 5000;
 // A chat completion waits this long for its run; longer runs belong on /v1/runs + SSE.
 const MAX_WAIT_MS = 10 * 60_000;
 const ZERO: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
+/** The nodes whose tokens are the answer: the output node, or a graph agent's Messages (its only streaming components). */
+const answers = (node: string): boolean => node === 'output' || componentIdOfNode(node) !== undefined;
 
 /** The run a request follows, and where it picks it up. */
 interface Turn {
@@ -384,7 +388,7 @@ export class ChatCompletionsController {
               e.event_type === 'token' &&
               onToken &&
               !finished &&
-              (e.payload as { node: string }).node === 'output'
+              answers((e.payload as { node: string }).node)
             ) {
               onToken((e.payload as { text: string }).text);
             }
