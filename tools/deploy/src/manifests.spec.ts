@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
+import { parseDockerfile } from './dockerfile';
 
 // The Kubernetes manifests are checked against the code they deploy: every service has its
 // Deployment, Service, autoscaler and disruption budget; probes name routes the services
@@ -108,7 +109,14 @@ describe('deploy/k8s/base', () => {
     const build = readFileSync(join(ROOT, 'tools/scripts/build.mjs'), 'utf8');
 
     expect(dockerfile).toContain('node tools/scripts/build.mjs');
-    expect(dockerfile).toContain('dist/apps/${APP}/main.js');
     expect(build).toContain('dist');
+    // The command starts an app that the build writes (the image itself is started by
+    // tools/deploy/test/image-layout.e2e-spec.ts).
+    const cmd = parseDockerfile(dockerfile).at(-1)?.cmd?.join(' ') ?? '';
+    for (const app of ['gateway', 'planner']) {
+      const entry = /node (\S+)/.exec(cmd.replace('${APP}', app))?.[1] ?? '';
+      expect(existsSync(join(ROOT, 'apps', app, 'src', 'main.ts'))).toBe(true);
+      expect(entry).toBe(`dist/apps/${app}/src/main.js`);
+    }
   });
 });

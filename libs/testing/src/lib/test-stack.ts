@@ -27,6 +27,18 @@ export interface TestStackOptions {
   env?: Record<string, string>;
   /** Node.js flags for the services (`--cpu-prof` and the like, which NODE_OPTIONS refuses). */
   nodeArgs?: string[];
+  /**
+   * How a service is started, when not `node dist/apps/<app>/src/main.js` from the repo (the
+   * image test starts each from the image's file layout, through the Dockerfile's own command).
+   */
+  launch?: (app: ServiceApp) => ServiceLaunch;
+}
+
+export interface ServiceLaunch {
+  cmd: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
 }
 
 /**
@@ -280,14 +292,21 @@ export class TestStack {
     const name: ProcName = replica > 1 ? `${app}-${replica}` : app;
     const port = this.ports.get(name) ?? (await freePort());
     this.ports.set(name, port);
+    const launch: ServiceLaunch = this.opts.launch?.(app) ?? {
+      cmd: process.execPath,
+      args: [
+        '--enable-source-maps',
+        ...(this.opts.nodeArgs ?? []),
+        join(ROOT, 'dist/apps', app, 'src/main.js'),
+      ],
+      cwd: ROOT,
+    };
     const child = this.spawn(
       name,
-      process.execPath,
-      ['--enable-source-maps', ...(this.opts.nodeArgs ?? []), join(ROOT, 'dist/apps', app, 'src/main.js')],
-      {
-        ...this.env,
-        PORT: String(port),
-      },
+      launch.cmd,
+      launch.args,
+      { ...this.env, ...launch.env, PORT: String(port) },
+      launch.cwd,
     );
     await waitFor(
       `${name} /readyz (log: ${join(this.dir, `${name}.log`)})`,
@@ -301,10 +320,16 @@ export class TestStack {
     );
   }
 
-  private spawn(name: ProcName, cmd: string, args: string[], env: Record<string, string> = {}): ChildProcess {
+  private spawn(
+    name: ProcName,
+    cmd: string,
+    args: string[],
+    env: Record<string, string> = {},
+    cwd = ROOT,
+  ): ChildProcess {
     const out = createWriteStream(join(this.dir, `${name}.log`), { flags: 'a' });
     const child = spawn(cmd, args, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
