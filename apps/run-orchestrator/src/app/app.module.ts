@@ -10,6 +10,7 @@ import { RunsConsumer } from './runs.consumer';
 import { StartRunUseCase } from './start-run.usecase';
 import { OrchestratorConfig } from './orchestrator.config';
 import { TaskOutbox } from './task-outbox.service';
+import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
 
 @Module({
@@ -25,6 +26,7 @@ import { TaskReaper } from './task-reaper.service';
     RunStepper,
     TaskOutbox,
     TaskReaper,
+    OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },
     StartRunUseCase,

@@ -28,3 +28,12 @@ export const runsEnded =
     help: 'Runs that reached a terminal status',
     labelNames: ['status'],
   });
+
+/** Tasks whose deadline passed and that the reaper dispatched again. */
+export const reaperRedispatches =
+  existing<Counter>('switchyard_reaper_redispatches_total') ??
+  new Counter({
+    name: 'switchyard_reaper_redispatches_total',
+    help: 'Tasks dispatched again by the reaper after their deadline, by node',
+    labelNames: ['node'],
+  });

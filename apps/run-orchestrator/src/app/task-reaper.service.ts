@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { ServiceConfig } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
+import { reaperRedispatches } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow, type TaskRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { StartRunUseCase } from './start-run.usecase';
@@ -94,6 +95,7 @@ export class TaskReaper implements OnApplicationBootstrap, OnApplicationShutdown
           });
         }
         const attempt = fresh.attempt + 1;
+        reaperRedispatches.inc({ node: task.node });
         const deadline = new Date(Date.now() + timeoutMs);
         await m.query('UPDATE run_tasks SET attempt = $2, deadline = $3, published_at = NULL WHERE id = $1', [
           id,

@@ -25,7 +25,8 @@ import type {
 } from './registry.store';
 import { ENV_VENDOR } from './registry.store';
 import type { RunScopes } from './run-scope';
-import type { UsageMeter } from './usage-meter';
+import { countUsage, llmCalls, llmFailovers } from './llm.metrics';
+import { type UsageMeter, costOf } from './usage-meter';
 
 const DEFAULT_STRUCTURED_OUTPUT: Record<VendorKind, StructuredOutputMode> = {
   openai: 'json_schema',
@@ -151,6 +152,11 @@ export class ModelRouter {
 
   async record(target: CallTarget, key: RegistryKey | null, usage: Usage): Promise<void> {
     addCollectedUsage(usage);
+    countUsage(
+      target.model.name,
+      usage,
+      costOf(usage, target.model.price_per_1k_input, target.model.price_per_1k_output),
+    );
     if (!target.tenantId) {
       // Outside a run and without a tenant there is nobody to bill (e.g. a unit test).
       return;
@@ -364,7 +370,10 @@ export class KeyFailover {
     if (!key) {
       throw error;
     }
+    const model = this.target.model.name;
     if (status === 429) {
+      llmCalls.inc({ model, outcome: 'rate_limited' });
+      llmFailovers.inc({ model, reason: 'rate_limited' });
       const rest = retryAfterMsOf(err) ?? this.router.cooldownMs;
       this.router.pool.rest(key.id, rest);
       this.router.warn(this.target, key, `rate limited (429): key rests ${rest} ms, trying the next key`);
@@ -372,6 +381,8 @@ export class KeyFailover {
       return;
     }
     if (status === 401 || status === 403) {
+      llmCalls.inc({ model, outcome: 'unauthorized' });
+      llmFailovers.inc({ model, reason: 'unauthorized' });
       await this.router.store.quarantine(
         key,
         `HTTP ${status} from the vendor: ${error.message}`.slice(0, 500),
@@ -381,6 +392,8 @@ export class KeyFailover {
       return;
     }
     if (error.retryable) {
+      llmCalls.inc({ model, outcome: 'retryable_error' });
+      llmFailovers.inc({ model, reason: 'retryable_error' });
       // 5xx, 408, timeouts, refused connections: the next key may reach a healthier path.
       this.router.pool.rest(key.id, Math.min(FAILURE_REST_MS, this.router.cooldownMs));
       this.excluded.add(key.id);
@@ -388,11 +401,13 @@ export class KeyFailover {
       this.lastError = error;
       return;
     }
+    llmCalls.inc({ model, outcome: 'error' });
     throw error;
   }
 
   /** A failure after the reply started streaming cannot move to another key. */
   fatal(lease: Pick<Lease, 'key'>, err: unknown): LlmCallException {
+    llmCalls.inc({ model: this.target.model.name, outcome: 'error' });
     return this.redacted(lease, err);
   }
 

@@ -9,6 +9,7 @@ import {
   JetStreamServer,
   type StreamSpec,
 } from '@switchyard/jetstream';
+import { watchConsumerLag } from './consumer-lag.metrics';
 
 export interface BootstrapOptions {
   service: string;
@@ -52,6 +53,7 @@ export async function bootstrapService(
       }),
     });
     await app.startAllMicroservices();
+    watchConsumerLag(app.get(JetStreamConnection), opts.consumers);
   }
   await app.listen(opts.port, process.env['HOST'] ?? '0.0.0.0');
   app.get(Logger).log({ msg: `${opts.service} listening`, port: opts.port, pid: process.pid });

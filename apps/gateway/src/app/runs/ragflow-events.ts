@@ -218,9 +218,10 @@ export interface RagflowRunSource {
 export function ragflowEncoding(
   source: RagflowRunSource,
   ctx: RagflowRunContext,
-): { encode(e: RunEvent): string; close(): Promise<string> } {
+): { format: string; encode(e: RunEvent): string; close(): Promise<string> } {
   const encoder = new RagflowEventEncoder(ctx);
   return {
+    format: 'ragflow',
     encode: (e) => encoder.encode(e),
     close: async () => {
       try {

@@ -9,6 +9,7 @@ import {
 } from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
 import type { PgStateSource } from '@switchyard/persistence';
+import { sseSubscribers } from './stream.metrics';
 
 const PAGE = 500;
 // Ids of events rebuilt from Postgres: `0-<n>`, below every id Redis assigns.
@@ -26,6 +27,8 @@ const frame = (e: RunEvent): string => `id: ${e.seq}\nevent: ${e.event_type}\nda
 
 /** How events become SSE frames: Switchyard's own by default, or another vocabulary (RAGFlow's). */
 export interface StreamEncoding {
+  /** Its name (metrics). */
+  readonly format: string;
   encode(e: RunEvent): string;
   /** Written once the run's `done` was sent, before the stream ends. */
   close(): Promise<string>;
@@ -54,6 +57,8 @@ export async function streamRunEvents(
     'X-Accel-Buffering': 'no',
   });
   res.flushHeaders();
+  const format = encoding?.format ?? 'switchyard';
+  sseSubscribers.inc({ format });
   let open = true;
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
   res.on('close', () => {
@@ -201,6 +206,7 @@ export async function streamRunEvents(
       throw err;
     }
   } finally {
+    sseSubscribers.dec({ format });
     clearInterval(heartbeat);
     if (open && ended && encoding) {
       res.write(await encoding.close());
