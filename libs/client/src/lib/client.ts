@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import { SwitchyardNetworkError, errorOf } from './errors';
+import { sseFrames } from './sse';
+import type {
+  Agent,
+  CreateRunRequest,
+  ResetEvent,
+  Run,
+  RunAction,
+  RunEvent,
+  Thread,
+  ThreadState,
+} from './types';
+
+export interface SwitchyardClientOptions {
+  /** The gateway's URL, e.g. `http://localhost:8080`. */
+  baseUrl: string;
+  /** A tenant API key (`Authorization: Bearer …`). */
+  apiKey: string;
+  /** Admin token, for `admin.*` calls only. */
+  adminToken?: string;
+  /** Attempts of an idempotent request on a transient failure (default 3). */
+  maxAttempts?: number;
+  /** First back-off in ms, doubled per attempt (default 200). */
+  backoffMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface EventsOptions {
+  /** Resume after this event id (or an integer count of events already seen). */
+  after?: string;
+  signal?: AbortSignal;
+  /** Reconnections after a dropped connection before giving up (default 10). */
+  maxReconnects?: number;
+}
+
+interface RequestOptions {
+  body?: unknown;
+  /** Safe to send again: GET, DELETE, and POSTs made idempotent by a key. */
+  idempotent: boolean;
+  admin?: boolean;
+  signal?: AbortSignal;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    });
+  });
+
+/**
+ * The typed client of Switchyard's gateway: what a business service needs to start runs, follow
+ * them to the end without gaps, answer their questions, and manage agents and knowledge.
+ *
+ * Only idempotent requests are retried (GETs, DELETEs, run creation — made idempotent by its
+ * `request_id` — and cancel); errors are {@link SwitchyardApiError} with the API's code.
+ */
+export class SwitchyardClient {
+  private readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+  private readonly maxAttempts: number;
+  private readonly backoffMs: number;
+
+  constructor(private readonly opts: SwitchyardClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.fetch = opts.fetch ?? globalThis.fetch.bind(globalThis);
+    this.maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
+    this.backoffMs = opts.backoffMs ?? 200;
+  }
+
+  readonly runs = {
+    /** Starts a run; sending the same `request_id` again returns the same run (made here when absent). */
+    create: (body: CreateRunRequest, opts: { signal?: AbortSignal } = {}): Promise<Run> =>
+      this.request<Run>('POST', '/v1/runs', {
+        body: { ...body, request_id: body.request_id ?? randomUUID() },
+        idempotent: true,
+        ...opts,
+      }),
+    get: (runId: string): Promise<Run> =>
+      this.request<Run>('GET', `/v1/runs/${enc(runId)}`, { idempotent: true }),
+    actions: async (runId: string): Promise<RunAction[]> =>
+      (
+        await this.request<{ actions: RunAction[] }>('GET', `/v1/runs/${enc(runId)}/actions`, {
+          idempotent: true,
+        })
+      ).actions,
+    /** Cancels a run (cancelling twice is harmless: 200 the second time). */
+    cancel: (runId: string): Promise<unknown> =>
+      this.request('POST', `/v1/runs/${enc(runId)}/cancel`, { idempotent: true }),
+    /** Answers a waiting run's question; not retried (a second answer would meet a run no longer waiting). */
+    resume: (runId: string, input: unknown): Promise<unknown> =>
+      this.request('POST', `/v1/runs/${enc(runId)}/resume`, { body: { input }, idempotent: false }),
+    /** The run's events from the start (or `after`), live until `done`; see {@link SwitchyardClient.events}. */
+    events: (runId: string, opts: EventsOptions = {}): AsyncGenerator<RunEvent | ResetEvent> =>
+      this.events(runId, opts),
+    /** Follows a run to its end and returns it. */
+    wait: async (runId: string, opts: { signal?: AbortSignal } = {}): Promise<Run> => {
+      for await (const e of this.events(runId, opts)) {
+        if (e.event_type === 'done') {
+          break;
+        }
+      }
+      return this.runs.get(runId);
+    },
+  };
+
+  readonly threads = {
+    get: (threadId: string): Promise<Thread> =>
+      this.request<Thread>('GET', `/v1/threads/${enc(threadId)}`, { idempotent: true }),
+    runs: (threadId: string): Promise<{ runs: Run[] }> =>
+      this.request('GET', `/v1/threads/${enc(threadId)}/runs`, { idempotent: true }),
+    /** The thread's state, at a version when given. */
+    state: (threadId: string, version?: number): Promise<ThreadState> =>
+      this.request<ThreadState>(
+        'GET',
+        `/v1/threads/${enc(threadId)}/state${version === undefined ? '' : `?version=${version}`}`,
+        { idempotent: true },
+      ),
+  };
+
+  readonly agents = {
+    list: async (): Promise<Agent[]> =>
+      (await this.request<{ agents: Agent[] }>('GET', '/v1/agents', { idempotent: true })).agents,
+    get: (id: string): Promise<Agent> =>
+      this.request<Agent>('GET', `/v1/agents/${enc(id)}`, { idempotent: true }),
+    create: (body: Record<string, unknown>): Promise<Agent> =>
+      this.request<Agent>('POST', '/v1/agents', { body, idempotent: false }),
+    update: (id: string, body: Record<string, unknown>): Promise<Agent> =>
+      this.request<Agent>('PATCH', `/v1/agents/${enc(id)}`, { body, idempotent: true }),
+    delete: (id: string): Promise<unknown> =>
+      this.request('DELETE', `/v1/agents/${enc(id)}`, { idempotent: true }),
+    publish: (id: string): Promise<Agent> =>
+      this.request<Agent>('POST', `/v1/agents/${enc(id)}/versions`, { idempotent: false }),
+    versions: (id: string): Promise<unknown> =>
+      this.request('GET', `/v1/agents/${enc(id)}/versions`, { idempotent: true }),
+  };
+
+  readonly collections = {
+    create: (body: Record<string, unknown>): Promise<{ id: string; [k: string]: unknown }> =>
+      this.request('POST', '/v1/collections', { body, idempotent: false }),
+    get: (id: string): Promise<unknown> =>
+      this.request('GET', `/v1/collections/${enc(id)}`, { idempotent: true }),
+    addDocuments: (id: string, body: Record<string, unknown>): Promise<unknown> =>
+      this.request('POST', `/v1/collections/${enc(id)}/documents`, { body, idempotent: false }),
+    search: (id: string, body: Record<string, unknown>): Promise<unknown> =>
+      this.request('POST', `/v1/collections/${enc(id)}/search`, { body, idempotent: true }),
+  };
+
+  readonly tools = {
+    list: (): Promise<unknown> => this.request('GET', '/v1/tools', { idempotent: true }),
+  };
+
+  readonly admin = {
+    createTenant: (body: {
+      name: string;
+      [k: string]: unknown;
+    }): Promise<{ id: string; [k: string]: unknown }> =>
+      this.request('POST', '/v1/admin/tenants', { body, idempotent: false, admin: true }),
+    createKey: (tenantId: string): Promise<{ key: string; [k: string]: unknown }> =>
+      this.request('POST', `/v1/admin/tenants/${enc(tenantId)}/keys`, {
+        body: {},
+        idempotent: false,
+        admin: true,
+      }),
+    usage: (query: Record<string, string> = {}): Promise<unknown> =>
+      this.request('GET', `/v1/admin/usage?${new URLSearchParams(query).toString()}`, {
+        idempotent: true,
+        admin: true,
+      }),
+  };
+
+  /**
+   * A run's events, from the start or after `after`, live until `done`. A dropped connection is
+   * picked up again with `Last-Event-ID` = the last event yielded, so the caller sees every event
+   * once, in order, with no gap and no repeat; a `reset` event (the gateway lost part of the
+   * history and replays it from Postgres) is passed on as it comes.
+   */
+  async *events(runId: string, opts: EventsOptions = {}): AsyncGenerator<RunEvent | ResetEvent> {
+    let cursor = opts.after;
+    let reconnects = 0;
+    const maxReconnects = opts.maxReconnects ?? 10;
+    for (;;) {
+      let res: Response;
+      try {
+        res = await this.fetch(`${this.baseUrl}/v1/runs/${enc(runId)}/events`, {
+          headers: {
+            Accept: 'text/event-stream',
+            Authorization: `Bearer ${this.opts.apiKey}`,
+            ...(cursor ? { 'Last-Event-ID': cursor } : {}),
+          },
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
+      } catch (err) {
+        if (opts.signal?.aborted || reconnects >= maxReconnects) {
+          throw new SwitchyardNetworkError(`the events of run ${runId} could not be read`, err);
+        }
+        await sleep(this.backoff(reconnects++), opts.signal);
+        continue;
+      }
+      if (!res.ok || !res.body) {
+        const error = await errorOf(res);
+        if (error.transient && reconnects < maxReconnects) {
+          await sleep(this.backoff(reconnects++), opts.signal);
+          continue;
+        }
+        throw error;
+      }
+      try {
+        for await (const frame of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) {
+          const event = JSON.parse(frame.data) as RunEvent | ResetEvent;
+          if (frame.id) {
+            cursor = frame.id;
+          }
+          reconnects = 0;
+          yield event;
+          if (event.event_type === 'done') {
+            return;
+          }
+        }
+      } catch (err) {
+        if (opts.signal?.aborted) {
+          throw err;
+        }
+        if (reconnects >= maxReconnects) {
+          throw new SwitchyardNetworkError(`the events of run ${runId} broke off ${reconnects} times`, err);
+        }
+      }
+      // The stream ended (or broke) before `done`: pick it up where it stopped.
+      await sleep(this.backoff(reconnects++), opts.signal);
+    }
+  }
+
+  private backoff(attempt: number): number {
+    return Math.min(this.backoffMs * 2 ** attempt, 5_000);
+  }
+
+  private async request<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      Authorization: `Bearer ${opts.admin ? (this.opts.adminToken ?? '') : this.opts.apiKey}`,
+    };
+    if (opts.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+    }
+    const attempts = opts.idempotent ? this.maxAttempts : 1;
+    for (let attempt = 1; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
+      } catch (err) {
+        if (attempt >= attempts || opts.signal?.aborted) {
+          throw new SwitchyardNetworkError(`${method} ${path} failed: ${(err as Error).message}`, err);
+        }
+        await sleep(this.backoff(attempt - 1), opts.signal);
+        continue;
+      }
+      if (res.ok) {
+        const text = await res.text();
+        return (text ? JSON.parse(text) : undefined) as T;
+      }
+      const error = await errorOf(res);
+      if (!error.transient || attempt >= attempts) {
+        throw error;
+      }
+      const retryAfter = Number(res.headers.get('retry-after'));
+      await sleep(retryAfter > 0 ? retryAfter * 1000 : this.backoff(attempt - 1), opts.signal);
+    }
+  }
+}
+
+const enc = encodeURIComponent;

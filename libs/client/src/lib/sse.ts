@@ -1,0 +1,49 @@
+/** One server-sent event frame. */
+export interface SseFrame {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/**
+ * Frames of a `text/event-stream` body as they arrive (comments such as heartbeats dropped).
+ * Ends when the body ends; throws what reading the body throws (a dropped connection).
+ */
+export async function* sseFrames(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseFrame> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n?/g, '\n');
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const frame = parseBlock(block);
+      if (frame) {
+        yield frame;
+      }
+    }
+  }
+}
+
+function parseBlock(block: string): SseFrame | undefined {
+  let id: string | undefined;
+  let event = 'message';
+  const data: string[] = [];
+  for (const line of block.split('\n')) {
+    if (!line || line.startsWith(':')) {
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'id') {
+      id = value;
+    } else if (field === 'event') {
+      event = value;
+    } else if (field === 'data') {
+      data.push(value);
+    }
+  }
+  return data.length ? { ...(id !== undefined ? { id } : {}), event, data: data.join('\n') } : undefined;
+}
