@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { componentIdOfNode } from '@switchyard/contracts';
+import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, readSse } from '@switchyard/testing';
 
 // PuppyEngine workflows as graph agents, end to end: engine JSON and PuppyFlow editor workflows
@@ -85,10 +85,11 @@ async function run(agentId: string, prompt: string, inputs?: Json) {
   });
   expect(res.status).toBe(202);
   const runId = res.body.run_id as string;
-  await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+  const sse = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
     headers: { Authorization: `Bearer ${stack.key}` },
     timeoutMs: 60_000,
   });
+  const events = sse.frames.map((f) => JSON.parse(f.data) as RunEvent);
   const runRow = (await stack.api('GET', `/v1/runs/${runId}`)).body;
   const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as {
     node: string;
@@ -116,6 +117,10 @@ async function run(agentId: string, prompt: string, inputs?: Json) {
       .map((a) => componentIdOfNode(a.node))
       .filter((id): id is string => id !== undefined),
     nodes: actions.map((a) => a.node),
+    tokens: events
+      .filter((e) => e.event_type === 'token')
+      .map((e) => (e.payload as { text: string }).text)
+      .join(''),
   };
 }
 
@@ -285,12 +290,50 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     expect(r.run.error).toBeNull();
     expect(r.run.output.blocks).toEqual(g.answer);
     expect(r.run.output.answer).toBe('The pro plan costs $25.');
+    // The answer streams too (graph.end), as a canvas's Messages do.
+    expect(r.tokens).toBe('The pro plan costs $25.');
     expect(r.path).toEqual(g.path);
     expectBlocksOf(r.blocks, g);
     const requests = await modelRequests();
     expect(requests.map((q) => q.rule)).toEqual(['golden-0', 'golden-1']);
     // PuppyFlow sends the messages twice (history + messages), JSON mode adds "in json format".
     expect(requests.map((q) => q.messages_count)).toEqual([5, 4]);
+  });
+
+  it('an edge that fails in a parallel batch fails the run once the batch is in, naming the edge', async () => {
+    const text = (label: string, content: string) => ({ label, type: 'text', data: { content } });
+    const modify = (type: string, from: [string, string], to: [string, string], extra: Json = {}) => ({
+      type: 'modify',
+      data: {
+        modify_type: type,
+        content: `{{${from[1]}}}`,
+        extra_configs: extra,
+        inputs: { [from[0]]: from[1] },
+        outputs: { [to[0]]: to[1] },
+      },
+    });
+    const agent = await createAgent('fails', {
+      blocks: { a: text('a', 'x'), b: text('b', ''), c: text('c', 'y'), d: text('d', ''), e: text('e', '') },
+      edges: {
+        // A get on a text cannot index into it.
+        bad: modify('edit_structured', ['a', 'a'], ['b', 'b'], {
+          operations: [{ type: 'get', params: { path: ['k'] } }],
+        }),
+        good: modify('copy', ['c', 'c'], ['d', 'd']),
+        after: modify('copy', ['b', 'b'], ['e', 'e']),
+      },
+    });
+    await scriptReplies([]);
+    const r = await run(agent, 'go');
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error).toEqual({
+      code: 'component_failed',
+      message: expect.stringContaining("edge bad: Cannot index into string with key 'k'"),
+    });
+    // The batch ran whole, the failed edge's reader never ran, and graph.end failed the run.
+    expect(r.path).toEqual(['good']);
+    expect(r.nodes.slice(-1)).toEqual(['graph.end']);
+    expect(r.blocks).toEqual({ a: 'x', c: 'y', d: 'y' });
   });
 
   it('refuses an edge naming a missing block, and stores nothing', async () => {

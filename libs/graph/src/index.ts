@@ -85,6 +85,7 @@ export {
   blockViews,
   edgeStatus,
   entryRecord,
+  failedEdges,
   recordOf,
   startEdges,
   storedRecord,

@@ -4,6 +4,7 @@ import {
   blockViews,
   edgeStatus,
   entryRecord,
+  failedEdges,
   promptBlocks,
   recordOf,
   startEdges,
@@ -78,10 +79,19 @@ describe(storedRecord.name, () => {
     expect(stored).toEqual({ blocks_json: '{"b":{"question":"q","answer":"a"}}' });
     expect(Object.keys(recordOf(stored)!.blocks['b'] as object)).toEqual(['question', 'answer']);
     expect(recordOf(storedRecord({ blocks: {}, skipped: true }))).toEqual({ blocks: {}, skipped: true });
+    expect(recordOf(storedRecord({ blocks: {}, failed: 'boom' }))).toEqual({ blocks: {}, failed: 'boom' });
     expect(blockViews(wf, { begin: storedRecord({ blocks: { a: 'x' } }) })['a']).toEqual({
       state: 'processed',
       content: 'x',
     });
+  });
+});
+
+describe(failedEdges.name, () => {
+  it('lists the edges that failed; their readers skip', () => {
+    const outputs = { begin: { blocks: { a: 'x' } }, e1: storedRecord({ blocks: {}, failed: 'no model' }) };
+    expect(failedEdges(wf, outputs)).toEqual([['e1', 'no model']]);
+    expect(edgeStatus(wf, 'e2', blockViews(wf, outputs), outputs)).toBe('skip');
   });
 });
 

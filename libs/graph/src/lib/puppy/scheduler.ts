@@ -10,6 +10,8 @@ import type { PuppyWorkflow } from './workflow.schema';
 export interface EdgeRecord {
   blocks: Record<string, unknown>;
   skipped?: boolean;
+  /** The edge failed with this message: it settled without writing, and the run fails at its end. */
+  failed?: string;
 }
 /**
  * An {@link EdgeRecord} as the state stores it: the blocks as JSON text, because the state goes
@@ -19,10 +21,15 @@ export interface EdgeRecord {
 export interface StoredEdgeRecord {
   blocks_json: string;
   skipped?: true;
+  failed?: string;
 }
 
 export function storedRecord(record: EdgeRecord): StoredEdgeRecord {
-  return { blocks_json: JSON.stringify(record.blocks), ...(record.skipped ? { skipped: true } : {}) };
+  return {
+    blocks_json: JSON.stringify(record.blocks),
+    ...(record.skipped ? { skipped: true } : {}),
+    ...(record.failed ? { failed: record.failed } : {}),
+  };
 }
 export const ENTRY_RECORD = 'begin';
 /** Ids the runtime's own nodes use: a workflow's edges may not have them. */
@@ -59,6 +66,7 @@ export function recordOf(v: unknown): EdgeRecord | undefined {
     return {
       blocks: JSON.parse(stored.blocks_json) as Record<string, unknown>,
       ...(stored.skipped ? { skipped: true } : {}),
+      ...(stored.failed ? { failed: stored.failed } : {}),
     };
   }
   return 'blocks' in v ? (v as EdgeRecord) : undefined;
@@ -126,6 +134,13 @@ export function successorEdges(workflow: PuppyWorkflow, edgeId: string): string[
 export function startEdges(workflow: PuppyWorkflow, outputs: Record<string, unknown>): string[] {
   const views = blockViews(workflow, outputs);
   return Object.keys(workflow.edges).filter((id) => edgeStatus(workflow, id, views, outputs) === 'ready');
+}
+
+/** The edges that failed, with their messages, in the workflow's order. */
+export function failedEdges(workflow: PuppyWorkflow, outputs: Record<string, unknown>): [string, string][] {
+  return Object.keys(workflow.edges)
+    .map((id): [string, string | undefined] => [id, recordOf(outputs[id])?.failed])
+    .filter((e): e is [string, string] => e[1] !== undefined);
 }
 
 /** Every edge has settled: the run's blocks are final. */

@@ -16,6 +16,7 @@ import {
   blockViews,
   edgeStatus,
   entryRecord,
+  failedEdges,
   pyJsonDumps,
   startEdges,
   storedRecord,
@@ -43,6 +44,12 @@ export interface PuppyResult {
 }
 
 const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+// The answer streams as one token, so stream readers (the OpenAI endpoint) see it as for a canvas.
+async function emitAnswer(result: PuppyResult, emitToken: (text: string) => Promise<void>): Promise<void> {
+  if (result.answer) {
+    await emitToken(result.answer);
+  }
+}
 const asText = (v: unknown): string => (typeof v === 'string' ? v : pyJsonDumps(v));
 
 /**
@@ -65,14 +72,14 @@ export class PuppyWorkflowRunner {
     if (task.node === GRAPH_ENTRY_NODE) {
       const turn = state.action_history[state.turn] ?? [];
       const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);
-      return this.open(workflow, inputs, start.success ? start.data.prompt : '');
+      return this.open(workflow, inputs, start.success ? start.data.prompt : '', input.emitToken);
     }
     const outputs: Record<string, unknown> = state.graph?.outputs ?? {};
     if (!state.graph || !outputs[ENTRY_RECORD]) {
       return this.failed('the workflow was not opened by graph.begin', task.node, outputs, workflow);
     }
     if (task.node === PUPPY_END_NODE) {
-      return this.end(workflow, outputs);
+      return this.end(workflow, outputs, input.emitToken);
     }
     const edgeId = componentIdOfNode(task.node) ?? '';
     if (!workflow.edges[edgeId]) {
@@ -106,7 +113,24 @@ export class PuppyWorkflowRunner {
         if ((err as { retryable?: unknown }).retryable === true && !input.lastDelivery) {
           throw err;
         }
-        return this.failed((err as Error).message, edgeId, outputs, workflow);
+        // The edge settles as failed (its readers skip) and names graph.end, which fails the run
+        // once the step's other edges are in: an error on one action of a parallel batch alone
+        // would not end the run, since the orchestrator reads the error of a step's last action.
+        const message = (err as Error).message;
+        await this.registrar.ensure([PUPPY_END_NODE]);
+        return {
+          summary: `${edgeId} failed: ${message}`,
+          result: { edge: edgeId, status: 'failed', written: [] } satisfies PuppyResult,
+          next: [PUPPY_END_NODE],
+          patch: [
+            {
+              op: 'add',
+              path: `/graph/outputs/${pointer(edgeId)}`,
+              value: storedRecord({ blocks: {}, failed: message }),
+            },
+          ],
+          error: { code: 'component_failed', message: `edge ${edgeId}: ${message}` },
+        };
       }
     }
     const successors = successorEdges(workflow, edgeId).map(graphNodeName);
@@ -131,6 +155,7 @@ export class PuppyWorkflowRunner {
     workflow: PuppyWorkflow,
     inputs: Record<string, unknown> | undefined,
     prompt: string,
+    emitToken: (text: string) => Promise<void>,
   ): Promise<NodeOutput> {
     let record: EdgeRecord;
     try {
@@ -145,13 +170,22 @@ export class PuppyWorkflowRunner {
     const result: PuppyResult = { edge: ENTRY_RECORD, status: 'opened', written: Object.keys(record.blocks) };
     if (first.length === 0) {
       Object.assign(result, this.answer(workflow, outputs));
+      await emitAnswer(result, emitToken);
     }
     return { summary: `the workflow is open: ${first.length} edge(s) ready`, result, next: first, patch };
   }
 
   /** Answers once every edge has settled; fails where PuppyEngine would be stuck. */
-  private end(workflow: PuppyWorkflow, outputs: Record<string, unknown>): NodeOutput {
+  private async end(
+    workflow: PuppyWorkflow,
+    outputs: Record<string, unknown>,
+    emitToken: (text: string) => Promise<void>,
+  ): Promise<NodeOutput> {
     const views = blockViews(workflow, outputs);
+    const [failure] = failedEdges(workflow, outputs);
+    if (failure) {
+      return this.failed(failure[1], failure[0], outputs, workflow);
+    }
     const open = Object.keys(workflow.edges).filter(
       (id) => edgeStatus(workflow, id, views, outputs) !== 'settled',
     );
@@ -172,11 +206,9 @@ export class PuppyWorkflowRunner {
         workflow,
       );
     }
-    return {
-      summary: 'end: every edge has settled',
-      result: { edge: 'end', status: 'answered', ...this.answer(workflow, outputs) } satisfies PuppyResult,
-      next: [],
-    };
+    const result: PuppyResult = { edge: 'end', status: 'answered', ...this.answer(workflow, outputs) };
+    await emitAnswer(result, emitToken);
+    return { summary: 'end: every edge has settled', result, next: [] };
   }
 
   /** The answer blocks (isOutput, else those no edge reads) that were written, and their text. */
