@@ -300,6 +300,43 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     expect(requests.map((q) => q.messages_count)).toEqual([5, 4]);
   });
 
+  it('a join runs once: named by two parallel edges it is one task; named early it waits for its last input', async () => {
+    const text = (label: string, content: string) => ({ label, type: 'text', data: { content } });
+    const edit = (content: string, inputs: Record<string, string>, to: string) => ({
+      type: 'modify',
+      data: { modify_type: 'edit_text', content, inputs, outputs: { [to]: to } },
+    });
+    const agent = await createAgent('joins', {
+      blocks: {
+        a: text('a', 'x'),
+        b: text('b', ''),
+        c: text('c', ''),
+        d: text('d', ''),
+        b2: text('b2', ''),
+        e: text('e', ''),
+      },
+      edges: {
+        e1: edit('{{a}}1', { a: 'a' }, 'b'),
+        e2: edit('{{a}}2', { a: 'a' }, 'c'),
+        // Diamond: ready through e1 and e2 of the same batch.
+        join: edit('{{b}}+{{c}}', { b: 'b', c: 'c' }, 'd'),
+        // Uneven: named by e2 in the first batch (b2 still pending), then by e4 in the second.
+        e4: edit('{{b}}!', { b: 'b' }, 'b2'),
+        late: edit('{{b2}}/{{c}}', { b2: 'b2', c: 'c' }, 'e'),
+      },
+    });
+    await scriptReplies([]);
+    // The prompt fills `a`, the one text block no edge writes.
+    const r = await run(agent, 'x');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual({ d: 'x1+x2', e: 'x1!/x2' });
+    const count = (node: string) => r.nodes.filter((n) => n === node).length;
+    expect(count('graph.join')).toBe(1);
+    expect(count('graph.late')).toBe(2);
+    expect(r.path.filter((id) => id === 'late')).toHaveLength(1);
+    expect(r.path).toEqual(['e1', 'e2', 'join', 'e4', 'late']);
+  });
+
   it('an edge that fails in a parallel batch fails the run once the batch is in, naming the edge', async () => {
     const text = (label: string, content: string) => ({ label, type: 'text', data: { content } });
     const modify = (type: string, from: [string, string], to: [string, string], extra: Json = {}) => ({
