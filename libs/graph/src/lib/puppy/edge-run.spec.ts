@@ -122,6 +122,31 @@ describe(runPureEdge.name, () => {
     ).toEqual({ '6': 'goodbye ' });
   });
 
+  it('writes a looped ifelse’s list of per-combination results to every output, as PuppyEngine does', () => {
+    const w = wf({
+      blocks: {
+        l: { label: 'l', type: 'structured', data: { content: ['', 'x'] }, looped: true },
+        o: { label: 'o', data: { content: '' } },
+      },
+      edges: {
+        ie: {
+          type: 'ifelse',
+          data: {
+            cases: {
+              empty: {
+                conditions: [{ block: 'l', condition: 'is_empty', operation: '/' }],
+                thens: [{ from: 'l', to: 'o' }],
+              },
+            },
+            inputs: { l: 'l' },
+            outputs: { o: 'o' },
+          },
+        },
+      },
+    });
+    expect(runPureEdge(w, 'ie', views(w, { l: ['', 'x'] }))).toEqual({ o: [{ o: '' }, {}] });
+  });
+
   it('runs a vector search over the data block (retrieval_vector_test)', () => {
     const w = wf({
       blocks: {

@@ -102,13 +102,10 @@ export function runPureEdge(
     case 'ifelse': {
       const params = IfElseParamsSchema.parse(d);
       const combos = loopedCombinations(edgeInputValues(workflow, edgeId, views));
-      // A looped ifelse writes, per block, the list of what each combination wrote.
       const results = combos.map((combo) => evaluateIfElse(params, combo));
-      if (!isLoop(results)) {
-        return results[0];
-      }
-      const written = new Set(results.flatMap((r) => Object.keys(r)));
-      return Object.fromEntries([...written].map((id) => [id, results.map((r) => r[id] ?? null)]));
+      // A looped ifelse's result is a list, not a block map, so PuppyEngine writes the list of
+      // per-combination results to every output block, like a normal edge (EdgeResultMapper).
+      return isLoop(results) ? writeToOutputs(workflow, edgeId, results) : results[0];
     }
     case 'modify': {
       const combos = loopedCombinations(edgeInputValues(workflow, edgeId, views), true);
