@@ -57,3 +57,49 @@ export {
 } from './lib/data-components';
 export { COLLATED_OUTPUTS, type IterationStep, iterationItemStep, iterationItems } from './lib/iteration';
 export { loopConditionHolds, loopEnded, loopVariables } from './lib/loop';
+export { type GraphDsl, validateGraphDsl } from './lib/graph-dsl';
+export {
+  PUPPY_EDGE_TYPES,
+  type PuppyBlock,
+  type PuppyEdge,
+  type PuppyWorkflow,
+  PuppyWorkflowSchema,
+} from './lib/puppy/workflow.schema';
+export { editorToEngine, isEditorWorkflow } from './lib/puppy/editor';
+export {
+  PUPPY_VERSION,
+  isPuppyWorkflow,
+  validateWorkflow,
+  workflowProblems,
+} from './lib/puppy/parse-workflow';
+export {
+  type BlockState,
+  type BlockView,
+  type EdgeRecord,
+  type EdgeStatus,
+  type StoredEdgeRecord,
+  ENTRY_RECORD,
+  RESERVED_EDGE_IDS,
+  allSettled,
+  answerBlocks,
+  blockViews,
+  edgeStatus,
+  entryRecord,
+  failedEdges,
+  recordOf,
+  startEdges,
+  storedRecord,
+  successorEdges,
+} from './lib/puppy/scheduler';
+export {
+  type PuppyLlmCall,
+  type PuppyMessage,
+  llmCalls,
+  runPureEdge,
+  writeToOutputs,
+} from './lib/puppy/edge-run';
+export { IFELSE_CONDITIONS, combineConditions, evaluateCondition, evaluateIfElse } from './lib/puppy/ifelse';
+export { loopedCombinations } from './lib/puppy/looped';
+export { nestedGet, runModify } from './lib/puppy/modify';
+export { normalizeBlockContent, replacePlaceholders } from './lib/puppy/placeholders';
+export { vectorSearch } from './lib/puppy/vector-search';

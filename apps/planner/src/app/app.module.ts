@@ -7,6 +7,8 @@ import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
 import { GraphComponentsController } from './graph/graph-components.controller';
 import { GraphNodesRegistrar } from './graph/graph-nodes.registrar';
+import { PuppyEdges } from './graph/puppy/puppy-edges';
+import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
 import { IntakeController } from './intake.controller';
 import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
@@ -30,6 +32,8 @@ import { UserProfileLoader } from './user-profile.loader';
     GraphComponents,
     GraphComponentRunner,
     GraphNodesRegistrar,
+    PuppyEdges,
+    PuppyWorkflowRunner,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },
   ],
 })

@@ -10,6 +10,10 @@ describe(graphNodeName.name, () => {
     ['retrieval:0', 'graph.retrieval--0'],
     ['Agent:Foo_bar2', 'graph.-agent---foo_bar2'],
     ['A:B', 'graph.-a---b'],
+    // PuppyEngine edge ids have "-" (and "_" after it).
+    ['llm-1723230193364', 'graph.llm-_1723230193364'],
+    ['_Sgz-w', 'graph._-sgz-_w'],
+    ['-_x', 'graph.-__x'],
   ])('%s ↔ %s (a valid node name, reversible)', (id, node) => {
     expect(graphNodeName(id)).toBe(node);
     expect(NodeNameSchema.safeParse(node).success).toBe(true);

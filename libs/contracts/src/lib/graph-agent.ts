@@ -10,15 +10,17 @@ export const GRAPH_NODE_PREFIX = 'graph';
 export const GRAPH_ENTRY_NODE = `${GRAPH_NODE_PREFIX}.begin`;
 
 /**
- * The node of a component. Node names are lower-case, component ids are not (`Switch:Route`):
- * an upper-case letter becomes `-` + the letter and `:` becomes `--`, which is reversible because
- * component ids never contain `-`.
+ * The node of a component (or of a PuppyEngine edge). Node names are lower-case, ids are not
+ * (`Switch:Route`, `llm-1723230193364`): an upper-case letter becomes `-` + the letter, `:`
+ * becomes `--` and `-` becomes `-_`, so every `-` starts a pair and the name decodes back.
  */
 export function graphNodeName(componentId: string): string {
   let out = '';
   for (const ch of componentId) {
     if (ch === ':') {
       out += '--';
+    } else if (ch === '-') {
+      out += '-_';
     } else if (ch >= 'A' && ch <= 'Z') {
       out += `-${ch.toLowerCase()}`;
     } else {
@@ -41,6 +43,9 @@ export function componentIdOfNode(node: string): string | undefined {
       out += encoded[i];
     } else if (encoded[i + 1] === '-') {
       out += ':';
+      i++;
+    } else if (encoded[i + 1] === '_') {
+      out += '-';
       i++;
     } else {
       out += (encoded[i + 1] ?? '').toUpperCase();

@@ -16,6 +16,9 @@ export enum GraphErrorCode {
 export interface GraphProblem {
   code: GraphErrorCode;
   component?: string;
+  /** PuppyEngine workflows: the edge (computation) or block (data) the problem concerns. */
+  edge?: string;
+  block?: string;
   field?: string;
   message: string;
 }
@@ -25,7 +28,12 @@ export function describeProblems(problems: GraphProblem[]): string {
   return problems
     .map(
       (p) =>
-        [p.component && `component ${p.component}`, p.field && `field ${p.field}`]
+        [
+          p.component && `component ${p.component}`,
+          p.edge && `edge ${p.edge}`,
+          p.block && `block ${p.block}`,
+          p.field && `field ${p.field}`,
+        ]
           .filter(Boolean)
           .join(', ') + `: ${p.message}`,
     )

@@ -92,6 +92,43 @@ describe(assertAgentConfig.name, () => {
   });
 });
 
+describe(`${assertAgentConfig.name} (PuppyEngine workflows)`, () => {
+  const llm = (inputs: Record<string, string>, content = 'hi {{a}}') => ({
+    type: 'llm',
+    data: { messages: [{ role: 'user', content }], inputs, outputs: { b: 'b' } },
+  });
+  const workflow = (edge: unknown) => ({
+    blocks: { a: { label: 'a', type: 'text', data: { content: 'x' } }, b: { label: 'b', data: {} } },
+    edges: { 'llm-1': edge },
+  });
+
+  it('accepts engine JSON and editor JSON', () => {
+    expect(() => assertAgentConfig(graph(workflow(llm({ a: 'a' }))))).not.toThrow();
+    const editor = {
+      blocks: [
+        { id: 'a', type: 'text', data: { label: 'a', content: 'x' } },
+        { id: 'n', type: 'llmnew', data: { content: [{ role: 'user', content: '{{a}}' }] } },
+        { id: 'b', type: 'text', data: { label: 'b', content: '' } },
+      ],
+      edges: [
+        { id: 'c1', source: 'a', target: 'n', data: { connectionType: 'STC' } },
+        { id: 'c2', source: 'n', target: 'b', data: { connectionType: 'CTT' } },
+      ],
+    };
+    expect(() => assertAgentConfig(graph(editor))).not.toThrow();
+  });
+
+  it.each([
+    ['an input naming a missing block', llm({ z: 'a' }), 'dsl.edges.llm-1.data.inputs.z'],
+    ['a placeholder naming no input', llm({ a: 'a' }, '{{q}}'), 'dsl.edges.llm-1.data.messages.0.content'],
+    ['an unknown edge type', { ...llm({ a: 'a' }), type: 'nope' }, 'dsl.edges.llm-1.type'],
+  ])('refuses %s, naming the edge and field', (_name, edge, field) => {
+    expect(refusal(graph(workflow(edge))).details).toContainEqual(
+      expect.objectContaining({ edge: 'llm-1', field }),
+    );
+  });
+});
+
 describe(storedConfig.name, () => {
   const cats = { 'Negative review ': { to: ['x'] }, 'Positive review': { to: ['y'] } };
   const config = graph({ components: { c: { obj: { params: { category_description: cats } } } } });

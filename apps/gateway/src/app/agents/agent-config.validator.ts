@@ -1,10 +1,11 @@
 import type { AgentConfig } from '@switchyard/contracts';
-import { GraphException, validateCanvas } from '@switchyard/graph';
+import { GraphException, validateGraphDsl } from '@switchyard/graph';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 
 /**
- * What the body schema cannot check: a graph agent's DSL (any RAGFlow form). Throws a 400 whose
- * `details` name the component and field of every problem, so nothing invalid is ever stored.
+ * What the body schema cannot check: a graph agent's DSL (any RAGFlow form, or a PuppyEngine
+ * workflow as engine JSON or PuppyFlow editor JSON). Throws a 400 whose `details` name the
+ * component (or edge/block) and field of every problem, so nothing invalid is ever stored.
  */
 export function assertAgentConfig(config: AgentConfig): void {
   if (config.kind !== 'graph') {
@@ -21,15 +22,25 @@ export function assertAgentConfig(config: AgentConfig): void {
     ]);
   }
   try {
-    validateCanvas(dslObject(config.dsl));
+    validateGraphDsl(dslObject(config.dsl));
   } catch (err) {
     if (err instanceof GraphException) {
       throw new ApiException(
         ApiErrorCode.InvalidRequest,
         `the graph DSL is invalid: ${err.message}`,
         err.problems.map((p) => ({
-          field: ['dsl', p.component && `components.${p.component}`, p.field].filter(Boolean).join('.'),
+          field: [
+            'dsl',
+            p.component && `components.${p.component}`,
+            p.edge && `edges.${p.edge}`,
+            p.block && `blocks.${p.block}`,
+            p.field,
+          ]
+            .filter(Boolean)
+            .join('.'),
           component: p.component,
+          ...(p.edge ? { edge: p.edge } : {}),
+          ...(p.block ? { block: p.block } : {}),
           code: p.code,
           message: p.message,
         })),

@@ -7,7 +7,8 @@ export const CreateRunSchema = z
       .object({
         prompt: z.string().min(1).max(100_000),
         files: z.array(OriginFileSchema).max(100).optional(),
-        // Graph agents: the Begin component's form (`{field: value | {value}}`).
+        // Graph agents: the Begin component's form (`{field: value | {value}}`), or a PuppyEngine
+        // workflow's blocks by id or label.
         inputs: z.record(z.string(), z.unknown()).optional(),
       })
       .strict(),

@@ -133,6 +133,7 @@ export class RunsService {
             body.request_id ?? null,
             JSON.stringify({
               ...body.input,
+              ...(body.input.inputs ? { inputs_json: JSON.stringify(body.input.inputs) } : {}),
               ...(body.history?.length ? { history: body.history } : {}),
               ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
               ...(client.response_format ? { response_format: client.response_format } : {}),

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { type Canvas, GraphException, validateCanvas } from '@switchyard/graph';
+import {
+  type Canvas,
+  type GraphDsl,
+  GraphException,
+  type PuppyWorkflow,
+  validateGraphDsl,
+} from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
 
 /** What a graph run brings: the canvas it pinned and the inputs of Begin's form. */
@@ -10,17 +16,53 @@ export interface GraphRun {
   inputs?: Record<string, unknown>;
 }
 
-/** The canvas a graph run pinned and its inputs (read once per run: neither ever changes). */
+/** What a PuppyEngine run brings: the workflow it pinned and the inputs of its blocks. */
+export interface PuppyRun {
+  workflow: PuppyWorkflow;
+  inputs?: Record<string, unknown>;
+}
+
+/** A graph run's DSL of either kind, with the run's inputs. */
+type LoadedRun = { dsl: GraphDsl; inputs?: Record<string, unknown> };
+
+/** The DSL a graph run pinned and its inputs (read once per run: neither ever changes). */
 @Injectable()
 export class GraphCanvasLoader {
-  private readonly cache = new LRUCache<string, GraphRun>({ max: 1_000 });
+  private readonly cache = new LRUCache<string, LoadedRun>({ max: 1_000 });
 
   constructor(
     @Inject(RunAgentConfig) private readonly configs: RunAgentConfig,
     @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
+  /** Which kind of DSL the run's graph agent has. */
+  async kindOf(runId: string): Promise<GraphDsl['kind']> {
+    return (await this.load(runId)).dsl.kind;
+  }
+
+  /** A RAGFlow canvas run. */
   async forRun(runId: string): Promise<GraphRun> {
+    const { dsl, inputs } = await this.load(runId);
+    if (dsl.kind !== 'ragflow') {
+      throw new AgentConfigError(
+        `run ${runId}: its graph agent is a PuppyEngine workflow, not a RAGFlow canvas`,
+      );
+    }
+    return { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) };
+  }
+
+  /** A PuppyEngine workflow run. */
+  async puppyRun(runId: string): Promise<PuppyRun> {
+    const { dsl, inputs } = await this.load(runId);
+    if (dsl.kind !== 'puppy') {
+      throw new AgentConfigError(
+        `run ${runId}: its graph agent is a RAGFlow canvas, not a PuppyEngine workflow`,
+      );
+    }
+    return { workflow: dsl.workflow, ...(inputs ? { inputs } : {}) };
+  }
+
+  private async load(runId: string): Promise<LoadedRun> {
     const cached = this.cache.get(runId);
     if (cached) {
       return cached;
@@ -29,24 +71,24 @@ export class GraphCanvasLoader {
     if (agent.kind !== 'graph' || !agent.dsl) {
       throw new AgentConfigError(`run ${runId} is not a graph agent's run: it has no canvas`);
     }
-    let canvas: Canvas;
+    let dsl: GraphDsl;
     try {
       // Stored as JSON text, which keeps the author's key order (see AgentConfigSchema).
-      canvas = validateCanvas(typeof agent.dsl === 'string' ? (JSON.parse(agent.dsl) as unknown) : agent.dsl);
+      dsl = validateGraphDsl(typeof agent.dsl === 'string' ? (JSON.parse(agent.dsl) as unknown) : agent.dsl);
     } catch (err) {
       // Validated when saved; a pinned DSL that no longer validates cannot run.
       throw new AgentConfigError(
         `run ${runId}: its graph DSL is invalid: ${(err as GraphException).message}`,
       );
     }
-    const [row] = (await this.ds.query(`SELECT input->'inputs' AS inputs FROM runs WHERE id = $1`, [
-      runId,
-    ])) as {
-      inputs: unknown;
-    }[];
-    const inputs = row?.inputs;
-    const run: GraphRun = {
-      canvas,
+    const [row] = (await this.ds.query(
+      `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json FROM runs WHERE id = $1`,
+      [runId],
+    )) as { inputs: unknown; inputs_json: string | null }[];
+    // The JSON text keeps the inputs' key order (jsonb sorts keys); older runs have only `inputs`.
+    const inputs = row?.inputs_json ? (JSON.parse(row.inputs_json) as unknown) : row?.inputs;
+    const run: LoadedRun = {
+      dsl,
       ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
         ? { inputs: inputs as Record<string, unknown> }
         : {}),

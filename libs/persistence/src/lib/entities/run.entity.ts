@@ -6,6 +6,13 @@ export interface RunInput extends ClientRequestOptions {
   files?: unknown[];
   /** Earlier chat messages brought by an OpenAI-style request. */
   history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
+  /** A graph agent's inputs (Begin's form, a PuppyEngine workflow's blocks). */
+  inputs?: Record<string, unknown>;
+  /**
+   * The same inputs as JSON text: jsonb sorts object keys, and a workflow splices structured
+   * inputs into prompts as text, so their key order is part of what the model is sent.
+   */
+  inputs_json?: string;
 }
 
 /** A client function call a waiting run waits for (its `client_tool` task). */

@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { z } from 'zod';
+import type { Usage } from '@switchyard/contracts';
+import {
+  type BlockView,
+  type PuppyMessage,
+  type PuppyWorkflow,
+  llmCalls,
+  runPureEdge,
+  writeToOutputs,
+} from '@switchyard/graph';
+import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
+import { sumUsages } from '@switchyard/state';
+
+/** What an edge did: the blocks it wrote and what its model calls cost. */
+export interface EdgeEffect {
+  blocks: Record<string, unknown>;
+  usage?: Usage;
+  summary: string;
+}
+
+const CHAT_ROLE = 'graph';
+// PuppyEngine's JSON mode (instructor) returns an object.
+const StructuredReplySchema = z.record(z.string(), z.unknown());
+
+const toMessage = (m: PuppyMessage): BaseMessage =>
+  m.role === 'system'
+    ? new SystemMessage(m.content)
+    : m.role === 'assistant'
+      ? new AIMessage(m.content)
+      : new HumanMessage(m.content);
+
+/** Runs one PuppyEngine edge on the blocks it reads; the LLM calls go through the registry. */
+@Injectable()
+export class PuppyEdges {
+  constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
+
+  async run(
+    workflow: PuppyWorkflow,
+    edgeId: string,
+    views: Record<string, BlockView>,
+    signal: AbortSignal,
+  ): Promise<EdgeEffect> {
+    const edge = workflow.edges[edgeId];
+    if (edge.type !== 'llm') {
+      const blocks = runPureEdge(workflow, edgeId, views);
+      return {
+        blocks,
+        summary: `${edge.type} ${edgeId}: wrote ${Object.keys(blocks).join(', ') || 'nothing'}`,
+      };
+    }
+    const results: unknown[] = [];
+    const usages: Usage[] = [];
+    // One call per looped combination, one after the other in product order, so the calls and
+    // the result list keep the same order (upstream runs them in a thread pool).
+    for (const call of llmCalls(workflow, edgeId, views)) {
+      // The registry's chat model for role "graph": the edge's `model` is not mapped to the registry.
+      const model = this.models.chat({ role: CHAT_ROLE });
+      const messages = call.messages.map(toMessage);
+      if (call.structured) {
+        const { value, usages: used } = await invokeStructured(model, messages, StructuredReplySchema, {
+          maxRetries: 2,
+          signal,
+          label: `puppy_${edgeId}`,
+        });
+        results.push(value);
+        usages.push(...used);
+      } else {
+        const reply = await model.invoke(messages, { signal }).catch((err: unknown) => {
+          throw classifyLlmError(err);
+        });
+        results.push(typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content));
+        usages.push(usageOf(reply));
+      }
+    }
+    return {
+      blocks: writeToOutputs(workflow, edgeId, results),
+      usage: sumUsages(usages),
+      summary: `llm ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
+    };
+  }
+}

@@ -1,0 +1,390 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
+import { TestStack, readSse } from '@switchyard/testing';
+
+// PuppyEngine workflows as graph agents, end to end: engine JSON and PuppyFlow editor workflows
+// saved through the gateway, each edge a `graph.<edge>` node served by the planner, the
+// orchestrator routing on `next` only, the LLM being the scripted model server. Each scenario is
+// checked against PuppyEngine's own run of it (fixtures/puppy/expected): the blocks the run
+// wrote, the answer, the edges' path and the model calls.
+
+const FIXTURES = join(__dirname, 'fixtures/puppy');
+
+interface Golden {
+  answer: Record<string, unknown>;
+  path: string[];
+  blocks_final: Record<string, { content: unknown; state: string }>;
+  llm: { reply: unknown; messages: { role: string; content: string }[] }[];
+  error: { message: string } | null;
+}
+type Json = Record<string, unknown>;
+const read = (file: string): unknown => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as unknown;
+const golden = (name: string): Golden => read(`expected/${name}.json`) as Golden;
+const workflow = (name: string): Json => read(`${name}.json`) as Json;
+
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({ script: 'apps/planner/test/fixtures/graph.script.json' });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const saveAgent = (name: string, dsl: unknown) =>
+  stack.api('POST', '/v1/agents', { name, kind: 'graph', dsl });
+
+async function createAgent(name: string, dsl: unknown): Promise<string> {
+  const res = await saveAgent(name, dsl);
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** The scripted model answers each golden call once, only if its messages are PuppyEngine's. */
+async function scriptReplies(calls: Golden['llm'], order: number[] = calls.map((_, i) => i)): Promise<void> {
+  const rules = order.map((i) => {
+    const messages = calls[i].messages;
+    const users = messages.filter((m) => m.role === 'user');
+    return {
+      name: `golden-${i}`,
+      times: 1,
+      when: {
+        system_includes: messages.find((m) => m.role === 'system')?.content ?? '',
+        user_includes: users[users.length - 1].content,
+        any_includes: users[0].content,
+        count_role: { role: 'user', min: users.length, max: users.length },
+      },
+      reply: {
+        content: typeof calls[i].reply === 'string' ? calls[i].reply : JSON.stringify(calls[i].reply),
+      },
+    };
+  });
+  const res = await fetch(`${stack.llmUrl}/_script`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
+  });
+  expect(res.status).toBe(200);
+  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+}
+
+async function modelRequests() {
+  return (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+    rule: string | null;
+    messages_count: number;
+    system: string;
+  }[];
+}
+
+async function run(agentId: string, prompt: string, inputs?: Json) {
+  const res = await stack.api('POST', '/v1/runs', {
+    agent_id: agentId,
+    input: { prompt, ...(inputs ? { inputs } : {}) },
+  });
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  const sse = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 60_000,
+  });
+  const events = sse.frames.map((f) => JSON.parse(f.data) as RunEvent);
+  const runRow = (await stack.api('GET', `/v1/runs/${runId}`)).body;
+  const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as {
+    node: string;
+    result: { status?: string } | null;
+  }[];
+  // What the run wrote into each block: the entry's record and every edge's, from the delta log.
+  const deltas = await stack.sql<{ delta: { patch?: { path: string; value: Json }[] } }>(
+    `SELECT delta FROM state_deltas WHERE run_id = $1 ORDER BY version`,
+    [runId],
+  );
+  const blocks: Json = {};
+  const graphOps = deltas.flatMap((d) => d.delta.patch ?? []).filter((op) => op.path.startsWith('/graph'));
+  for (const op of graphOps) {
+    const records = op.path === '/graph' ? Object.values(op.value['outputs'] as Json) : [op.value];
+    for (const record of records as { blocks_json: string }[]) {
+      Object.assign(blocks, JSON.parse(record.blocks_json) as Json);
+    }
+  }
+  return {
+    run: runRow,
+    blocks,
+    // The edges that computed, in the order their actions were applied.
+    path: actions
+      .filter((a) => a.result?.status === 'ran')
+      .map((a) => componentIdOfNode(a.node))
+      .filter((id): id is string => id !== undefined),
+    nodes: actions.map((a) => a.node),
+    tokens: events
+      .filter((e) => e.event_type === 'token')
+      .map((e) => (e.payload as { text: string }).text)
+      .join(''),
+  };
+}
+
+/** The run wrote exactly the blocks PuppyEngine processed, with the same contents. */
+function expectBlocksOf(blocks: Json, g: Golden): void {
+  const processed = Object.entries(g.blocks_final).filter(([, b]) => b.state === 'processed');
+  expect(blocks).toEqual(Object.fromEntries(processed.map(([id, b]) => [id, b.content])));
+}
+
+const withVersion = (w: Json): Json => ({ ...w, version: '0.2' });
+
+describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
+  it('flow_test.as_written: the engine’s version check refuses "0.1" on save, naming the field', async () => {
+    const g = golden('flow_test.as_written');
+    expect(g.error?.message).toContain("Input should be '0.2'");
+    const res = await saveAgent('flow', workflow('flow_test'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual(expect.objectContaining({ field: 'dsl.version' }));
+  });
+
+  it('flow_test.default: edge 2 waits for block 2, which edge 1 writes; placeholders splice block values', async () => {
+    const g = golden('flow_test.default');
+    const agent = await createAgent('flow', withVersion(workflow('flow_test')));
+    await scriptReplies(g.llm);
+    const r = await run(agent, 'go');
+    expect(r.run.error).toBeNull();
+    expect(r.run.status).toBe('succeeded');
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.run.output.answer).toBe('2');
+    expect(r.path).toEqual(g.path);
+    expect(r.nodes).toEqual([
+      'start',
+      'graph.begin',
+      'graph.llm-_1723230193364',
+      'graph.llm-_1727364074151',
+      'graph.end',
+    ]);
+    expectBlocksOf(r.blocks, g);
+    const requests = await modelRequests();
+    expect(requests.map((q) => q.rule)).toEqual(['golden-0', 'golden-1']);
+    expect(requests.map((q) => q.messages_count)).toEqual(g.llm.map((c) => c.messages.length));
+    expect(r.run.usage.total_tokens).toBeGreaterThan(0);
+  });
+
+  it('loop_llm.default: two looped blocks run as a Cartesian product, 9 calls in product order, a list into block 4', async () => {
+    const g = golden('loop_llm.default');
+    const agent = await createAgent('loop', withVersion(workflow('loop_llm')));
+    const names = g.blocks_final['2'].content as string[];
+    const prompts = g.blocks_final['3'].content as string[];
+    // product(b, c): the call for (name, prompt) is the golden call with that system and user text.
+    const order = names.flatMap((n) =>
+      prompts.map((p) =>
+        g.llm.findIndex(
+          (c) => c.messages[0].content === `You are an AI called ${n}` && c.messages[1].content === p,
+        ),
+      ),
+    );
+    expect(order).toHaveLength(9);
+    expect(order).not.toContain(-1);
+    await scriptReplies(g.llm, order);
+    const r = await run(agent, 'go');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.path).toEqual(g.path);
+    expectBlocksOf(r.blocks, g);
+    expect((await modelRequests()).map((q) => q.rule)).toEqual(order.map((i) => `golden-${i}`));
+  });
+
+  it('ifelse.as_written / ifelse.then: the version and the legacy `then` (which the engine ignores) are refused on save', async () => {
+    expect(golden('ifelse.then').error?.message).toContain('Workflow execution stuck');
+    const asWritten = await saveAgent('ifelse', workflow('ifelse'));
+    expect(asWritten.status).toBe(400);
+    expect(asWritten.body.error.details).toContainEqual(expect.objectContaining({ field: 'dsl.version' }));
+    const then = await saveAgent('ifelse', withVersion(workflow('ifelse')));
+    expect(then.status).toBe(400);
+    expect(then.body.error.details).toEqual([
+      expect.objectContaining({
+        edge: 'ifelse-426782387',
+        field: 'dsl.edges.ifelse-426782387.data.cases.case1.then',
+      }),
+      expect.objectContaining({
+        edge: 'ifelse-426782387',
+        field: 'dsl.edges.ifelse-426782387.data.cases.case2.then',
+      }),
+    ]);
+  });
+
+  describe('ifelse with `thens`', () => {
+    let agent: string;
+
+    beforeAll(async () => {
+      const w = withVersion(workflow('ifelse'));
+      const edge = (w['edges'] as Record<string, { data: { cases: Record<string, Json> } }>)[
+        'ifelse-426782387'
+      ];
+      for (const c of Object.values(edge.data.cases)) {
+        c['thens'] = c['then'];
+        delete c['then'];
+      }
+      agent = await createAgent('ifelse', w);
+      await scriptReplies([]);
+    });
+
+    it('ifelse.thens: every satisfied case applies its thens; both modify edges then run in one batch', async () => {
+      const g = golden('ifelse.thens');
+      const r = await run(agent, 'go');
+      expect(r.run.error).toBeNull();
+      expect(r.run.output.blocks).toEqual(g.answer);
+      expect(r.run.output.answer).toBe('hello \n\ngoodbye world');
+      // The two modify edges form one batch, whose order upstream is a set's: compared as a set.
+      expect(r.path[0]).toBe(g.path[0]);
+      expect([...r.path.slice(1)].sort()).toEqual([...g.path.slice(1)].sort());
+      expectBlocksOf(r.blocks, g);
+      expect(await modelRequests()).toEqual([]);
+    });
+
+    it('skips the edges of an untaken branch instead of getting stuck (a documented deviation)', async () => {
+      // case1 needs b = "world"; case2 holds because "word" contains "d".
+      const r = await run(agent, 'go', { b: 'word' });
+      expect(r.run.error).toBeNull();
+      expect(r.run.status).toBe('succeeded');
+      expect(r.run.output.blocks).toEqual({ '6': 'goodbye word' });
+      expect(r.run.output.skipped_blocks).toEqual(['5']);
+      expect(r.path).toEqual(['ifelse-426782387', 'edge-65762984']);
+      expect(r.blocks).toEqual({ '1': '', '2': 'word', '4': 'word', '6': 'goodbye word' });
+    });
+  });
+
+  it('retrieval_vector_test.default: the prompt fills the query block; the vector search ranks the data block offline', async () => {
+    const g = golden('retrieval_vector_test.default');
+    const agent = await createAgent('retrieval', workflow('retrieval_vector_test'));
+    await scriptReplies([]);
+    const r = await run(agent, g.blocks_final['Lm-PbX'].content as string);
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.path).toEqual(g.path);
+    expectBlocksOf(r.blocks, g);
+    expect(await modelRequests()).toEqual([]);
+  });
+
+  it('agentic-rag.run_all_as_packaged: the editor template converts, and its empty index_name is refused on save', async () => {
+    const g = golden('agentic-rag.run_all_as_packaged');
+    expect(g.error?.message).toContain('index_item must include either collection_configs');
+    const res = await saveAgent('rag', workflow('agentic-rag.package'));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        edge: '3YAeP8',
+        field: 'dsl.edges.3YAeP8.data.data_source.0.index_item',
+        message: expect.stringContaining('index_item must include either collection_configs'),
+      }),
+    ]);
+  });
+
+  it('agentic-rag.run_all_resources_inline_named_index: structured LLM → edit_structured get → search → LLM, from the editor format', async () => {
+    const g = golden('agentic-rag.run_all_resources_inline_named_index');
+    const pkg = workflow('agentic-rag.package') as { workflow: { blocks: { id: string; data: Json }[] } };
+    const retrieving = pkg.workflow.blocks.find((b) => b.id === '3YAeP8')!;
+    (retrieving.data['dataSource'] as { index_item: Json }[])[0].index_item['index_name'] = 'faq';
+    const agent = await createAgent('rag', pkg);
+    await scriptReplies(g.llm);
+    // The template's resources, mounted through the run's inputs (by block id).
+    const r = await run(agent, 'price?', {
+      '-DMqB-': g.blocks_final['-DMqB-'].content,
+      cQIBpi: read('agentic-rag-resources/faq-schema.json'),
+    });
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.run.output.answer).toBe('The pro plan costs $25.');
+    // The answer streams too (graph.end), as a canvas's Messages do.
+    expect(r.tokens).toBe('The pro plan costs $25.');
+    expect(r.path).toEqual(g.path);
+    expectBlocksOf(r.blocks, g);
+    const requests = await modelRequests();
+    expect(requests.map((q) => q.rule)).toEqual(['golden-0', 'golden-1']);
+    // PuppyFlow sends the messages twice (history + messages), JSON mode adds "in json format".
+    expect(requests.map((q) => q.messages_count)).toEqual([5, 4]);
+  });
+
+  it('a join runs once: named by two parallel edges it is one task; named early it waits for its last input', async () => {
+    const text = (label: string, content: string) => ({ label, type: 'text', data: { content } });
+    const edit = (content: string, inputs: Record<string, string>, to: string) => ({
+      type: 'modify',
+      data: { modify_type: 'edit_text', content, inputs, outputs: { [to]: to } },
+    });
+    const agent = await createAgent('joins', {
+      blocks: {
+        a: text('a', 'x'),
+        b: text('b', ''),
+        c: text('c', ''),
+        d: text('d', ''),
+        b2: text('b2', ''),
+        e: text('e', ''),
+      },
+      edges: {
+        e1: edit('{{a}}1', { a: 'a' }, 'b'),
+        e2: edit('{{a}}2', { a: 'a' }, 'c'),
+        // Diamond: ready through e1 and e2 of the same batch.
+        join: edit('{{b}}+{{c}}', { b: 'b', c: 'c' }, 'd'),
+        // Uneven: named by e2 in the first batch (b2 still pending), then by e4 in the second.
+        e4: edit('{{b}}!', { b: 'b' }, 'b2'),
+        late: edit('{{b2}}/{{c}}', { b2: 'b2', c: 'c' }, 'e'),
+      },
+    });
+    await scriptReplies([]);
+    // The prompt fills `a`, the one text block no edge writes.
+    const r = await run(agent, 'x');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual({ d: 'x1+x2', e: 'x1!/x2' });
+    const count = (node: string) => r.nodes.filter((n) => n === node).length;
+    expect(count('graph.join')).toBe(1);
+    expect(count('graph.late')).toBe(2);
+    expect(r.path.filter((id) => id === 'late')).toHaveLength(1);
+    expect(r.path).toEqual(['e1', 'e2', 'join', 'e4', 'late']);
+  });
+
+  it('an edge that fails in a parallel batch fails the run once the batch is in, naming the edge', async () => {
+    const text = (label: string, content: string) => ({ label, type: 'text', data: { content } });
+    const modify = (type: string, from: [string, string], to: [string, string], extra: Json = {}) => ({
+      type: 'modify',
+      data: {
+        modify_type: type,
+        content: `{{${from[1]}}}`,
+        extra_configs: extra,
+        inputs: { [from[0]]: from[1] },
+        outputs: { [to[0]]: to[1] },
+      },
+    });
+    const agent = await createAgent('fails', {
+      blocks: { a: text('a', 'x'), b: text('b', ''), c: text('c', 'y'), d: text('d', ''), e: text('e', '') },
+      edges: {
+        // A get on a text cannot index into it.
+        bad: modify('edit_structured', ['a', 'a'], ['b', 'b'], {
+          operations: [{ type: 'get', params: { path: ['k'] } }],
+        }),
+        good: modify('copy', ['c', 'c'], ['d', 'd']),
+        after: modify('copy', ['b', 'b'], ['e', 'e']),
+      },
+    });
+    await scriptReplies([]);
+    const r = await run(agent, 'go');
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error).toEqual({
+      code: 'component_failed',
+      message: expect.stringContaining("edge bad: Cannot index into string with key 'k'"),
+    });
+    // The batch ran whole, the failed edge's reader never ran, and graph.end failed the run.
+    expect(r.path).toEqual(['good']);
+    expect(r.nodes.slice(-1)).toEqual(['graph.end']);
+    expect(r.blocks).toEqual({ a: 'x', c: 'y', d: 'y' });
+  });
+
+  it('refuses an edge naming a missing block, and stores nothing', async () => {
+    const before = (await stack.api('GET', '/v1/agents')).body.agents.length as number;
+    const w = withVersion(workflow('flow_test')) as { edges: Record<string, { data: Json }> };
+    w.edges['llm-1727364074151'].data['inputs'] = { '2': 'b', '9': 'c' };
+    const res = await saveAgent('broken', w);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual(
+      expect.objectContaining({
+        edge: 'llm-1727364074151',
+        field: 'dsl.edges.llm-1727364074151.data.inputs.9',
+      }),
+    );
+    expect((await stack.api('GET', '/v1/agents')).body.agents).toHaveLength(before);
+  });
+});

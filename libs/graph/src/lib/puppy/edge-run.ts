@@ -1,0 +1,140 @@
+import { GraphErrorCode, GraphException } from '../graph.exception';
+import { pyJsonDumps, pyStr } from '../py-value';
+import { IfElseParamsSchema, evaluateIfElse } from './ifelse';
+import { type EdgeInputValue, isLoop, loopedCombinations } from './looped';
+import { type ModifyType, runModify } from './modify';
+import { type LabelledValue, normalizeBlockContent, replacePlaceholders } from './placeholders';
+import type { BlockView } from './scheduler';
+import { type VectorDataSource, collectionDocuments, vectorSearch } from './vector-search';
+import type { PuppyWorkflow } from './workflow.schema';
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A chat message as an llm edge sends it. */
+export interface PuppyMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+/** One model call of an llm edge (one per looped combination). */
+export interface PuppyLlmCall {
+  messages: PuppyMessage[];
+  structured: boolean;
+}
+
+/** The edge's inputs as it reads them: each block normalized (structured JSON parsed, …). */
+export function edgeInputValues(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): EdgeInputValue[] {
+  return Object.keys(workflow.edges[edgeId].data.inputs).map((blockId) => {
+    const block = workflow.blocks[blockId];
+    return {
+      blockId,
+      looped: block.looped === true,
+      content: normalizeBlockContent(block, views[blockId]?.content ?? null),
+    };
+  });
+}
+
+function labelled(workflow: PuppyWorkflow, edgeId: string, combo: Json): LabelledValue[] {
+  // Placeholders name blocks by their label in the workflow (what PuppyEngine looks up).
+  return Object.keys(workflow.edges[edgeId].data.inputs).map((blockId) => ({
+    blockId,
+    label: workflow.blocks[blockId].label,
+    value: combo[blockId],
+  }));
+}
+
+const asMessageText = (v: unknown): string => (typeof v === 'string' ? v : pyJsonDumps(v));
+
+/**
+ * The model calls of an llm edge, one per looped combination in product order: `chat_histories`
+ * then `messages`, placeholders filled, a message that became a structure `json.dumps`'d, and for
+ * `structured_output` a last user message "in json format" (PuppyEngine's JSON mode).
+ */
+export function llmCalls(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): PuppyLlmCall[] {
+  const d = workflow.edges[edgeId].data as Json;
+  const list = (key: string) => (Array.isArray(d[key]) ? (d[key] as unknown[]).filter(isRecord) : []);
+  const structured = d['structured_output'] === true;
+  return loopedCombinations(edgeInputValues(workflow, edgeId, views)).map((combo) => {
+    const values = labelled(workflow, edgeId, combo);
+    const render = (m: Json): PuppyMessage => ({
+      role: m['role'] === 'system' || m['role'] === 'assistant' ? m['role'] : 'user',
+      content: asMessageText(replacePlaceholders(String(m['content'] ?? ''), values)),
+    });
+    const messages = [...list('chat_histories').map(render), ...list('messages').map(render)];
+    if (structured) {
+      messages.push({ role: 'user', content: 'in json format' });
+    }
+    return { messages, structured };
+  });
+}
+
+/**
+ * What an edge writes: a normal edge writes its result — or, run as a loop, the list of its
+ * results — to every output block.
+ */
+export function writeToOutputs(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  results: readonly unknown[],
+): Record<string, unknown> {
+  const value = isLoop(results) ? [...results] : results[0];
+  return Object.fromEntries(Object.keys(workflow.edges[edgeId].data.outputs).map((id) => [id, value]));
+}
+
+/** Runs an edge that needs no model (ifelse, modify, vector search): the blocks it writes. */
+export function runPureEdge(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): Record<string, unknown> {
+  const edge = workflow.edges[edgeId];
+  const d = edge.data as Json;
+  const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
+  switch (edge.type) {
+    case 'ifelse': {
+      const params = IfElseParamsSchema.parse(d);
+      const combos = loopedCombinations(edgeInputValues(workflow, edgeId, views));
+      const results = combos.map((combo) => evaluateIfElse(params, combo));
+      // A looped ifelse's result is a list, not a block map, so PuppyEngine writes the list of
+      // per-combination results to every output block, like a normal edge (EdgeResultMapper).
+      return isLoop(results) ? writeToOutputs(workflow, edgeId, results) : results[0];
+    }
+    case 'modify': {
+      const combos = loopedCombinations(edgeInputValues(workflow, edgeId, views), true);
+      const type = d['modify_type'] as ModifyType;
+      const results = combos.map((combo) => {
+        const content = replacePlaceholders(
+          String(d['content'] ?? ''),
+          labelled(workflow, edgeId, combo),
+          type === 'edit_text',
+        );
+        return runModify(type, content, extra);
+      });
+      return writeToOutputs(workflow, edgeId, results);
+    }
+    case 'search': {
+      const queryId = Object.keys(isRecord(d['query_id']) ? d['query_id'] : {})[0];
+      const sources = (Array.isArray(d['data_source']) ? d['data_source'] : []) as VectorDataSource[];
+      const topK = typeof d['top_k'] === 'number' ? d['top_k'] : 10;
+      // Only the query block varies (a looped query searches once per item).
+      const query = edgeInputValues(workflow, edgeId, views).filter((i) => i.blockId === queryId);
+      const documents = sources.flatMap((s) =>
+        collectionDocuments(s, workflow.blocks[s.id], views[s.id]?.content),
+      );
+      const results = loopedCombinations(query).map((combo) =>
+        vectorSearch(pyStr(combo[queryId] ?? ''), documents, topK),
+      );
+      return writeToOutputs(workflow, edgeId, results);
+    }
+    default:
+      throw new GraphException(GraphErrorCode.ComponentFailed, `the ${edge.type} edge needs a model`);
+  }
+}

@@ -1,0 +1,195 @@
+import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from '../graph.exception';
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Data blocks of the PuppyFlow editor; `group` nodes are layout only. */
+const DATA_NODES = new Set(['text', 'structured', 'file']);
+const LAYOUT_NODES = new Set(['group']);
+
+/** The editor's React-Flow shape: `{blocks: [...nodes], edges: [...connections]}`, maybe in a template package. */
+export function isEditorWorkflow(raw: unknown): boolean {
+  const w = isRecord(raw) && isRecord(raw['workflow']) ? raw['workflow'] : raw;
+  return isRecord(w) && Array.isArray(w['blocks']) && Array.isArray(w['edges']);
+}
+
+function blockContent(type: string, data: Json): unknown {
+  const content = data['content'];
+  const external = data['storage_class'] === 'external' || data['isExternalStorage'] === true;
+  if (external || content === undefined || content === null) {
+    // External storage holds the content: nothing inline until the run mounts it.
+    return null;
+  }
+  if (type === 'structured' && typeof content === 'string') {
+    if (content.trim() === '') {
+      return null;
+    }
+    try {
+      return JSON.parse(content) as unknown;
+    } catch {
+      return content;
+    }
+  }
+  return content;
+}
+
+function parseOr(text: string, fallback: unknown): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return fallback;
+  }
+}
+
+function pathOf(config: unknown): unknown[] {
+  return (Array.isArray(config) ? config : []).filter(isRecord).map((item) => {
+    const value = item['value'];
+    if (item['key'] === 'num') {
+      const n = Number(value);
+      return Number.isNaN(n) ? value : n;
+    }
+    return value;
+  });
+}
+
+/**
+ * Converts a PuppyFlow editor workflow (or a template package `{workflow}`) into engine JSON as
+ * PuppyFlow's Run-All builders do (`buildEdgeNodeJson`): each computation node becomes one edge
+ * whose `inputs` are the blocks connected into it (`STC`) and `outputs` the blocks it connects to
+ * (`CTT`); data blocks keep label, type, content, looped, indexingList and the editor's
+ * `isInput`/`isOutput`. Node types without a builder here throw, naming the node.
+ */
+export function editorToEngine(raw: unknown): Json {
+  const w = (isRecord(raw) && isRecord(raw['workflow']) ? raw['workflow'] : raw) as Json;
+  const nodes = (w['blocks'] as unknown[]).filter(isRecord);
+  const connections = (w['edges'] as unknown[]).filter(isRecord);
+  const problems: GraphProblem[] = [];
+  const byId = new Map(nodes.map((n) => [String(n['id']), n]));
+  const labelOf = (id: string) => {
+    const data = byId.get(id)?.['data'];
+    return isRecord(data) && typeof data['label'] === 'string' && data['label'] ? data['label'] : id;
+  };
+  const blocks: Json = {};
+  const edges: Json = {};
+  for (const node of nodes) {
+    const id = String(node['id']);
+    const type = String(node['type']);
+    const data = isRecord(node['data']) ? node['data'] : {};
+    if (LAYOUT_NODES.has(type)) {
+      continue;
+    }
+    if (DATA_NODES.has(type)) {
+      blocks[id] = {
+        label: labelOf(id),
+        type,
+        data: {
+          content: blockContent(type, data),
+          ...(type === 'structured'
+            ? { indexingList: Array.isArray(data['indexingList']) ? data['indexingList'] : [] }
+            : {}),
+        },
+        looped: data['looped'] === true || node['looped'] === true,
+        ...(data['isInput'] === true ? { isInput: true } : {}),
+        ...(data['isOutput'] === true ? { isOutput: true } : {}),
+      };
+      continue;
+    }
+    const sources = connections.filter((c) => c['target'] === id && byId.has(String(c['source'])));
+    const targets = connections.filter((c) => c['source'] === id && byId.has(String(c['target'])));
+    const inputs = Object.fromEntries(
+      sources.map((c) => [String(c['source']), labelOf(String(c['source']))]),
+    );
+    const outputs = Object.fromEntries(
+      targets.map((c) => [String(c['target']), labelOf(String(c['target']))]),
+    );
+    const first = Object.values(inputs)[0] ?? Object.keys(inputs)[0] ?? '';
+    switch (type) {
+      case 'llmnew': {
+        const content = typeof data['content'] === 'string' ? parseOr(data['content'], []) : data['content'];
+        const messages = (Array.isArray(content) ? content : [])
+          .filter(isRecord)
+          .filter((m) => m['role'] === 'system' || m['role'] === 'user');
+        const model = isRecord(data['modelAndProvider']) ? data['modelAndProvider']['id'] : undefined;
+        edges[id] = {
+          type: 'llm',
+          data: {
+            messages,
+            // PuppyFlow sends the messages twice: as the history and as the messages.
+            chat_histories: messages,
+            model: typeof model === 'string' ? model : 'openai/gpt-5',
+            base_url: typeof data['base_url'] === 'string' ? data['base_url'] : '',
+            max_tokens: typeof data['max_tokens'] === 'number' ? data['max_tokens'] : 128000,
+            temperature: 0.7,
+            inputs,
+            structured_output: data['structured_output'] === true,
+            outputs,
+          },
+        };
+        break;
+      }
+      case 'retrieving': {
+        const query = isRecord(data['query_id']) ? data['query_id'] : {};
+        const extra = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+        edges[id] = {
+          type: 'search',
+          data: {
+            search_type: 'vector',
+            top_k: typeof data['top_k'] === 'number' ? data['top_k'] : 5,
+            inputs,
+            threshold: typeof extra['threshold'] === 'number' ? extra['threshold'] : 0.7,
+            extra_configs: { provider: 'openai', model: 'text-embedding-ada-002', db_type: 'pgvector' },
+            query_id:
+              typeof query['id'] === 'string' && typeof query['label'] === 'string'
+                ? { [query['id']]: query['label'] }
+                : {},
+            data_source: Array.isArray(data['dataSource']) ? data['dataSource'] : [],
+            outputs,
+          },
+        };
+        break;
+      }
+      case 'editStructured': {
+        const mode = typeof data['type'] === 'string' ? data['type'] : 'get';
+        edges[id] = {
+          type: 'modify',
+          data: {
+            content: `{{${first}}}`,
+            modify_type: 'edit_structured',
+            extra_configs: {
+              operations: [
+                {
+                  type: mode === 'replace' ? 'set_value' : mode,
+                  params: {
+                    path: pathOf(data['getConfigData']),
+                    ...(mode === 'get' ? { default: 'Get Failed, value not exist' } : {}),
+                  },
+                },
+              ],
+            },
+            inputs,
+            outputs,
+          },
+        };
+        break;
+      }
+      case 'copy':
+      case 'convert2text':
+        edges[id] = {
+          type: 'modify',
+          data: { content: `{{${first}}}`, modify_type: type, extra_configs: {}, inputs, outputs },
+        };
+        break;
+      default:
+        problems.push({
+          code: GraphErrorCode.UnknownComponent,
+          edge: id,
+          field: 'type',
+          message: `the editor node type "${type}" is not converted by this runtime`,
+        });
+    }
+  }
+  if (problems.length) {
+    throw new GraphException(problems[0].code, describeProblems(problems), problems);
+  }
+  return { blocks, edges };
+}
