@@ -57,3 +57,23 @@ export {
 } from './lib/data-components';
 export { COLLATED_OUTPUTS, type IterationStep, iterationItemStep, iterationItems } from './lib/iteration';
 export { loopConditionHolds, loopEnded, loopVariables } from './lib/loop';
+export {
+  type AgentFunction,
+  type AgentParams,
+  type AgentToolEntry,
+  type KbChunk,
+  type RetrievalParams,
+  AgentParamsSchema,
+  AgentToolEntrySchema,
+  RETRIEVAL_FUNCTION,
+  RetrievalParamsSchema,
+  citationPrompt,
+  hashStr2Int,
+  indexedToolName,
+  kbPrompt,
+  retrievalDatasets,
+  retrievalFunction,
+  subAgentFunction,
+  subAgentUserPrompt,
+  toolRunningNote,
+} from './lib/agent-tools';

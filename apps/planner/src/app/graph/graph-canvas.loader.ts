@@ -4,10 +4,12 @@ import { DataSource } from 'typeorm';
 import { type Canvas, GraphException, validateCanvas } from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
 
-/** What a graph run brings: the canvas it pinned and the inputs of Begin's form. */
+/** What a graph run brings: the canvas it pinned, the inputs of Begin's form, its tenant. */
 export interface GraphRun {
   canvas: Canvas;
   inputs?: Record<string, unknown>;
+  /** Whose knowledge a Retrieval searches. */
+  tenantId: string;
 }
 
 /** The canvas a graph run pinned and its inputs (read once per run: neither ever changes). */
@@ -39,14 +41,14 @@ export class GraphCanvasLoader {
         `run ${runId}: its graph DSL is invalid: ${(err as GraphException).message}`,
       );
     }
-    const [row] = (await this.ds.query(`SELECT input->'inputs' AS inputs FROM runs WHERE id = $1`, [
-      runId,
-    ])) as {
-      inputs: unknown;
-    }[];
+    const [row] = (await this.ds.query(
+      `SELECT input->'inputs' AS inputs, tenant_id::text AS tenant_id FROM runs WHERE id = $1`,
+      [runId],
+    )) as { inputs: unknown; tenant_id: string }[];
     const inputs = row?.inputs;
     const run: GraphRun = {
       canvas,
+      tenantId: row?.tenant_id ?? '',
       ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
         ? { inputs: inputs as Record<string, unknown> }
         : {}),
