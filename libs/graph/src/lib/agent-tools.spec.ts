@@ -5,7 +5,9 @@ import {
   RetrievalParamsSchema,
   citationPrompt,
   hashStr2Int,
+  hybridSimilarity,
   indexedToolName,
+  keywordSimilarity,
   kbPrompt,
   retrievalDatasets,
   retrievalFunction,
@@ -175,5 +177,22 @@ describe('tool notes and citations', () => {
   it('defaults max_rounds to 5', () => {
     expect(AgentParamsSchema.parse({}).max_rounds).toBe(5);
     expect(AgentParamsSchema.parse({ max_rounds: 1 }).max_rounds).toBe(1);
+  });
+});
+
+describe(keywordSimilarity.name, () => {
+  it.each([
+    ['Compare X100 and X200', 'X100: 2 fans, 40dB. X200: 3 fans, 35dB.', 0.5],
+    ['How do I clean the filter?', 'To clean the filter, remove it and rinse with water.', 0.5],
+    ['北京天气', '北京今天晴', 0.75],
+    ['???', 'anything', 0],
+    ['RAGFlow', 'ragflow is an engine', 1],
+  ])('%j in %j → %d', (query, text, expected) => {
+    expect(keywordSimilarity(query, text)).toBe(expected);
+  });
+
+  it('weighs keyword and vector similarity by keywords_similarity_weight', () => {
+    expect(hybridSimilarity(0.5, 0.2, 0.7)).toBeCloseTo(0.41);
+    expect(hybridSimilarity(1, 0, 0)).toBe(0);
   });
 });

@@ -119,6 +119,8 @@ export const RetrievalParamsSchema = z
     dataset_ids: z.array(z.string()).nullish(),
     kb_ids: z.array(z.string()).nullish(),
     top_n: z.coerce.number().int().positive().default(8),
+    // How many candidates the vector search hands to the weighing.
+    top_k: z.coerce.number().int().positive().default(1024),
     similarity_threshold: z.coerce.number().min(0).max(1).default(0.2),
     keywords_similarity_weight: z.coerce.number().min(0).max(1).default(0.5),
     empty_response: z.string().nullish(),
@@ -131,6 +133,34 @@ export type RetrievalParams = z.infer<typeof RetrievalParamsSchema>;
 /** `dataset_ids`, else the deprecated `kb_ids` (RAGFlow `Retrieval._dataset_ids`). */
 export const retrievalDatasets = (p: RetrievalParams): string[] =>
   (p.dataset_ids?.length ? p.dataset_ids : p.kb_ids) ?? [];
+
+// Words, and each Han/Kana/Hangul character on its own (those scripts do not separate words).
+const TERM = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]|[\p{L}\p{N}_]+/gu;
+
+const termsOf = (text: string): Set<string> => new Set(text.toLowerCase().match(TERM) ?? []);
+
+/** The share of the query's distinct terms that occur in the text (0 for a query without terms). */
+export function keywordSimilarity(query: string, text: string): number {
+  const q = termsOf(query);
+  if (!q.size) {
+    return 0;
+  }
+  const t = termsOf(text);
+  let hits = 0;
+  for (const term of q) {
+    if (t.has(term)) {
+      hits++;
+    }
+  }
+  return hits / q.size;
+}
+
+/**
+ * A chunk's similarity as RAGFlow weighs it: `keywords_similarity_weight` × the keyword match
+ * plus the rest × the vector (cosine) similarity; `similarity_threshold` applies to this.
+ */
+export const hybridSimilarity = (keyword: number, vector: number, keywordWeight: number): number =>
+  keywordWeight * keyword + (1 - keywordWeight) * vector;
 
 /** A retrieved chunk as the prompt shows it. */
 export interface KbChunk {

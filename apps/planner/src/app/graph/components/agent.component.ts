@@ -11,6 +11,7 @@ import type { ToolCall } from '@langchain/core/messages/tool';
 import type { Runnable } from '@langchain/core/runnables';
 import {
   type AgentFunction,
+  type AgentParams,
   AgentParamsSchema,
   type AgentToolEntry,
   GraphErrorCode,
@@ -129,21 +130,7 @@ export class AgentComponent {
   }
 
   private async answer(ctx: ComponentContext, call: AgentCall): Promise<AgentAnswer> {
-    const parsed = AgentParamsSchema.safeParse(call.params);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw new GraphException(
-        GraphErrorCode.ComponentFailed,
-        `Agent ${call.id}: param ${issue.path.join('.')}: ${issue.message}`,
-      );
-    }
-    const p = parsed.data;
-    if (p.mcp?.length) {
-      throw new GraphException(
-        GraphErrorCode.ComponentFailed,
-        `Agent ${call.id}: MCP tools (params.mcp) are not supported in graph agents yet`,
-      );
-    }
+    const p = this.agentParams(call);
     const found = { chunks: 0 };
     const tools = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
     const messages = this.messages(ctx, call, Boolean(p.cite), tools.length > 0);
@@ -187,6 +174,29 @@ export class AgentComponent {
     const last = await this.invoke(messages, ctx.signal, call.streaming ? model : undefined);
     const text = textOf(last);
     return { content: content + text, streamed: streamed + text, chunks: found.chunks };
+  }
+
+  private checkTools(ctx: ComponentContext, call: AgentCall): void {
+    const p = this.agentParams(call);
+    (p.tools ?? []).forEach((entry, i) => this.tool(ctx, call, entry, i, { chunks: 0 }));
+  }
+
+  private agentParams(call: AgentCall): AgentParams {
+    const parsed = AgentParamsSchema.safeParse(call.params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `Agent ${call.id}: param ${issue.path.join('.')}: ${issue.message}`,
+      );
+    }
+    if (parsed.data.mcp?.length) {
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `Agent ${call.id}: MCP tools (params.mcp) are not supported in graph agents yet`,
+      );
+    }
+    return parsed.data;
   }
 
   /** The system prompt and prompts rendered; a sub-agent's prompt built from its call. */
@@ -246,6 +256,9 @@ export class AgentComponent {
         }
         const fn = subAgentFunction(entry, index);
         const id = `${call.id}-->${(entry.name ?? '').replace(/ /g, '_')}`;
+        // Its own tools are checked now, as RAGFlow builds them when the canvas loads: a tool that
+        // cannot run fails the Agent instead of becoming an answer the model reads.
+        this.checkTools(ctx, { id, params, streaming: false, depth: call.depth + 1 });
         return {
           fn,
           call: async (args) => {

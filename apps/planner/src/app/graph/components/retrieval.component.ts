@@ -7,7 +7,9 @@ import {
   RetrievalParamsSchema,
   type VariableScope,
   getVariableValue,
+  hybridSimilarity,
   kbPrompt,
+  keywordSimilarity,
   pyStr,
   renderTemplate,
   retrievalDatasets,
@@ -20,6 +22,9 @@ export interface RetrievalOutcome {
   outputs: { formalized_content: string; json?: Record<string, unknown>[] };
   found: number;
 }
+
+// A bound on the candidates weighed per collection (RAGFlow's top_k default is 1024).
+const MAX_CANDIDATES = 1024;
 
 // RAGFlow `string_format`: None → "", anything else Python's str().
 const asQueryText = (v: unknown): string => (v === null || v === undefined ? '' : pyStr(v));
@@ -97,17 +102,26 @@ export class RetrievalComponent {
       throw new GraphException(GraphErrorCode.ComponentFailed, 'No dataset is selected.');
     }
     const query = queryText.replace(/^user[:：\s]*/i, '');
-    const results: SearchResult[] = [];
+    // Vector candidates, then RAGFlow's weighing of keyword and vector similarity, cut at the
+    // similarity threshold and top_n.
+    const candidates: SearchResult[] = [];
     for (const id of collections) {
-      results.push(
+      candidates.push(
         ...((await this.store.searchCollection(tenantId, id, query, {
           mode: 'vector',
-          topK: params.top_n,
-          threshold: params.similarity_threshold,
+          topK: Math.min(params.top_k, MAX_CANDIDATES),
+          threshold: -1,
         })) ?? []),
       );
     }
-    const top = results.sort((a, b) => b.score - a.score).slice(0, params.top_n);
+    const top = candidates
+      .map((r) => ({
+        ...r,
+        score: hybridSimilarity(keywordSimilarity(query, r.text), r.score, params.keywords_similarity_weight),
+      }))
+      .filter((r) => r.score >= params.similarity_threshold)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, params.top_n);
     if (!top.length) {
       return empty;
     }
