@@ -174,8 +174,8 @@ describe('tool notes and citations', () => {
     expect(g.llm[1].messages[0].content?.endsWith(citationPrompt())).toBe(true);
   });
 
-  it('defaults max_rounds to 5', () => {
-    expect(AgentParamsSchema.parse({}).max_rounds).toBe(5);
+  it('defaults max_rounds to 5 and cites, as RAGFlow’s params do', () => {
+    expect(AgentParamsSchema.parse({})).toMatchObject({ max_rounds: 5, cite: true });
     expect(AgentParamsSchema.parse({ max_rounds: 1 }).max_rounds).toBe(1);
   });
 });

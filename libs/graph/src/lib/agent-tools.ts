@@ -27,7 +27,8 @@ export const AgentParamsSchema = z
     mcp: z.array(z.unknown()).nullish(),
     // RAGFlow's AgentParam default.
     max_rounds: z.coerce.number().int().min(0).default(5),
-    cite: z.boolean().nullish(),
+    // RAGFlow's LLMParam cites by default.
+    cite: z.boolean().default(true),
     exception_goto: z.array(z.string()).nullish(),
   })
   .passthrough();

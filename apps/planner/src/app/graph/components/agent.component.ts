@@ -133,7 +133,7 @@ export class AgentComponent {
     const p = this.agentParams(call);
     const found = { chunks: 0 };
     const tools = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
-    const messages = this.messages(ctx, call, Boolean(p.cite), tools.length > 0);
+    const messages = this.messages(ctx, call, p.cite, tools.length > 0);
     if (!tools.length) {
       const reply = await this.invoke(messages, ctx.signal);
       const content = textOf(reply);
