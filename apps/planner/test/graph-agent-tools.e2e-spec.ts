@@ -216,7 +216,7 @@ describe('graph agents: Agents with tools', () => {
   });
 
   it.each(['no_tool', 'tool_call'])(
-    'user_interaction.%s: plan, pause for the feedback, resume, search with the Retrieval tool',
+    'user_interaction.%s: plan, pause for the feedback, resume; the searcher may call its Retrieval tool',
     async (scenario) => {
       const g = golden(`user_interaction.${scenario}`);
       const agent = await createAgent(`interaction-${scenario}`, dsl('user_interaction.json'));
@@ -258,6 +258,27 @@ describe('graph agents: Retrieval over the tenant’s collections', () => {
       await expectCalls(rules);
     },
   );
+
+  it('all.retrieval: a Retrieval with no dataset selected fails the run naming it, as RAGFlow', async () => {
+    const g = golden('all.retrieval') as Golden & { error: { message: string; components: string[] } };
+    // The golden's patch of all.json: the Switch's dangling CodeExec:FunnyBroomsShare removed.
+    const patched = dsl('all.json') as {
+      components: Record<string, { obj: { params: { conditions?: { to: string[] }[] } } }>;
+    };
+    for (const cond of patched.components['Switch:Route'].obj.params.conditions ?? []) {
+      cond.to = cond.to.filter((id) => id !== 'CodeExec:FunnyBroomsShare');
+    }
+    const agent = await createAgent('all-retrieval', patched);
+    await script([]);
+    const r = await runTurns(agent, g);
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error).toEqual({
+      code: 'component_failed',
+      message: `component ${g.error.components[0]}: ${g.error.message}`,
+    });
+    expect(r.run.output.answer).toBe(g.answer);
+    expect(r.path).toEqual(g.path);
+  });
 
   describe('smart_customer_service_specialist: collections named after the canvas’s kb ids', () => {
     let agent: string;
