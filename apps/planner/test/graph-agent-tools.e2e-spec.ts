@@ -22,11 +22,18 @@ interface GoldenCall {
   reply: string | null;
   tool_calls: { name: string; arguments: Record<string, unknown> }[] | null;
 }
+interface GoldenEvent {
+  event: string;
+  content?: string;
+  start_to_think?: boolean;
+  end_to_think?: boolean;
+}
 interface Golden {
   inputs: { turns: { query: string; resume?: Record<string, unknown> }[] };
   answer: string;
   path: string[];
   llm: GoldenCall[];
+  events: GoldenEvent[];
 }
 const golden = (name: string): Golden =>
   JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
@@ -150,6 +157,29 @@ async function tokensOf(runId: string): Promise<string> {
     .join('');
 }
 
+/** RAGFlow's `message` events (content and think markers), from a run's `?format=ragflow` stream or a golden. */
+const messagesOf = (events: GoldenEvent[]) =>
+  events
+    .filter((e) => e.event === 'message')
+    .map((e) => ({
+      content: e.content,
+      ...(e.start_to_think ? { start_to_think: true } : {}),
+      ...(e.end_to_think ? { end_to_think: true } : {}),
+    }));
+
+async function ragflowMessagesOf(runId: string) {
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events?format=ragflow`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 30_000,
+  });
+  return messagesOf(
+    read.frames.map((f) => {
+      const body = JSON.parse(f.data) as { event: string; data: Record<string, unknown> };
+      return { event: body.event, ...body.data } as GoldenEvent;
+    }),
+  );
+}
+
 describe('graph agents: Agents with tools', () => {
   it('subaget.weather_via_subagent: the parent calls its sub-agent as a function and answers with its reply', async () => {
     const g = golden('subaget.weather_via_subagent');
@@ -168,8 +198,10 @@ describe('graph agents: Agents with tools', () => {
     expect(r.run.output.answer).toBe(g.answer);
     expect(r.path).toEqual(g.path);
     await expectCalls(rules);
-    // Streamed to the Message: the tool note as thinking, then the reply.
+    // Streamed to the Message: the tool note as thinking, then the reply; a RAGFlow client sees
+    // the note between RAGFlow's think markers.
     expect(await tokensOf(r.runId)).toBe(g.answer);
+    expect(await ragflowMessagesOf(r.runId)).toEqual(messagesOf(g.events));
     // The Agent's usage is every call it made, its sub-agent's included (each one metered).
     const actions = (await stack.api('GET', `/v1/runs/${r.runId}/actions`)).body.actions as {
       node: string;
@@ -227,6 +259,7 @@ describe('graph agents: Agents with tools', () => {
       expect(r.run.output.answer).toBe(g.answer);
       expect(r.path).toEqual(g.path);
       await expectCalls(rules);
+      expect(await ragflowMessagesOf(r.runId)).toEqual(messagesOf(g.events));
     },
   );
 });

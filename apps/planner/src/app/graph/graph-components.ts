@@ -248,7 +248,10 @@ export class GraphComponents {
       if (shown) {
         text += piece;
         streamed += shown;
-        await ctx.emitToken(shown);
+        // Each tool note is a token of its own, as RAGFlow streams it.
+        for (const token of shown.split(/(<think>[\s\S]*?<\/think>)/).filter(Boolean)) {
+          await ctx.emitToken(token);
+        }
       }
     }
     return {
