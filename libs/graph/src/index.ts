@@ -103,3 +103,25 @@ export { loopedCombinations } from './lib/puppy/looped';
 export { nestedGet, runModify } from './lib/puppy/modify';
 export { normalizeBlockContent, replacePlaceholders } from './lib/puppy/placeholders';
 export { vectorSearch } from './lib/puppy/vector-search';
+export {
+  type AgentFunction,
+  type AgentParams,
+  type AgentToolEntry,
+  type KbChunk,
+  type RetrievalParams,
+  AgentParamsSchema,
+  AgentToolEntrySchema,
+  RETRIEVAL_FUNCTION,
+  RetrievalParamsSchema,
+  citationPrompt,
+  hashStr2Int,
+  hybridSimilarity,
+  indexedToolName,
+  keywordSimilarity,
+  kbPrompt,
+  retrievalDatasets,
+  retrievalFunction,
+  subAgentFunction,
+  subAgentUserPrompt,
+  toolRunningNote,
+} from './lib/agent-tools';

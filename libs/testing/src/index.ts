@@ -6,3 +6,4 @@ export { ScriptedLlmProcess, type ScriptedRequest } from './lib/scripted-llm-pro
 export { PgvectorServer } from './lib/pgvector-server';
 export { DnsTestServer } from './lib/dns-server';
 export { failingPorts } from './lib/failing-ports';
+export { dropDatabase } from './lib/scratch-database';

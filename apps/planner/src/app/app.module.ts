@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
-import { ModelsModule } from '@switchyard/models';
+import { DataSource } from 'typeorm';
+import { KnowledgeStore } from '@switchyard/knowledge';
+import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
+import { AgentComponent } from './graph/components/agent.component';
+import { RetrievalComponent } from './graph/components/retrieval.component';
 import { GraphCanvasLoader } from './graph/graph-canvas.loader';
 import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
@@ -30,6 +34,15 @@ import { UserProfileLoader } from './user-profile.loader';
     UserProfileLoader,
     GraphCanvasLoader,
     GraphComponents,
+    AgentComponent,
+    RetrievalComponent,
+    {
+      // A graph's Retrieval searches the tenant's collections in place (see docs/decisions.md).
+      provide: KnowledgeStore,
+      useFactory: (ds: DataSource, embeddings: EmbeddingModels) =>
+        new KnowledgeStore(ds, (name, scope) => embeddings.model(name, scope)),
+      inject: [DataSource, EmbeddingModels],
+    },
     GraphComponentRunner,
     GraphNodesRegistrar,
     PuppyEdges,

@@ -60,17 +60,7 @@ export function componentsFromGraph(graph: CanvasGraph): RawComponents {
       delete params['items'];
     }
     if (name === 'Agent') {
-      const tools = Array.isArray(params['tools']) ? [...(params['tools'] as unknown[])] : [];
-      for (const e of out.filter((x) => x.targetHandle === AGENT_TOP && subAgents.has(x.target))) {
-        const sub = graph.nodes.find((n) => n.id === e.target);
-        tools.push({
-          component_name: 'Agent',
-          id: e.target,
-          name: sub?.data.name ?? e.target,
-          params: sub?.data.form ?? {},
-        });
-      }
-      params['tools'] = tools;
+      params['tools'] = withSubAgents(graph, node.id, params['tools'], subAgents, new Set([node.id]));
       const gotos = out.filter((e) => e.sourceHandle === AGENT_EXCEPTION).map((e) => e.target);
       if (gotos.length) {
         params['exception_goto'] = gotos;
@@ -84,6 +74,35 @@ export function componentsFromGraph(graph: CanvasGraph): RawComponents {
     };
   }
   return components;
+}
+
+/**
+ * An Agent's `tools` plus its bottom sub-agents (edges into their `agentTop` handle), each with
+ * its own form as params and, recursively, its own sub-agents among its tools.
+ */
+function withSubAgents(
+  graph: CanvasGraph,
+  agentId: string,
+  declared: unknown,
+  subAgents: ReadonlySet<string>,
+  seen: ReadonlySet<string>,
+): unknown[] {
+  const tools = Array.isArray(declared) ? [...(declared as unknown[])] : [];
+  for (const e of graph.edges) {
+    if (
+      e.source !== agentId ||
+      e.targetHandle !== AGENT_TOP ||
+      !subAgents.has(e.target) ||
+      seen.has(e.target)
+    ) {
+      continue;
+    }
+    const sub = graph.nodes.find((n) => n.id === e.target);
+    const form: Record<string, unknown> = { ...(sub?.data.form ?? {}) };
+    form['tools'] = withSubAgents(graph, e.target, form['tools'], subAgents, new Set([...seen, e.target]));
+    tools.push({ component_name: 'Agent', id: e.target, name: sub?.data.name ?? e.target, params: form });
+  }
+  return tools;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

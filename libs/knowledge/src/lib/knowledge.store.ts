@@ -180,6 +180,32 @@ export class KnowledgeStore {
   }
 
   /**
+   * The tenant's collections that `refs` name, by id (a UUID, with or without its dashes) or else
+   * by name: ref → collection id, refs naming none left out.
+   */
+  async findCollections(tenantId: string, refs: readonly string[]): Promise<Map<string, string>> {
+    const asId = (ref: string): string | undefined => {
+      const dashed = /^[0-9a-f]{32}$/i.test(ref)
+        ? `${ref.slice(0, 8)}-${ref.slice(8, 12)}-${ref.slice(12, 16)}-${ref.slice(16, 20)}-${ref.slice(20)}`
+        : ref;
+      return isUuid(dashed) ? dashed.toLowerCase() : undefined;
+    };
+    const ids = refs.map(asId).filter((i): i is string => i !== undefined);
+    const rows = (await this.ds.query(
+      'SELECT id::text AS id, name FROM collections WHERE tenant_id = $1 AND (id = ANY($2::uuid[]) OR name = ANY($3::text[]))',
+      [tenantId, ids, [...refs]],
+    )) as { id: string; name: string }[];
+    const found = new Map<string, string>();
+    for (const ref of refs) {
+      const hit = rows.find((r) => r.id === asId(ref)) ?? rows.find((r) => r.name === ref);
+      if (hit) {
+        found.set(ref, hit.id);
+      }
+    }
+    return found;
+  }
+
+  /**
    * Stores the documents, then chunks, embeds and indexes them into every index set of the
    * collection: each set goes pending → done, or failed with the reason (the others go on).
    * Returns undefined for a collection the tenant does not have.
@@ -338,7 +364,13 @@ export class KnowledgeStore {
     return all
       .sort((a, b) => b.score - a.score)
       .slice(0, opts.topK)
-      .map((c) => ({ text: c.text, score: round(c.score), metadata: c.metadata, index_name: c.index_name }));
+      .map((c) => ({
+        chunk_id: c.id,
+        text: c.text,
+        score: round(c.score),
+        metadata: c.metadata,
+        index_name: c.index_name,
+      }));
   }
 
   /** One index set's ranking in the chosen mode, cut at top_k and at the threshold. */

@@ -1,8 +1,8 @@
 // MemoryStore against the real Postgres: a scratch database per run (migrated), dropped at the end.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
+import { dropDatabase } from '@switchyard/testing';
 import { HashEmbeddingModel, cosine, hashEmbedding } from './embedding';
 import { type MemoryOwner, MemoryStore, memoryText } from './memory.store';
 import { detoastedArray, dotProductSql } from './vector-sql';
@@ -28,13 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ds?.destroy();
-  const admin = new URL(url);
-  const name = admin.pathname.slice(1);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await client.end();
+  await dropDatabase(url);
 });
 
 async function tenant(): Promise<string> {

@@ -114,6 +114,8 @@ export const RetrievalArgsSchema = z
 export type RetrievalArgs = z.infer<typeof RetrievalArgsSchema>;
 
 export interface SearchResult {
+  /** The chunk's id (stable while the collection is not re-indexed). */
+  chunk_id: string;
   text: string;
   score: number;
   metadata: Record<string, unknown>;

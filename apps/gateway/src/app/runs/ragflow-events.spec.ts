@@ -72,6 +72,19 @@ describe('RAGFlow stream vocabulary', () => {
       [['message', { content: 'hello' }]],
     ],
     [
+      "an Agent's tool note is thinking, between RAGFlow's start and end markers",
+      ev('token', {
+        node: 'graph.-message---done',
+        task_id: 't',
+        text: '<think>Running the x_0 tool...</think>',
+      }),
+      [
+        ['message', { content: '', start_to_think: true }],
+        ['message', { content: 'Running the x_0 tool...' }],
+        ['message', { content: '', end_to_think: true }],
+      ],
+    ],
+    [
       'a finished Message ends its message, then the node',
       ev('action', { id: 3, node: 'graph.-message---done', summary: '', next: [], usage: {} }),
       [

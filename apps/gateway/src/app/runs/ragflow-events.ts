@@ -12,7 +12,7 @@ import { ASK_USER, type RunEvent, type RunStatus, componentIdOfNode } from '@swi
  * |-------------------------------------|----------------------------------------------------------|
  * | first `status: running`             | `workflow_started {inputs}`                              |
  * | `node_started` of `graph.*`         | `node_started {component_id, component_name, component_type}` |
- * | `token` of a Message component      | `message {content}`                                      |
+ * | `token` of a Message component      | `message {content}` (`<think>…</think>`: three, marked)  |
  * | `action` of `graph.*`               | (`message_end {}` for a Message) `node_finished {…, error}` |
  * | `waiting_for_user` (UserFillUp)     | `user_inputs {inputs, tips}`                             |
  * | `error`                             | `error {code, message}`                                  |
@@ -87,9 +87,16 @@ export class RagflowEventEncoder {
       case 'token': {
         const { node, text } = e.payload as { node: string; text: string };
         const id = componentIdOfNode(node);
-        return id !== undefined && this.typeOf(id) === 'Message'
-          ? this.frame(e.seq, 'message', at, { content: text })
-          : '';
+        if (id === undefined || this.typeOf(id) !== 'Message') {
+          return '';
+        }
+        // An Agent's tool note streams as thinking: RAGFlow marks it with empty messages around it.
+        const think = /^<think>([\s\S]*)<\/think>$/.exec(text);
+        return think
+          ? this.frame(e.seq, 'message', at, { content: '', start_to_think: true }) +
+              this.frame(e.seq, 'message', at, { content: think[1] }) +
+              this.frame(e.seq, 'message', at, { content: '', end_to_think: true })
+          : this.frame(e.seq, 'message', at, { content: text });
       }
       case 'action': {
         const a = e.payload as ActionPayload;

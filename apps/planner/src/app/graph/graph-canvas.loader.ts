@@ -10,10 +10,12 @@ import {
 } from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
 
-/** What a graph run brings: the canvas it pinned and the inputs of Begin's form. */
+/** What a graph run brings: the canvas it pinned, the inputs of Begin's form, its tenant. */
 export interface GraphRun {
   canvas: Canvas;
   inputs?: Record<string, unknown>;
+  /** Whose knowledge a Retrieval searches. */
+  tenantId: string;
 }
 
 /** What a PuppyEngine run brings: the workflow it pinned and the inputs of its blocks. */
@@ -23,7 +25,7 @@ export interface PuppyRun {
 }
 
 /** A graph run's DSL of either kind, with the run's inputs. */
-type LoadedRun = { dsl: GraphDsl; inputs?: Record<string, unknown> };
+type LoadedRun = { dsl: GraphDsl; inputs?: Record<string, unknown>; tenantId: string };
 
 /** The DSL a graph run pinned and its inputs (read once per run: neither ever changes). */
 @Injectable()
@@ -42,13 +44,13 @@ export class GraphCanvasLoader {
 
   /** A RAGFlow canvas run. */
   async forRun(runId: string): Promise<GraphRun> {
-    const { dsl, inputs } = await this.load(runId);
+    const { dsl, inputs, tenantId } = await this.load(runId);
     if (dsl.kind !== 'ragflow') {
       throw new AgentConfigError(
         `run ${runId}: its graph agent is a PuppyEngine workflow, not a RAGFlow canvas`,
       );
     }
-    return { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) };
+    return { canvas: dsl.canvas, tenantId, ...(inputs ? { inputs } : {}) };
   }
 
   /** A PuppyEngine workflow run. */
@@ -82,13 +84,15 @@ export class GraphCanvasLoader {
       );
     }
     const [row] = (await this.ds.query(
-      `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json FROM runs WHERE id = $1`,
+      `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json, tenant_id::text AS tenant_id
+       FROM runs WHERE id = $1`,
       [runId],
-    )) as { inputs: unknown; inputs_json: string | null }[];
+    )) as { inputs: unknown; inputs_json: string | null; tenant_id: string }[];
     // The JSON text keeps the inputs' key order (jsonb sorts keys); older runs have only `inputs`.
     const inputs = row?.inputs_json ? (JSON.parse(row.inputs_json) as unknown) : row?.inputs;
     const run: LoadedRun = {
       dsl,
+      tenantId: row?.tenant_id ?? '',
       ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
         ? { inputs: inputs as Record<string, unknown> }
         : {}),

@@ -26,6 +26,8 @@ export interface ComponentResult {
   tool_calls?: { id: string; name: string; args: Record<string, unknown> }[];
   /** On an action that ends its branch: the text of the turn's Messages, in the order they ran. */
   answer?: string;
+  /** A Message's text as streamed, when it differs from its `content` (think markers kept). */
+  streamed?: string;
 }
 
 const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -54,7 +56,7 @@ export class GraphComponentRunner {
   async execute(input: NodeInput): Promise<NodeOutput> {
     const { state, task } = input;
     const id = componentIdOfNode(task.node) ?? '';
-    const { canvas, inputs } = await this.canvases.forRun(task.run_id);
+    const { canvas, inputs, tenantId } = await this.canvases.forRun(task.run_id);
     const component = canvas.components[id];
     const turn = state.action_history[state.turn] ?? [];
     const ran = turnComponents(turn);
@@ -85,6 +87,8 @@ export class GraphComponentRunner {
         component,
         scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
         prompt: start.success ? start.data.prompt : '',
+        tenantId,
+        runId: task.run_id,
         firstTurn: !graph,
         ran: ran.filter((r) => !r.skipped).map((r) => r.component),
         resumes: turn.filter((a) => a.node === ASK_USER.name).length,
@@ -159,6 +163,7 @@ export class GraphComponentRunner {
       name,
       outputs: effect.outputs,
       ...(skipped ? { skipped: true } : {}),
+      ...(effect.streamed !== undefined ? { streamed: effect.streamed } : {}),
     };
     if (next.length === 0) {
       result.answer = answerOf([...ran, result]);
@@ -206,10 +211,13 @@ function answerTo(node: string, actions: readonly Action[]): Record<string, unkn
   return undefined;
 }
 
-/** The run's answer: the Messages' texts, concatenated as they streamed (nothing in between). */
+/**
+ * The run's answer: the Messages' texts, concatenated as they streamed (nothing in between),
+ * with an Agent's tool notes inside `<think>…</think>` as RAGFlow's completion API shows them.
+ */
 function answerOf(results: ComponentResult[]): string {
   return results
     .filter((r) => r.name === 'Message' && !r.skipped && typeof r.outputs['content'] === 'string')
-    .map((r) => r.outputs['content'] as string)
+    .map((r) => r.streamed ?? (r.outputs['content'] as string))
     .join('');
 }

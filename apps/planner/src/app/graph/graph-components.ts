@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { Usage } from '@switchyard/contracts';
 import {
   type Canvas,
@@ -29,10 +29,11 @@ import {
   getVariableValue,
   pickCategory,
   pyJsonDumps,
-  renderTemplate,
   templateSegments,
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
+import { AgentComponent, streamedText } from './components/agent.component';
+import { RetrievalComponent } from './components/retrieval.component';
 
 /** What a component's code gets: its canvas, its definition, the variables, the run's input. */
 export interface ComponentContext {
@@ -41,6 +42,9 @@ export interface ComponentContext {
   scope: VariableScope;
   /** The turn's prompt (`sys.query`). */
   prompt: string;
+  /** The run's tenant (whose collections a Retrieval searches) and the run. */
+  tenantId: string;
+  runId: string;
   /** The canvas state has not been opened yet (the thread's first graph turn). */
   firstTurn: boolean;
   signal: AbortSignal;
@@ -63,6 +67,8 @@ export interface ComponentEffect {
   outcome?: ComponentOutcome;
   usage?: Usage;
   summary: string;
+  /** A Message's text as streamed when it differs from its `content` (an Agent's tool notes). */
+  streamed?: string;
   /** A UserFillUp waits for its form: the run pauses on `ask_user` and resumes at the component. */
   pause?: { question: string; input_schema: Record<string, unknown> };
 }
@@ -94,7 +100,11 @@ const sysDate = (): string => new Date().toISOString().replace('T', ' ').slice(0
 /** The component implementations that run in this service, by RAGFlow component name. */
 @Injectable()
 export class GraphComponents {
-  constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
+  constructor(
+    @Inject(ChatModels) private readonly models: ChatModels,
+    @Inject(AgentComponent) private readonly agents: AgentComponent,
+    @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
+  ) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     switch (ctx.component.name) {
@@ -108,7 +118,9 @@ export class GraphComponents {
         return this.categorize(ctx);
       case 'LLM':
       case 'Agent':
-        return this.llm(ctx);
+        return this.agents.run(ctx);
+      case 'Retrieval':
+        return this.retrieval.run(ctx);
       case 'UserFillUp':
         return this.userFillUp(ctx);
       case 'VariableAssigner': {
@@ -228,14 +240,25 @@ export class GraphComponents {
     // RAGFlow picks one of the contents at random.
     const template = contents[Math.floor(Math.random() * contents.length)];
     let text = '';
+    let streamed = '';
     for (const segment of templateSegments(template)) {
       const piece = 'text' in segment ? segment.text : asPromptText(getVariableValue(ctx.scope, segment.ref));
-      if (piece) {
+      // An Agent's tool notes stream as thinking: `<think>…</think>` in the answer, not in `content`.
+      const shown = ('ref' in segment ? streamedText(ctx.scope, segment.ref) : undefined) ?? piece;
+      if (shown) {
         text += piece;
-        await ctx.emitToken(piece);
+        streamed += shown;
+        // Each tool note is a token of its own, as RAGFlow streams it.
+        for (const token of shown.split(/(<think>[\s\S]*?<\/think>)/).filter(Boolean)) {
+          await ctx.emitToken(token);
+        }
       }
     }
-    return { outputs: { content: text }, summary: `Message: ${text.length} characters` };
+    return {
+      outputs: { content: text },
+      ...(streamed !== text ? { streamed } : {}),
+      summary: `Message: ${text.length} characters`,
+    };
   }
 
   private switch(ctx: ComponentContext): ComponentEffect {
@@ -276,37 +299,6 @@ export class GraphComponents {
       outcome: { next: decision.next },
       usage: usageOf(reply),
       summary: `Categorize: "${decision.category}" → ${decision.next.join(', ')}`,
-    };
-  }
-
-  /** LLM, and an Agent without tools: one call with the rendered system prompt and prompts. */
-  private async llm(ctx: ComponentContext): Promise<ComponentEffect> {
-    const p = ctx.component.params;
-    const tools = Array.isArray(p['tools']) ? p['tools'] : [];
-    if (tools.length) {
-      throw new GraphException(GraphErrorCode.ComponentFailed, 'an Agent with tools cannot run here yet');
-    }
-    const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), asPromptText, false);
-    const messages: BaseMessage[] = [];
-    if (p['sys_prompt']) {
-      messages.push(new SystemMessage(render(p['sys_prompt'])));
-    }
-    const prompts = Array.isArray(p['prompts'])
-      ? (p['prompts'] as { role?: string; content?: string }[])
-      : [];
-    for (const prompt of prompts.length ? prompts : [{ role: 'user', content: '{sys.query}' }]) {
-      messages.push(
-        prompt.role === 'assistant'
-          ? new AIMessage(render(prompt.content))
-          : new HumanMessage(render(prompt.content)),
-      );
-    }
-    const reply = await this.invoke(messages, ctx.signal);
-    const content = typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
-    return {
-      outputs: { content },
-      usage: usageOf(reply),
-      summary: `${ctx.component.name}: ${content.length} characters`,
     };
   }
 

@@ -1,0 +1,352 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import {
+  AIMessage,
+  type AIMessageChunk,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from '@langchain/core/messages';
+import type { ToolCall } from '@langchain/core/messages/tool';
+import type { Runnable } from '@langchain/core/runnables';
+import {
+  type AgentFunction,
+  type AgentParams,
+  AgentParamsSchema,
+  type AgentToolEntry,
+  GraphErrorCode,
+  GraphException,
+  type VariableScope,
+  citationPrompt,
+  pyJsonDumps,
+  pyStr,
+  renderTemplate,
+  retrievalFunction,
+  subAgentFunction,
+  subAgentUserPrompt,
+  toolRunningNote,
+} from '@switchyard/graph';
+import { ChatModels, classifyLlmError, collectUsage } from '@switchyard/models';
+import type { ComponentContext, ComponentEffect } from '../graph-components';
+import { GRAPH_TOOL_FACTORIES, type GraphTool, type GraphToolFactory } from '../graph-tool';
+import { RetrievalComponent } from './retrieval.component';
+
+const CHAT_ROLE = 'graph';
+// Sub-agents nest as the canvas draws them; a bound keeps a malformed DSL from recursing away.
+const MAX_AGENT_DEPTH = 8;
+// The output that keeps an Agent's streamed text with its tool notes as `<think>…</think>`.
+export const STREAMED_OUTPUT = '_streamed';
+
+// Prompts splice values as Python's json.dumps (None → "", strings as they are).
+const asPromptText = (v: unknown): string =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : pyJsonDumps(v);
+
+const textOf = (m: BaseMessage): string =>
+  typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
+
+/** One Agent (or LLM, or sub-agent) to answer. */
+interface AgentCall {
+  /** `Agent:X`, or `Agent:X-->name` for a sub-agent (RAGFlow's tool component id). */
+  id: string;
+  params: Record<string, unknown>;
+  /** A sub-agent's call arguments (`user_prompt`, `reasoning`, `context`). */
+  args?: Record<string, unknown>;
+  /** Feeding a Message: tool notes are streamed (and so part of `content`), as in RAGFlow. */
+  streaming: boolean;
+  depth: number;
+}
+
+interface AgentAnswer {
+  content: string;
+  /** `content` with the tool notes inside `<think>…</think>` (what the Message streams). */
+  streamed: string;
+  /** Chunks the Agent's Retrieval tools found (they make later citing components cite). */
+  chunks: number;
+}
+
+/** A tool as the loop uses it: what the model is offered and how a call runs. */
+interface LoopTool {
+  fn: AgentFunction;
+  call(args: Record<string, unknown>): Promise<string>;
+}
+
+/** The text of an Agent's `_streamed` output, for a reference to its `content`. */
+export function streamedText(scope: VariableScope, ref: string): string | undefined {
+  const at = ref.indexOf('@');
+  if (at < 0 || ref.slice(at + 1) !== 'content') {
+    return undefined;
+  }
+  const value = scope.outputs[ref.slice(0, at)]?.[STREAMED_OUTPUT];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Whether an earlier component of this turn found chunks (a Retrieval, an Agent's tool). */
+function chunksFound(ctx: ComponentContext): boolean {
+  return ctx.ran.some((id) => {
+    const out = ctx.scope.outputs[id];
+    return (Array.isArray(out?.['json']) && out['json'].length > 0) || Number(out?.['_chunks'] ?? 0) > 0;
+  });
+}
+
+/**
+ * RAGFlow's LLM and Agent components. Without tools one model call; with tools native function
+ * calling through langchain (`bindTools` on the registry's chat model) in RAGFlow's loop: at most
+ * `max_rounds + 1` rounds, each running every call the model asked for at once and answering
+ * with its text (a failing tool answers with its error), then one last call told
+ * `Exceed max rounds`. Tools: sub-agents (their own prompts and tools, recursively), Retrieval as
+ * `search_my_dateset`, and whatever the factories under GRAPH_TOOL_FACTORIES build.
+ */
+@Injectable()
+export class AgentComponent {
+  private readonly factories: ReadonlyMap<string, GraphToolFactory>;
+
+  constructor(
+    @Inject(ChatModels) private readonly models: ChatModels,
+    @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
+    @Optional() @Inject(GRAPH_TOOL_FACTORIES) factories?: readonly GraphToolFactory[],
+  ) {
+    this.factories = new Map((factories ?? []).map((f) => [f.componentName, f]));
+  }
+
+  async run(ctx: ComponentContext): Promise<ComponentEffect> {
+    const c = ctx.component;
+    const gotos = AgentParamsSchema.safeParse(c.params).data?.exception_goto ?? [];
+    const streaming =
+      c.name === 'Agent' &&
+      !gotos.length &&
+      c.downstream.some((id) => ctx.canvas.components[id]?.name === 'Message');
+    const { value, usage } = await collectUsage(() =>
+      this.answer(ctx, { id: c.id, params: c.params, streaming, depth: 0 }),
+    );
+    return {
+      outputs: {
+        content: value.content,
+        ...(value.streamed !== value.content ? { [STREAMED_OUTPUT]: value.streamed } : {}),
+        ...(value.chunks ? { _chunks: value.chunks } : {}),
+      },
+      usage,
+      summary: `${c.name}: ${value.content.length} characters`,
+    };
+  }
+
+  private async answer(ctx: ComponentContext, call: AgentCall): Promise<AgentAnswer> {
+    const p = this.agentParams(call);
+    const found = { chunks: 0 };
+    const tools = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
+    const messages = this.messages(ctx, call, p.cite, tools.length > 0);
+    if (!tools.length) {
+      const reply = await this.invoke(messages, ctx.signal);
+      const content = textOf(reply);
+      return { content, streamed: content, chunks: 0 };
+    }
+    const byName = new Map(tools.map((t) => [t.fn.name, t]));
+    const model = this.models
+      .chat({ role: CHAT_ROLE })
+      .bindTools(tools.map((t) => ({ type: 'function' as const, function: t.fn })));
+    let content = '';
+    let streamed = '';
+    for (let round = 0; round <= p.max_rounds; round++) {
+      const reply = await this.invoke(messages, ctx.signal, model);
+      const text = textOf(reply);
+      const calls = reply.tool_calls ?? [];
+      if (!calls.length) {
+        return { content: content + text, streamed: streamed + text, chunks: found.chunks };
+      }
+      if (call.streaming) {
+        // RAGFlow streams the round's text and a note per call; without a Message it keeps neither.
+        content += text;
+        streamed += text;
+        for (const tc of calls) {
+          const note = toolRunningNote(tc.name);
+          content += note;
+          streamed += `<think>${note}</think>`;
+        }
+      }
+      const withIds = calls.map((tc, i) => ({ ...tc, id: tc.id || `call_${round + 1}_${i}` }));
+      const results = await Promise.all(withIds.map((tc) => this.callTool(byName, tc)));
+      messages.push(new AIMessage({ content: '', tool_calls: withIds }));
+      withIds.forEach((tc, i) =>
+        messages.push(new ToolMessage({ content: results[i], tool_call_id: tc.id })),
+      );
+    }
+    messages.push(new HumanMessage(`Exceed max rounds: ${p.max_rounds}`));
+    // Streaming, RAGFlow asks once more with the tools offered; otherwise a plain call.
+    const last = await this.invoke(messages, ctx.signal, call.streaming ? model : undefined);
+    const text = textOf(last);
+    return { content: content + text, streamed: streamed + text, chunks: found.chunks };
+  }
+
+  private checkTools(ctx: ComponentContext, call: AgentCall): void {
+    const p = this.agentParams(call);
+    (p.tools ?? []).forEach((entry, i) => this.tool(ctx, call, entry, i, { chunks: 0 }));
+  }
+
+  private agentParams(call: AgentCall): AgentParams {
+    const parsed = AgentParamsSchema.safeParse(call.params);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `Agent ${call.id}: param ${issue.path.join('.')}: ${issue.message}`,
+      );
+    }
+    if (parsed.data.mcp?.length) {
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `Agent ${call.id}: MCP tools (params.mcp) are not supported in graph agents yet`,
+      );
+    }
+    return parsed.data;
+  }
+
+  /** The system prompt and prompts rendered; a sub-agent's prompt built from its call. */
+  private messages(ctx: ComponentContext, call: AgentCall, cite: boolean, hasTools: boolean): BaseMessage[] {
+    const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), asPromptText, false);
+    const p = call.params;
+    let system = render(p['sys_prompt']);
+    const citing = cite && chunksFound(ctx);
+    if (citing) {
+      system += citationPrompt();
+    }
+    // A streaming Agent with tools appends the guidelines once more (RAGFlow's
+    // stream_output_with_tools_async does, on top of _prepare_prompt_variables), sub-agents excepted.
+    if (citing && hasTools && call.streaming && !call.id.includes('-->')) {
+      system += `\n${citationPrompt()}`;
+    }
+    const messages: BaseMessage[] = [];
+    if (system) {
+      messages.push(new SystemMessage(system));
+    }
+    const order = call.args ? subAgentUserPrompt(call.args) : undefined;
+    const declared = Array.isArray(p['prompts'])
+      ? (p['prompts'] as { role?: string; content?: string }[])
+      : [];
+    const prompts =
+      order !== undefined
+        ? [{ role: 'user', content: order }]
+        : declared.length
+          ? declared
+          : [{ role: 'user', content: '{sys.query}' }];
+    for (const prompt of prompts) {
+      messages.push(
+        prompt.role === 'assistant'
+          ? new AIMessage(render(prompt.content))
+          : new HumanMessage(render(prompt.content)),
+      );
+    }
+    return messages;
+  }
+
+  /** The tool of `tools[index]`: a sub-agent, a Retrieval, or one a factory provides. */
+  private tool(
+    ctx: ComponentContext,
+    call: AgentCall,
+    entry: AgentToolEntry,
+    index: number,
+    found: { chunks: number },
+  ): LoopTool {
+    const params = entry.params ?? {};
+    switch (entry.component_name) {
+      case 'Agent': {
+        if (call.depth + 1 >= MAX_AGENT_DEPTH) {
+          throw new GraphException(
+            GraphErrorCode.ComponentFailed,
+            `Agent ${call.id}: sub-agents nest deeper than ${MAX_AGENT_DEPTH}`,
+          );
+        }
+        const fn = subAgentFunction(entry, index);
+        const id = `${call.id}-->${(entry.name ?? '').replace(/ /g, '_')}`;
+        // Its own tools are checked now, as RAGFlow builds them when the canvas loads: a tool that
+        // cannot run fails the Agent instead of becoming an answer the model reads.
+        this.checkTools(ctx, { id, params, streaming: false, depth: call.depth + 1 });
+        return {
+          fn,
+          call: async (args) => {
+            const sub = await this.answer(ctx, { id, params, args, streaming: false, depth: call.depth + 1 });
+            found.chunks += sub.chunks;
+            return sub.content;
+          },
+        };
+      }
+      case 'Retrieval': {
+        const retrievalParams = this.retrieval.params(`${call.id} tool ${index}`, params);
+        return {
+          fn: retrievalFunction(params, index),
+          call: async (args) => {
+            const query = renderTemplate(
+              ctx.scope,
+              args['query'] === undefined || args['query'] === null ? '' : pyStr(args['query']),
+              (v) => (v === null || v === undefined ? '' : pyStr(v)),
+              false,
+            );
+            const out = await this.retrieval.search(ctx.tenantId, ctx.scope, retrievalParams, query);
+            found.chunks += out.found;
+            return out.outputs.formalized_content;
+          },
+        };
+      }
+      default: {
+        const factory = this.factories.get(entry.component_name);
+        if (!factory) {
+          const known = ['Agent', 'Retrieval', ...this.factories.keys()].join(', ');
+          throw new GraphException(
+            GraphErrorCode.ComponentFailed,
+            `Agent ${call.id}: tool ${index} is a ${entry.component_name} component, which is not available as a tool here (available: ${known})`,
+          );
+        }
+        const tool: GraphTool = factory.create(
+          { ...(entry.name ? { name: entry.name } : {}), params },
+          index,
+        );
+        return {
+          fn: {
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.parameters as AgentFunction['parameters'],
+          },
+          call: (args) =>
+            tool.call(args, {
+              tenantId: ctx.tenantId,
+              runId: ctx.runId,
+              componentId: call.id,
+              signal: ctx.signal,
+            }),
+        };
+      }
+    }
+  }
+
+  /** Runs one call the model made; a failure is the call's answer (RAGFlow answers with `str(e)`). */
+  private async callTool(byName: ReadonlyMap<string, LoopTool>, tc: ToolCall): Promise<string> {
+    const tool = byName.get(tc.name);
+    try {
+      if (!tool) {
+        throw new Error(`LLM tool ${tc.name} does not exist`);
+      }
+      const args: unknown = tc.args;
+      if (!args || typeof args !== 'object' || Array.isArray(args)) {
+        throw new TypeError(`Tool arguments for ${tc.name} must be a JSON object`);
+      }
+      return await tool.call(args as Record<string, unknown>);
+    } catch (err) {
+      // A model call that may pass fails the component (it is retried); anything else is the answer.
+      if ((err as { retryable?: unknown }).retryable === true) {
+        throw err;
+      }
+      return (err as Error).message ?? String(err);
+    }
+  }
+
+  /** One model call: the registry's chat model for role "graph" (the run's pin, else the default), metered. */
+  private async invoke(
+    messages: BaseMessage[],
+    signal: AbortSignal,
+    model: Runnable<BaseMessage[], AIMessageChunk> = this.models.chat({ role: CHAT_ROLE }),
+  ): Promise<AIMessage> {
+    try {
+      return (await model.invoke(messages, { signal })) as AIMessage;
+    } catch (err) {
+      throw classifyLlmError(err);
+    }
+  }
+}
