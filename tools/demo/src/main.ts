@@ -3,8 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunEvent } from '@switchyard/contracts';
-import { readSse } from '@switchyard/testing';
+import { SwitchyardClient } from '@switchyard/client';
 
 /**
  * The local stack's settings as the scripts see them: deploy/local/env.sh sourced over this
@@ -34,68 +33,47 @@ const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
 async function main(): Promise<void> {
-  const res = await fetch(`${gateway}/v1/runs`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ input: { prompt } }),
-  });
-  const created = (await res.json()) as { run_id?: string; error?: { message: string } };
-  if (!res.ok || !created.run_id) {
-    throw new Error(
-      `POST /v1/runs answered ${res.status}: ${created.error?.message ?? JSON.stringify(created)}`,
-    );
-  }
+  const sy = new SwitchyardClient({ baseUrl: gateway, apiKey: key });
+  const created = await sy.runs.create({ input: { prompt } });
   out(`${bold('run')} ${created.run_id}  ${dim(`prompt: ${prompt}`)}\n`);
   let streaming = false;
-  await readSse(`${gateway}/v1/runs/${created.run_id}/events`, {
-    headers: { Authorization: `Bearer ${key}` },
-    timeoutMs: 300_000,
-    onFrame: (frame) => {
-      const e = JSON.parse(frame.data) as RunEvent;
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one printer for every event type
-      const p = e.payload as Record<string, any>;
-      if (e.event_type === 'token') {
-        if (!streaming) {
-          out(`  ${dim('output ›')} `);
-          streaming = true;
-        }
-        out(p['text']);
-        return;
+  // The client picks a dropped stream up again where it stopped (Last-Event-ID).
+  for await (const e of sy.runs.events(created.run_id, { signal: AbortSignal.timeout(300_000) })) {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one printer for every event type
+    const p = e.payload as Record<string, any>;
+    if (e.event_type === 'token') {
+      if (!streaming) {
+        out(`  ${dim('output ›')} `);
+        streaming = true;
       }
-      if (streaming) {
-        out('\n');
-        streaming = false;
-      }
-      switch (e.event_type) {
-        case 'status':
-          out(`${dim(e.seq)} status    ${bold(p['status'])}\n`);
-          break;
-        case 'node_started':
-          out(
-            `${dim(e.seq)} started   ${p['node']}${p['attempt'] > 1 ? ` (attempt ${p['attempt']})` : ''}\n`,
-          );
-          break;
-        case 'action':
-          out(
-            `${dim(e.seq)} action #${p['id']} ${bold(p['node'])}: ${p['summary']} ${dim(`→ [${p['next'].join(', ')}]  ${p['usage'].total_tokens} tokens`)}\n`,
-          );
-          break;
-        case 'error':
-          out(`${dim(e.seq)} error     ${p['code']}: ${p['message']}\n`);
-          break;
-        default:
-          out(`${dim(e.seq)} ${e.event_type} ${JSON.stringify(p)}\n`);
-      }
-    },
-  });
-  const run = (await (
-    await fetch(`${gateway}/v1/runs/${created.run_id}`, { headers: { Authorization: `Bearer ${key}` } })
-  ).json()) as {
-    status: string;
-    output?: { answer: string };
-    error?: { message: string };
-    usage: { total_tokens: number };
-  };
+      out(p['text']);
+      continue;
+    }
+    if (streaming) {
+      out('\n');
+      streaming = false;
+    }
+    const seq = 'seq' in e ? e.seq : '';
+    switch (e.event_type) {
+      case 'status':
+        out(`${dim(seq)} status    ${bold(p['status'])}\n`);
+        break;
+      case 'node_started':
+        out(`${dim(seq)} started   ${p['node']}${p['attempt'] > 1 ? ` (attempt ${p['attempt']})` : ''}\n`);
+        break;
+      case 'action':
+        out(
+          `${dim(seq)} action #${p['id']} ${bold(p['node'])}: ${p['summary']} ${dim(`→ [${p['next'].join(', ')}]  ${p['usage'].total_tokens} tokens`)}\n`,
+        );
+        break;
+      case 'error':
+        out(`${dim(seq)} error     ${p['code']}: ${p['message']}\n`);
+        break;
+      default:
+        out(`${dim(seq)} ${e.event_type} ${JSON.stringify(p)}\n`);
+    }
+  }
+  const run = await sy.runs.get(created.run_id);
   out(`\n${bold('status')}: ${run.status}   ${dim(`${run.usage.total_tokens} tokens`)}\n`);
   if (run.output) {
     out(`${bold('answer')}: ${run.output.answer}\n`);

@@ -1,0 +1,150 @@
+import { type Server, type Socket, createServer, connect } from 'node:net';
+import { TestStack, freePort, readSse } from '@switchyard/testing';
+import { SwitchyardApiError, SwitchyardClient } from '../src';
+
+// The client against the real gateway, through a TCP proxy that misbehaves like a network: it
+// cuts event streams mid-frame and answers a request with a 503 once. The client must still
+// deliver every event exactly once, in order, and retry only what is safe to retry.
+
+let stack: TestStack;
+let proxy: FlakyProxy;
+
+/** A TCP proxy to the gateway that can cut event streams after some bytes, and fail one request. */
+class FlakyProxy {
+  readonly cuts: number[] = [];
+  /** Bytes after which the next event streams are cut, one entry per stream. */
+  cutAfter: number[] = [];
+  /** The next requests whose first line includes this are answered 503 (once each). */
+  failNext: string[] = [];
+  private server!: Server;
+  port = 0;
+
+  async start(target: number): Promise<void> {
+    this.port = await freePort();
+    this.server = createServer((client: Socket) => {
+      const upstream = connect(target, '127.0.0.1');
+      let sent = 0;
+      let limit: number | undefined;
+      client.on('data', (chunk: Buffer) => {
+        // Each request on this (kept-alive) connection starts a chunk with its request line.
+        const line = chunk.toString('latin1').split('\r\n')[0];
+        if (/^[A-Z]+ \S+ HTTP\/1\.1$/.test(line)) {
+          const fail = this.failNext.findIndex((f) => line.includes(f));
+          if (fail >= 0) {
+            this.failNext.splice(fail, 1);
+            client.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+            upstream.destroy();
+            return;
+          }
+          if (line.includes('/events')) {
+            limit = this.cutAfter.shift();
+            sent = 0;
+          }
+        }
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (limit !== undefined && sent + chunk.length > limit) {
+          client.write(chunk.subarray(0, Math.max(0, limit - sent)));
+          this.cuts.push(limit);
+          client.destroy();
+          upstream.destroy();
+          return;
+        }
+        sent += chunk.length;
+        client.write(chunk);
+      });
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', close);
+      upstream.on('error', close);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.end());
+    });
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+beforeAll(async () => {
+  stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
+  proxy = new FlakyProxy();
+  await proxy.start(stack.ports.get('gateway')!);
+}, 120_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await stack?.stop();
+});
+
+const client = () =>
+  new SwitchyardClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, apiKey: stack.key, backoffMs: 20 });
+
+describe('@switchyard/client against the gateway', () => {
+  it('follows a run through three dropped connections: every event once, in order, as the gateway sent them', async () => {
+    const sy = client();
+    const run = await sy.runs.create({ input: { prompt: '[long-answer] tell me a story' } });
+    // Cut the stream mid-frame three times, at different depths.
+    proxy.cutAfter = [700, 900, 1100];
+    const seen = [];
+    for await (const e of sy.runs.events(run.run_id)) {
+      seen.push(e);
+    }
+    expect(proxy.cuts).toEqual([700, 900, 1100]);
+    const direct = await readSse(`${stack.gatewayUrl}/v1/runs/${run.run_id}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+    });
+    const seqs = seen.map((e) => ('seq' in e ? e.seq : e.event_type));
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual(direct.frames.map((f) => f.id));
+    expect(seen.at(-1)?.event_type).toBe('done');
+    const tokens = seen
+      .filter((e) => e.event_type === 'token')
+      .map((e) => (e.payload as { text: string }).text)
+      .join('');
+    expect((await sy.runs.get(run.run_id)).output?.answer).toBe(tokens);
+  });
+
+  it('retries a run creation the gateway failed (503) with the same request id: one run, not two', async () => {
+    const sy = client();
+    proxy.failNext = ['POST /v1/runs'];
+    const run = await sy.runs.create({
+      input: { prompt: 'what is 2+3*4?' },
+      request_id: 'client-e2e-retry-1',
+    });
+    expect(proxy.failNext).toEqual([]);
+    const again = await sy.runs.create({
+      input: { prompt: 'what is 2+3*4?' },
+      request_id: 'client-e2e-retry-1',
+    });
+    expect(again.run_id).toBe(run.run_id);
+    expect((await sy.runs.wait(run.run_id)).status).toBe('succeeded');
+  });
+
+  it('does not retry an answer to a question (not idempotent): the 503 reaches the caller', async () => {
+    const sy = client();
+    proxy.failNext = ['/resume'];
+    const err = await sy.runs
+      .resume('0b9f6c1e-8d3a-4c5b-9e6f-1a2b3c4d5e6f', { name: 'x' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SwitchyardApiError);
+    expect((err as SwitchyardApiError).status).toBe(503);
+  });
+
+  it("types the gateway's errors by their code", async () => {
+    const missing = await client()
+      .runs.get('0b9f6c1e-8d3a-4c5b-9e6f-1a2b3c4d5e6f')
+      .catch((e: unknown) => e);
+    expect(missing).toMatchObject({ status: 404, code: 'not_found' });
+    const bad = new SwitchyardClient({ baseUrl: `http://127.0.0.1:${proxy.port}`, apiKey: 'sy_nope' });
+    expect(await bad.agents.list().catch((e: unknown) => e)).toMatchObject({
+      status: 401,
+      code: 'unauthorized',
+    });
+  });
+});
