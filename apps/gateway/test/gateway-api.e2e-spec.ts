@@ -230,6 +230,33 @@ describe('the event stream', () => {
     expect(old.slice(1).map((f) => JSON.parse(f.data))).toEqual(rebuilt);
   }, 60_000);
 
+  it('a waiting run whose events Redis lost asks its question again in the rebuilt stream', async () => {
+    const t = await tenantWithKey('sse-flush-waiting');
+    const created = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: '[ask] greet me' } },
+    });
+    const runId = created.json.run_id as string;
+    await waitFor(
+      'the run to wait',
+      async () => (await http('GET', `/v1/runs/${runId}`, { key: t.key })).json.status === 'waiting',
+    );
+    await stack.redis('FLUSHALL');
+    // The stream stays open while the run waits: read up to the question.
+    const frames = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+      headers: { Authorization: `Bearer ${t.key}` },
+      stopAfter: 20,
+      timeoutMs: 3_000,
+    });
+    const events = frames.frames.map((f) => JSON.parse(f.data) as RunEvent);
+    const ask = events.find((e) => e.event_type === 'waiting_for_user');
+    expect(ask?.payload).toEqual({
+      question: 'What is your name?',
+      input_schema: expect.objectContaining({ required: ['name'] }),
+    });
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => `0-${i + 1}`));
+  }, 60_000);
+
   it('a live run whose events Redis lost mid-run still streams every action once and ends with done', async () => {
     const t = await tenantWithKey('sse-live-flush');
     const created = await http('POST', '/v1/runs', {

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Action, NodeRegistration, RuntimeState, RunStatus } from '@switchyard/contracts';
+import {
+  type Action,
+  type NodeRegistration,
+  type RunStatus,
+  type RuntimeState,
+  waitingForUserPayload,
+} from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import type { RunFailure } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
@@ -88,22 +94,7 @@ export class RunStepper {
         ]);
         effects.events.push(
           { type: 'status', payload: { status: 'waiting' } },
-          {
-            type: 'waiting_for_user',
-            payload: {
-              question: waiting.question,
-              input_schema: waiting.input_schema,
-              ...(waiting.client_calls
-                ? {
-                    tool_calls: waiting.client_calls.map((c) => ({
-                      id: c.id,
-                      name: c.name,
-                      arguments: c.arguments,
-                    })),
-                  }
-                : {}),
-            },
-          },
+          { type: 'waiting_for_user', payload: waitingForUserPayload(waiting) },
         );
         return effects;
       }

@@ -78,3 +78,18 @@ export function actionEventPayload(a: {
     ...(a.error ? { error: a.error } : {}),
   };
 }
+
+/** The `waiting_for_user` payload of what a waiting run waits for (`runs.waiting`). */
+export function waitingForUserPayload(waiting: {
+  question: string;
+  input_schema: unknown;
+  client_calls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+}): EventPayload<'waiting_for_user'> {
+  return {
+    question: waiting.question,
+    input_schema: waiting.input_schema,
+    ...(waiting.client_calls
+      ? { tool_calls: waiting.client_calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) }
+      : {}),
+  };
+}

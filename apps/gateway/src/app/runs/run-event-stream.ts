@@ -6,6 +6,7 @@ import {
   TERMINAL_STATUSES,
   actionEventPayload,
   isTerminal,
+  waitingForUserPayload,
 } from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
 import type { PgStateSource } from '@switchyard/persistence';
@@ -299,10 +300,11 @@ export async function rebuildFromPostgres(
   runId: string,
 ): Promise<RunEvent[]> {
   const [run] = (await deps.ds.query(
-    'SELECT status, error, created_at, started_at, finished_at FROM runs WHERE id = $1',
+    'SELECT status, error, waiting, created_at, started_at, finished_at FROM runs WHERE id = $1',
     [runId],
   )) as {
     status: RunStatus;
+    waiting: Parameters<typeof waitingForUserPayload>[0] | null;
     error: { code: string; message: string } | null;
     created_at: Date;
     started_at: Date | null;
@@ -326,6 +328,11 @@ export async function rebuildFromPostgres(
   }
   for (const a of actions) {
     ev('action', actionEventPayload(a), a.finished_at);
+  }
+  // A waiting run asks again: a client that lost the question must still be able to answer it.
+  if (run.status === 'waiting' && run.waiting) {
+    ev('status', { status: 'waiting' }, null);
+    ev('waiting_for_user', waitingForUserPayload(run.waiting), null);
   }
   if (isTerminal(run.status)) {
     if (run.error) {
