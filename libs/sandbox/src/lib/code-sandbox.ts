@@ -1,0 +1,369 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type Confinement, type MemoryCgroup, NOBODY_GID, NOBODY_UID, probeConfinement } from './confinement';
+import { runnerScript } from './runners';
+import { type SandboxConfig, sandboxConfigFromEnv } from './sandbox.config';
+import {
+  type RunCodeFailure,
+  type RunCodeRequest,
+  RunCodeRequestSchema,
+  type RunCodeResult,
+  type RunnerJob,
+  type RunnerReport,
+  type SandboxFailureCode,
+} from './sandbox.types';
+
+// What the Python child needs on top of the user's memory: Node and the loaded Pyodide runtime.
+const PYTHON_RUNTIME_MB = 320;
+// QuickJS stops the code itself at the deadline; the parent's kill is the backstop after this.
+const JS_KILL_GRACE_MS = 1000;
+
+/** The files the children run, copied where user nobody can read them (owned by this user). */
+interface Stage {
+  dir: string;
+  nodeModules: string;
+}
+
+/**
+ * Runs JavaScript and Python code in child processes, one process per job, so that a runaway
+ * loop or allocation ends in a killed child and a typed failure while this process goes on.
+ * JavaScript runs in QuickJS (WebAssembly) under Node's permission model; Python runs in Pyodide
+ * only inside the OS confinement of `probeConfinement`, and is refused when that is missing.
+ */
+export class CodeSandbox {
+  private confinement?: Confinement;
+  private stage?: Stage;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  /** `confinement` replaces the probe (a machine without it is simulated so). */
+  constructor(
+    readonly config: SandboxConfig = sandboxConfigFromEnv(),
+    options: { confinement?: Confinement } = {},
+  ) {
+    this.confinement = options.confinement;
+  }
+
+  /** Whether Python can run here, and if not what is missing (probed once). */
+  pythonConfinement(): Confinement {
+    if (!this.confinement) {
+      const probed = probeConfinement();
+      this.confinement = probed.available ? this.checkNodeAsNobody(probed) : probed;
+    }
+    return this.confinement;
+  }
+
+  async run(request: RunCodeRequest): Promise<RunCodeResult> {
+    const parsed = RunCodeRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`);
+      throw new TypeError(`runCode: bad request (${problems.join('; ')})`);
+    }
+    const req = parsed.data;
+    const readDirs = req.grants?.readDirs ?? [];
+    if (req.language === 'javascript' && readDirs.length) {
+      throw new TypeError('runCode: grants.readDirs applies to python only (QuickJS has no file API)');
+    }
+    if (req.language === 'python') {
+      const confinement = this.pythonConfinement();
+      if (!confinement.available) {
+        return failure(
+          'sandbox_unavailable',
+          `Python cannot run on this machine: the sandbox needs ${confinement.missing}, and Python is never run without it`,
+        );
+      }
+    }
+    await this.acquire();
+    try {
+      const job: RunnerJob = {
+        code: req.code,
+        argsJson: JSON.stringify(req.args),
+        timeoutMs: req.timeoutMs,
+        memoryMb: req.memoryMb,
+        maxOutputBytes: this.config.maxOutputBytes,
+        readDirs,
+      };
+      return await this.execute(req.language, job);
+    } finally {
+      this.release();
+    }
+  }
+
+  private async execute(language: 'javascript' | 'python', job: RunnerJob): Promise<RunCodeResult> {
+    const stage = this.staged();
+    let cgroup: MemoryCgroup | undefined;
+    let child: ChildProcess;
+    if (language === 'javascript') {
+      child = spawn(
+        process.execPath,
+        [
+          '--experimental-permission',
+          `--allow-fs-read=${stage.dir}`,
+          `--allow-fs-read=${stage.nodeModules}`,
+          '--no-warnings',
+          '--max-old-space-size=64',
+          join(stage.dir, 'javascript-runner.js'),
+        ],
+        { env: {}, cwd: stage.dir, stdio: 'pipe', detached: true },
+      );
+    } else {
+      const confinement = this.pythonConfinement();
+      if (!confinement.available) {
+        return failure('sandbox_unavailable', `Python cannot run: the sandbox needs ${confinement.missing}`);
+      }
+      cgroup = confinement.cgroups.create(PYTHON_RUNTIME_MB + job.memoryMb);
+      child = spawn(
+        'unshare',
+        [
+          '-n',
+          '--',
+          ...nobody(),
+          process.execPath,
+          '--experimental-permission',
+          `--allow-fs-read=${stage.dir}`,
+          ...job.readDirs.map((d) => `--allow-fs-read=${d}`),
+          '--no-warnings',
+          join(stage.dir, 'python-runner.js'),
+        ],
+        { env: {}, cwd: stage.dir, stdio: 'pipe', detached: true },
+      );
+      try {
+        if (child.pid !== undefined) {
+          cgroup.enter(child.pid);
+        }
+      } catch (err) {
+        kill(child);
+        await cgroup.remove();
+        return failure(
+          'sandbox_unavailable',
+          `the memory cgroup refused the child: ${(err as Error).message}`,
+        );
+      }
+    }
+    try {
+      return await this.talk(child, language, job, cgroup);
+    } finally {
+      kill(child);
+      await cgroup?.remove();
+    }
+  }
+
+  /** Waits for `ready`, sends the job, and turns the report (or the child's end) into a result. */
+  private talk(
+    child: ChildProcess,
+    language: 'javascript' | 'python',
+    job: RunnerJob,
+    cgroup: MemoryCgroup | undefined,
+  ): Promise<RunCodeResult> {
+    return new Promise<RunCodeResult>((resolve) => {
+      let lines = '';
+      let stderr = '';
+      let phase: 'starting' | 'running' | 'done' = 'starting';
+      let timedOut = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (result: RunCodeResult) => {
+        if (phase !== 'done') {
+          phase = 'done';
+          clearTimeout(timer);
+          resolve(result);
+        }
+      };
+      timer = setTimeout(() => {
+        kill(child);
+        finish(
+          failure(
+            'sandbox_unavailable',
+            `the ${language} interpreter did not start within ${this.config.startTimeoutMs} ms`,
+          ),
+        );
+      }, this.config.startTimeoutMs);
+      child.stdout?.setEncoding('utf8');
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (chunk: string) => {
+        stderr = (stderr + chunk).slice(-8000);
+      });
+      child.stdout?.on('data', (chunk: string) => {
+        lines += chunk;
+        // Escaped code could flood the pipe; the protocol never needs more than this.
+        if (lines.length > 4 * job.maxOutputBytes + job.code.length + 65_536) {
+          kill(child);
+          finish(failure('code_error', 'the sandbox process wrote more output than allowed'));
+          return;
+        }
+        let end: number;
+        while ((end = lines.indexOf('\n')) >= 0) {
+          const line = lines.slice(0, end);
+          lines = lines.slice(end + 1);
+          let report: RunnerReport;
+          try {
+            report = JSON.parse(line) as RunnerReport;
+          } catch {
+            continue;
+          }
+          if (report.type === 'ready' && phase === 'starting') {
+            phase = 'running';
+            clearTimeout(timer);
+            const limit = job.timeoutMs + (language === 'javascript' ? JS_KILL_GRACE_MS : 0);
+            timer = setTimeout(() => {
+              timedOut = true;
+              kill(child);
+            }, limit);
+            child.stdin?.end(`${JSON.stringify(job)}\n`);
+          } else if (report.type === 'result' && phase === 'running') {
+            let result: unknown;
+            try {
+              result = JSON.parse(report.json);
+            } catch {
+              finish(failure('code_error', 'main() returned a value that is not JSON'));
+              return;
+            }
+            finish({ ok: true, result, stdout: report.stdout, stderr: report.stderr });
+          } else if (report.type === 'error' && phase === 'running') {
+            finish({
+              ok: false,
+              failure: report.failure,
+              message: report.message,
+              ...(report.traceback ? { traceback: report.traceback } : {}),
+              stdout: report.stdout,
+              stderr: report.stderr,
+            });
+          }
+        }
+      });
+      child.on('error', (err) =>
+        finish(failure('sandbox_unavailable', `the sandbox process could not start: ${err.message}`)),
+      );
+      child.on('close', (code, signal) => {
+        if (phase === 'done') {
+          return;
+        }
+        if (timedOut) {
+          finish(failure('timeout', `the code ran past its ${job.timeoutMs} ms limit`));
+        } else if (cgroup?.oomKilled() || /heap out of memory|Allocation failed/i.test(stderr)) {
+          finish(failure('memory_limit', `the code used more than its ${job.memoryMb} MB limit`));
+        } else if (phase === 'starting') {
+          finish(
+            failure(
+              'sandbox_unavailable',
+              `the ${language} interpreter failed to start (exit ${code ?? signal}): ${stderr.trim().slice(-500)}`,
+            ),
+          );
+        } else {
+          finish(
+            failure(
+              'code_error',
+              `the sandbox process ended without a result (exit ${code ?? signal})${stderr ? `: ${stderr.trim().slice(-500)}` : ''}`,
+            ),
+          );
+        }
+      });
+    });
+  }
+
+  /** The runner scripts and Pyodide, once per process, in a fresh directory readable by nobody. */
+  private staged(): Stage {
+    if (this.stage) {
+      return this.stage;
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-sandbox-'));
+    chmodSync(dir, 0o755);
+    const quickjsEntry = require.resolve('quickjs-emscripten');
+    const pyodideDir = dirname(require.resolve('pyodide'));
+    const pyodideCopy = join(dir, 'pyodide');
+    cpSync(pyodideDir, pyodideCopy, {
+      recursive: true,
+      filter: (src) => !/\.(map|html|d\.ts)$/.test(src),
+    });
+    for (const name of readdirSync(pyodideCopy)) {
+      chmodSync(join(pyodideCopy, name), statSync(join(pyodideCopy, name)).isDirectory() ? 0o755 : 0o644);
+    }
+    chmodSync(pyodideCopy, 0o755);
+    writeFileSync(join(dir, 'javascript-runner.js'), runnerScript('javascript', quickjsEntry), {
+      mode: 0o644,
+    });
+    writeFileSync(join(dir, 'python-runner.js'), runnerScript('python', pyodideCopy), { mode: 0o644 });
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const modules = realpathSync(quickjsEntry);
+    this.stage = { dir, nodeModules: modules.slice(0, modules.lastIndexOf('/node_modules/') + 13) };
+    return this.stage;
+  }
+
+  /** The node binary must be reachable by nobody (not the case under /root, say). */
+  private checkNodeAsNobody(confinement: Confinement): Confinement {
+    const r = spawnSync('unshare', ['-n', '--', ...nobody(), process.execPath, '-e', '0'], {
+      env: {},
+      stdio: 'ignore',
+      timeout: 30_000,
+    });
+    return r.status === 0
+      ? confinement
+      : {
+          available: false,
+          missing: `a node binary that user nobody may run (${process.execPath} failed as nobody)`,
+        };
+  }
+
+  private async acquire(): Promise<void> {
+    if (this.active < this.config.maxConcurrency) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) {
+      next();
+    } else {
+      this.active--;
+    }
+  }
+}
+
+/** setpriv to nobody with no groups, no capabilities and no way to regain privileges. */
+function nobody(): string[] {
+  return [
+    'setpriv',
+    `--reuid=${NOBODY_UID}`,
+    `--regid=${NOBODY_GID}`,
+    '--clear-groups',
+    '--no-new-privs',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--',
+  ];
+}
+
+function kill(child: ChildProcess): void {
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
+}
+
+function failure(code: SandboxFailureCode, message: string): RunCodeFailure {
+  return { ok: false, failure: code, message, stdout: '', stderr: '' };
+}
+
+let shared: CodeSandbox | undefined;
+
+/** Runs one job in the process-wide sandbox (limits from the environment). */
+export function runCode(request: RunCodeRequest): Promise<RunCodeResult> {
+  shared ??= new CodeSandbox();
+  return shared.run(request);
+}
