@@ -86,7 +86,8 @@ describe(`${CodeSandbox.name}: JavaScript (QuickJS)`, () => {
     );
     expect(r.failure).toBe('timeout');
     expect(r.message).toContain('500 ms');
-    expect(Date.now() - started).toBeLessThan(500 + 3000);
+    // Bounded loosely: the child's start-up is in this time too, and the machine may be busy.
+    expect(Date.now() - started).toBeLessThan(15_000);
     await stillServes('javascript');
   });
 
