@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { CodeSandbox } from './code-sandbox';
+import { sandboxConfigFromEnv } from './sandbox.config';
 import type { RunCodeRequest, RunCodeResult } from './sandbox.types';
 
 // Real child processes, real QuickJS and Pyodide, real confinement (the tests run as root, as CI
@@ -316,5 +317,39 @@ def main(port):
       ok: true,
       result: 1,
     });
+  });
+});
+
+describe(sandboxConfigFromEnv.name, () => {
+  it('reads the limits, with defaults', () => {
+    expect(sandboxConfigFromEnv({ SANDBOX_TIMEOUT_MS: '3000' })).toEqual({
+      timeoutMs: 3000,
+      memoryMb: 256,
+      maxConcurrency: 2,
+      startTimeoutMs: 60_000,
+      maxOutputBytes: 1_000_000,
+    });
+  });
+
+  it('stops start-up naming a bad variable', () => {
+    expect(() => sandboxConfigFromEnv({ SANDBOX_MEMORY_MB: 'lots' })).toThrow(/SANDBOX_MEMORY_MB \("lots"\)/);
+    expect(() =>
+      sandboxConfigFromEnv({ SANDBOX_TIMEOUT_MS: '100000', SWITCHYARD_TASK_TIMEOUT_MS: '120000' }),
+    ).toThrow(/SANDBOX_TIMEOUT_MS .*must stay below SWITCHYARD_TASK_TIMEOUT_MS/);
+  });
+});
+
+describe('cancelling a job', () => {
+  it('kills the child when the signal aborts, and the sandbox serves the next job', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    const r = sandbox.run(
+      { language: 'javascript', code: 'function main() { for (;;) {} }', timeoutMs: 60_000, memoryMb: 16 },
+      { signal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 1000);
+    expect(failed(await r).failure).toBe('cancelled');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    await stillServes('javascript');
   });
 });

@@ -64,7 +64,8 @@ export class CodeSandbox {
     return this.confinement;
   }
 
-  async run(request: RunCodeRequest): Promise<RunCodeResult> {
+  /** Runs one job; `signal` ends it early (the child is killed, the failure is `cancelled`). */
+  async run(request: RunCodeRequest, opts: { signal?: AbortSignal } = {}): Promise<RunCodeResult> {
     const parsed = RunCodeRequestSchema.safeParse(request);
     if (!parsed.success) {
       const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`);
@@ -86,6 +87,9 @@ export class CodeSandbox {
     }
     await this.acquire();
     try {
+      if (opts.signal?.aborted) {
+        return failure('cancelled', 'the job was cancelled before it started');
+      }
       const job: RunnerJob = {
         code: req.code,
         argsJson: JSON.stringify(req.args),
@@ -94,13 +98,17 @@ export class CodeSandbox {
         maxOutputBytes: this.config.maxOutputBytes,
         readDirs,
       };
-      return await this.execute(req.language, job);
+      return await this.execute(req.language, job, opts.signal);
     } finally {
       this.release();
     }
   }
 
-  private async execute(language: 'javascript' | 'python', job: RunnerJob): Promise<RunCodeResult> {
+  private async execute(
+    language: 'javascript' | 'python',
+    job: RunnerJob,
+    signal: AbortSignal | undefined,
+  ): Promise<RunCodeResult> {
     const stage = this.staged();
     let cgroup: MemoryCgroup | undefined;
     let child: ChildProcess;
@@ -152,7 +160,7 @@ export class CodeSandbox {
       }
     }
     try {
-      return await this.talk(child, language, job, cgroup);
+      return await this.talk(child, language, job, cgroup, signal);
     } finally {
       kill(child);
       await cgroup?.remove();
@@ -165,6 +173,7 @@ export class CodeSandbox {
     language: 'javascript' | 'python',
     job: RunnerJob,
     cgroup: MemoryCgroup | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<RunCodeResult> {
     return new Promise<RunCodeResult>((resolve) => {
       let lines = '';
@@ -172,13 +181,19 @@ export class CodeSandbox {
       let phase: 'starting' | 'running' | 'done' = 'starting';
       let timedOut = false;
       let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        kill(child);
+        finish(failure('cancelled', 'the job was cancelled'));
+      };
       const finish = (result: RunCodeResult) => {
         if (phase !== 'done') {
           phase = 'done';
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           resolve(result);
         }
       };
+      signal?.addEventListener('abort', onAbort, { once: true });
       timer = setTimeout(() => {
         kill(child);
         finish(

@@ -12,6 +12,8 @@ const schema = z.object({
   SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   // What a job may print (stdout and stderr together); the rest is cut and said so.
   SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(16_000_000).default(1_000_000),
+  // A task's deadline (libs/config's default): a job must be over, start-up included, before it.
+  SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
 });
 
 /** The sandbox's limits, from the environment (validated once, at start-up). */
@@ -24,7 +26,14 @@ export interface SandboxConfig {
 }
 
 export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
-  const cfg = loadConfig(schema, env);
+  const cfg = loadConfig(
+    schema.refine((c) => c.SANDBOX_START_TIMEOUT_MS + c.SANDBOX_TIMEOUT_MS < c.SWITCHYARD_TASK_TIMEOUT_MS, {
+      path: ['SANDBOX_TIMEOUT_MS'],
+      message:
+        'SANDBOX_START_TIMEOUT_MS + SANDBOX_TIMEOUT_MS must stay below SWITCHYARD_TASK_TIMEOUT_MS, or the task is taken for lost while its code still runs',
+    }),
+    env,
+  );
   return {
     timeoutMs: cfg.SANDBOX_TIMEOUT_MS,
     memoryMb: cfg.SANDBOX_MEMORY_MB,

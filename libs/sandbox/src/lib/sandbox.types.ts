@@ -32,7 +32,13 @@ export const RunCodeRequestSchema = z
 export type RunCodeRequest = z.input<typeof RunCodeRequestSchema>;
 
 /** Why code did not produce a result. Only `sandbox_unavailable` can pass on another machine. */
-export type SandboxFailureCode = 'timeout' | 'memory_limit' | 'code_error' | 'sandbox_unavailable';
+export type SandboxFailureCode =
+  | 'timeout'
+  | 'memory_limit'
+  | 'code_error'
+  | 'sandbox_unavailable'
+  /** The caller's signal ended the job. */
+  | 'cancelled';
 
 export interface RunCodeSuccess {
   ok: true;
@@ -61,7 +67,7 @@ export type RunnerReport =
   | { type: 'result'; json: string; stdout: string; stderr: string }
   | {
       type: 'error';
-      failure: Exclude<SandboxFailureCode, 'sandbox_unavailable'>;
+      failure: Exclude<SandboxFailureCode, 'sandbox_unavailable' | 'cancelled'>;
       message: string;
       traceback?: string;
       stdout: string;

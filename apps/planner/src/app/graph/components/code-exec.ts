@@ -21,6 +21,8 @@ function failureMessage(f: RunCodeFailure): string {
       return f.traceback ?? f.message;
     case 'sandbox_unavailable':
       return `CodeExec cannot run here: ${f.message}`;
+    case 'cancelled':
+      return `CodeExec was cancelled: ${f.message}`;
   }
 }
 
@@ -45,13 +47,16 @@ export class CodeExecComponent implements OnApplicationBootstrap {
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const params = codeExecParams(ctx.component.params);
     const args = codeExecArguments(ctx.scope, params);
-    const r = await this.sandbox.run({
-      language: params.language,
-      code: params.script,
-      args,
-      timeoutMs: this.sandbox.config.timeoutMs,
-      memoryMb: this.sandbox.config.memoryMb,
-    });
+    const r = await this.sandbox.run(
+      {
+        language: params.language,
+        code: params.script,
+        args,
+        timeoutMs: this.sandbox.config.timeoutMs,
+        memoryMb: this.sandbox.config.memoryMb,
+      },
+      { signal: ctx.signal },
+    );
     if (!r.ok) {
       throw new GraphException(GraphErrorCode.ComponentFailed, failureMessage(r));
     }
