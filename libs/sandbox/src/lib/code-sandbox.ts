@@ -291,7 +291,8 @@ export class CodeSandbox {
     if (this.stage) {
       return this.stage;
     }
-    const dir = mkdtempSync(join(tmpdir(), 'switchyard-sandbox-'));
+    removeStaleStages();
+    const dir = mkdtempSync(join(tmpdir(), `${STAGE_PREFIX}${process.pid}-`));
     chmodSync(dir, 0o755);
     const quickjsEntry = require.resolve('quickjs-emscripten');
     const pyodideDir = dirname(require.resolve('pyodide'));
@@ -343,6 +344,29 @@ export class CodeSandbox {
       next();
     } else {
       this.active--;
+    }
+  }
+}
+
+const STAGE_PREFIX = 'switchyard-sandbox-';
+
+/** Stages left by processes that ended without their exit handler (killed): ours only. */
+function removeStaleStages(): void {
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(name.startsWith(STAGE_PREFIX) ? name.slice(STAGE_PREFIX.length).split('-')[0] : NaN);
+    if (!Number.isInteger(pid) || pid <= 0) {
+      continue;
+    }
+    const path = join(tmpdir(), name);
+    try {
+      if (statSync(path).uid !== process.getuid?.()) {
+        continue;
+      }
+      process.kill(pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') {
+        rmSync(path, { recursive: true, force: true });
+      }
     }
   }
 }
