@@ -17,9 +17,9 @@ const sandbox = new CodeSandbox({
 });
 
 const js = (code: string, extra: Partial<RunCodeRequest> = {}) =>
-  sandbox.run({ language: 'javascript', code, timeoutMs: 2000, memoryMb: 32, ...extra });
+  sandbox.run({ language: 'javascript', code, timeoutMs: 5000, memoryMb: 32, ...extra });
 const py = (code: string, extra: Partial<RunCodeRequest> = {}) =>
-  sandbox.run({ language: 'python', code, timeoutMs: 4000, memoryMb: 64, ...extra });
+  sandbox.run({ language: 'python', code, timeoutMs: 10_000, memoryMb: 64, ...extra });
 
 function failed(r: RunCodeResult) {
   if (r.ok) {
@@ -94,7 +94,11 @@ describe(`${CodeSandbox.name}: JavaScript (QuickJS)`, () => {
 
   it('stops a huge allocation at its memory limit', async () => {
     const r = failed(
-      await js('function main() { const a = []; for (;;) a.push({ n: a.length }); }', { memoryMb: 16 }),
+      // A generous time limit: the memory limit must be what stops it, even on a busy machine.
+      await js('function main() { const a = []; for (;;) a.push({ n: a.length }); }', {
+        memoryMb: 16,
+        timeoutMs: 60_000,
+      }),
     );
     expect(r.failure).toBe('memory_limit');
     expect(r.message).toContain('16 MB');

@@ -10,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { type Confinement, type MemoryCgroup, NOBODY_GID, NOBODY_UID, probeConfinement } from './confinement';
 import { runnerScript } from './runners';
 import { type SandboxConfig, sandboxConfigFromEnv } from './sandbox.config';
@@ -32,7 +32,6 @@ const JS_KILL_GRACE_MS = 1000;
 /** The files the children run, copied where user nobody can read them (owned by this user). */
 interface Stage {
   dir: string;
-  nodeModules: string;
 }
 
 /**
@@ -113,18 +112,19 @@ export class CodeSandbox {
     let cgroup: MemoryCgroup | undefined;
     let child: ChildProcess;
     if (language === 'javascript') {
-      child = spawn(
+      // QuickJS is the wall; where the OS confinement exists the child gets it too (no network,
+      // user nobody), so even an escape from the interpreter would find nothing.
+      const walls = this.pythonConfinement().available ? ['unshare', '-n', '--', ...nobody()] : [];
+      const node = [
         process.execPath,
-        [
-          '--experimental-permission',
-          `--allow-fs-read=${stage.dir}`,
-          `--allow-fs-read=${stage.nodeModules}`,
-          '--no-warnings',
-          '--max-old-space-size=64',
-          join(stage.dir, 'javascript-runner.js'),
-        ],
-        { env: {}, cwd: stage.dir, stdio: 'pipe', detached: true },
-      );
+        '--experimental-permission',
+        `--allow-fs-read=${stage.dir}`,
+        '--no-warnings',
+        '--max-old-space-size=64',
+        join(stage.dir, 'javascript-runner.js'),
+      ];
+      const [command, ...args] = [...walls, ...node];
+      child = spawn(command, args, { env: {}, cwd: stage.dir, stdio: 'pipe', detached: true });
     } else {
       const confinement = this.pythonConfinement();
       if (!confinement.available) {
@@ -297,21 +297,25 @@ export class CodeSandbox {
     const quickjsEntry = require.resolve('quickjs-emscripten');
     const pyodideDir = dirname(require.resolve('pyodide'));
     const pyodideCopy = join(dir, 'pyodide');
-    cpSync(pyodideDir, pyodideCopy, {
-      recursive: true,
-      filter: (src) => !/\.(map|html|d\.ts)$/.test(src),
-    });
-    for (const name of readdirSync(pyodideCopy)) {
-      chmodSync(join(pyodideCopy, name), statSync(join(pyodideCopy, name)).isDirectory() ? 0o755 : 0o644);
+    copyReadable(pyodideDir, pyodideCopy, (src) => !/\.(map|html|d\.ts)$/.test(src));
+    // QuickJS and what it requires, under a node_modules of the stage's own.
+    const entry = realpathSync(quickjsEntry);
+    const modules = entry.slice(0, entry.lastIndexOf('/node_modules/') + '/node_modules'.length);
+    for (const pkg of ['quickjs-emscripten', 'quickjs-emscripten-core', '@jitl']) {
+      copyReadable(
+        join(modules, pkg),
+        join(dir, 'node_modules', pkg),
+        (src) => !/\.(map|d\.m?ts)$/.test(src),
+      );
     }
-    chmodSync(pyodideCopy, 0o755);
-    writeFileSync(join(dir, 'javascript-runner.js'), runnerScript('javascript', quickjsEntry), {
+    chmodSync(join(dir, 'node_modules'), 0o755);
+    const stagedEntry = join(dir, 'node_modules', relative(modules, entry));
+    writeFileSync(join(dir, 'javascript-runner.js'), runnerScript('javascript', stagedEntry), {
       mode: 0o644,
     });
     writeFileSync(join(dir, 'python-runner.js'), runnerScript('python', pyodideCopy), { mode: 0o644 });
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const modules = realpathSync(quickjsEntry);
-    this.stage = { dir, nodeModules: modules.slice(0, modules.lastIndexOf('/node_modules/') + 13) };
+    this.stage = { dir };
     return this.stage;
   }
 
@@ -383,6 +387,22 @@ function nobody(): string[] {
     '--bounding-set=-all',
     '--',
   ];
+}
+
+/** Copies a tree with directories 755 and files 644, so user nobody can read it. */
+function copyReadable(from: string, to: string, filter: (src: string) => boolean): void {
+  cpSync(from, to, { recursive: true, dereference: true, filter });
+  const walk = (path: string) => {
+    if (statSync(path).isDirectory()) {
+      chmodSync(path, 0o755);
+      for (const name of readdirSync(path)) {
+        walk(join(path, name));
+      }
+    } else {
+      chmodSync(path, 0o644);
+    }
+  };
+  walk(to);
 }
 
 function kill(child: ChildProcess): void {
