@@ -78,6 +78,7 @@ describe(`${CodeSandbox.name}: JavaScript (QuickJS)`, () => {
     expect(failed(await js('function main() {}')).message).toBe(
       'Error: main() must return a value. Use null for an empty result.',
     );
+    await stillServes('javascript');
   });
 
   it('stops an endless loop at its time limit, even one that catches the interrupt', async () => {
@@ -180,6 +181,7 @@ describe(`${CodeSandbox.name}: Python (Pyodide in a confined child)`, () => {
     expect(runtime.stdout).toBe('before\n');
     expect(runtime.traceback).toContain('File "<code>", line 3, in main');
     expect(runtime.traceback).not.toContain('__sandbox_run');
+    await stillServes('python');
   });
 
   it('stops an endless loop at its time limit', async () => {
