@@ -130,7 +130,11 @@ export class CodeSandbox {
       if (!confinement.available) {
         return failure('sandbox_unavailable', `Python cannot run: the sandbox needs ${confinement.missing}`);
       }
-      cgroup = confinement.cgroups.create(PYTHON_RUNTIME_MB + job.memoryMb);
+      try {
+        cgroup = confinement.cgroups.create(PYTHON_RUNTIME_MB + job.memoryMb);
+      } catch (err) {
+        return failure('sandbox_unavailable', `no memory cgroup could be made: ${(err as Error).message}`);
+      }
       child = spawn(
         'unshare',
         [
