@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
 import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
-import { TestStack, readSse, waitFor } from '@switchyard/testing';
+import { TestStack, nextPause, readSse, waitFor } from '@switchyard/testing';
 
 // Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
 // routing on `next` only, their components served by the planner's `graph.*` handler, the LLM
@@ -321,18 +321,7 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
       let asked = '';
       for (const turn of g.inputs.turns.slice(1)) {
         // Each pause is a new ask_user task: wait for the next one, not the one just answered.
-        const waitingTask = async () =>
-          (
-            await stack.sql<{ waiting: { task_id: string; question: string } | null }>(
-              `SELECT waiting FROM runs WHERE id = $1 AND status = 'waiting'`,
-              [runId],
-            )
-          )[0]?.waiting;
-        await waitFor('the run to wait for the form', async () => {
-          const w = await waitingTask();
-          return Boolean(w && w.task_id !== asked);
-        });
-        const waiting = (await waitingTask())!;
+        const waiting = await nextPause(stack, runId, asked);
         expect(waiting.question.length).toBeGreaterThan(0);
         asked = waiting.task_id;
         expect((await stack.api('POST', `/v1/runs/${runId}/resume`, { input: turn.resume })).status).toBe(

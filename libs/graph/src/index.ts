@@ -125,3 +125,12 @@ export {
   subAgentUserPrompt,
   toolRunningNote,
 } from './lib/agent-tools';
+export {
+  CODE_EXEC_SYSTEM_OUTPUTS,
+  type CodeExecParams,
+  codeExecArguments,
+  codeExecOutputs,
+  codeExecParams,
+  inferActualType,
+  renderCanonicalContent,
+} from './lib/code-exec';

@@ -7,3 +7,4 @@ export { PgvectorServer } from './lib/pgvector-server';
 export { DnsTestServer } from './lib/dns-server';
 export { failingPorts } from './lib/failing-ports';
 export { dropDatabase } from './lib/scratch-database';
+export { nextPause, type RunPause } from './lib/run-pause';

@@ -3,9 +3,11 @@ import { DataSource } from 'typeorm';
 import { KnowledgeStore } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
+import { CodeSandbox, sandboxConfigFromEnv } from '@switchyard/sandbox';
 import { WorkerModule } from '@switchyard/worker';
 import { AgentComponent } from './graph/components/agent.component';
 import { RetrievalComponent } from './graph/components/retrieval.component';
+import { CodeExecComponent } from './graph/components/code-exec';
 import { GraphCanvasLoader } from './graph/graph-canvas.loader';
 import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
@@ -44,6 +46,9 @@ import { UserProfileLoader } from './user-profile.loader';
       inject: [DataSource, EmbeddingModels],
     },
     GraphComponentRunner,
+    CodeExecComponent,
+    // The sandbox's limits (SANDBOX_*) are validated here, at start-up.
+    { provide: CodeSandbox, useFactory: () => new CodeSandbox(sandboxConfigFromEnv()) },
     GraphNodesRegistrar,
     PuppyEdges,
     PuppyWorkflowRunner,

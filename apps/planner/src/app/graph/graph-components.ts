@@ -34,6 +34,7 @@ import {
 import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
 import { AgentComponent, streamedText } from './components/agent.component';
 import { RetrievalComponent } from './components/retrieval.component';
+import { CodeExecComponent } from './components/code-exec';
 
 /** What a component's code gets: its canvas, its definition, the variables, the run's input. */
 export interface ComponentContext {
@@ -104,6 +105,7 @@ export class GraphComponents {
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(AgentComponent) private readonly agents: AgentComponent,
     @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
+    @Inject(CodeExecComponent) private readonly codeExec: CodeExecComponent,
   ) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
@@ -123,6 +125,8 @@ export class GraphComponents {
         return this.retrieval.run(ctx);
       case 'UserFillUp':
         return this.userFillUp(ctx);
+      case 'CodeExec':
+        return this.codeExec.run(ctx);
       case 'VariableAssigner': {
         const assigned = assignVariables(ctx.scope, ctx.component.params);
         // Writes to another component's outputs are not allowed by the state's ownership rule.

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { loadConfig } from '@switchyard/config';
+
+const schema = z.object({
+  // The default wall-time limit of user code (the interpreter's start-up is not counted).
+  SANDBOX_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  // The default memory limit of user code: QuickJS's heap; Python's cgroup on top of the runtime.
+  SANDBOX_MEMORY_MB: z.coerce.number().int().min(16).max(4096).default(256),
+  // How many sandboxed processes run at once in this service; further jobs wait their turn.
+  SANDBOX_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  // How long an interpreter may take to start (Pyodide needs seconds on a busy machine).
+  SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  // What a job may print (stdout and stderr together); the rest is cut and said so.
+  SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(16_000_000).default(1_000_000),
+  // A task's deadline (libs/config's default): a job must be over, start-up included, before it.
+  SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
+});
+
+/** The sandbox's limits, from the environment (validated once, at start-up). */
+export interface SandboxConfig {
+  timeoutMs: number;
+  memoryMb: number;
+  maxConcurrency: number;
+  startTimeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
+  const cfg = loadConfig(
+    schema.refine((c) => c.SANDBOX_START_TIMEOUT_MS + c.SANDBOX_TIMEOUT_MS < c.SWITCHYARD_TASK_TIMEOUT_MS, {
+      path: ['SANDBOX_TIMEOUT_MS'],
+      message:
+        'SANDBOX_START_TIMEOUT_MS + SANDBOX_TIMEOUT_MS must stay below SWITCHYARD_TASK_TIMEOUT_MS, or the task is taken for lost while its code still runs',
+    }),
+    env,
+  );
+  return {
+    timeoutMs: cfg.SANDBOX_TIMEOUT_MS,
+    memoryMb: cfg.SANDBOX_MEMORY_MB,
+    maxConcurrency: cfg.SANDBOX_MAX_CONCURRENCY,
+    startTimeoutMs: cfg.SANDBOX_START_TIMEOUT_MS,
+    maxOutputBytes: cfg.SANDBOX_MAX_OUTPUT_BYTES,
+  };
+}
