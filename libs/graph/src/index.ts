@@ -134,3 +134,14 @@ export {
   inferActualType,
   renderCanonicalContent,
 } from './lib/code-exec';
+export { LIST_OPERATIONS, listOperations } from './lib/list-operations';
+export { DATA_OPERATIONS, dataOperations } from './lib/data-operations';
+export { type ExceptionOutcome, exceptionOutcome } from './lib/exception-policy';
+export {
+  COMPONENT_TIMEOUT_TABLE_MS,
+  type ComponentTimeouts,
+  DEFAULT_COMPONENT_TIMEOUT_MS,
+  componentTimeoutMs,
+  parseComponentTimeouts,
+} from './lib/component-timeout';
+export { type InvokeRequest, invokeRequest } from './lib/invoke-request';

@@ -12,7 +12,7 @@ import {
 // params and returns outputs (and, for VariableAssigner, the new variables).
 
 /** `get_value_with_variable`: a template whose values are JSON unless they are strings. */
-const templateText = (v: unknown): string =>
+export const templateText = (v: unknown): string =>
   v === null || v === undefined ? '' : typeof v === 'string' ? v : pyJsonDumps(v);
 
 /** StringTransform `split`: the `split_ref` string cut on any delimiter (delimiters dropped). */
