@@ -144,4 +144,4 @@ export {
   componentTimeoutMs,
   parseComponentTimeouts,
 } from './lib/component-timeout';
-export { type InvokeRequest, invokeRequest } from './lib/invoke-request';
+export { type InvokeRequest, htmlText, invokeRequest } from './lib/invoke-request';

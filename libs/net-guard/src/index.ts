@@ -6,5 +6,7 @@ export {
   dnsServersLookup,
   dnsEnvSchema,
   toolLookup,
+  hostListSchema,
 } from './lib/lookup';
 export { type ResolvedAddress, pinnedLookup, vettingLookup, refusal } from './lib/socket-lookup';
+export { type GuardedFetch, type GuardedFetchOptions, guardedFetch } from './lib/guarded-fetch';

@@ -8,3 +8,4 @@ export { DnsTestServer } from './lib/dns-server';
 export { failingPorts } from './lib/failing-ports';
 export { dropDatabase } from './lib/scratch-database';
 export { nextPause, type RunPause } from './lib/run-pause';
+export { ProviderStandIn, type StandInRequest, yahooTimeseries } from './lib/provider-stand-in';

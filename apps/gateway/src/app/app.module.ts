@@ -14,6 +14,7 @@ import { ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { AdminTokenGuard } from './admin/admin-token.guard';
 import { AgentsController } from './agents/agents.controller';
+import { ProviderKeysController } from './admin/provider-keys.controller';
 import { DataSourcesController } from './data-sources/data-sources.controller';
 import { ToolOutputsController } from './data-sources/tool-outputs.controller';
 import { TenantsController } from './admin/tenants.controller';
@@ -58,6 +59,7 @@ import { UsersController } from './users/users.controller';
     UsageController,
     McpServersController,
     DataSourcesController,
+    ProviderKeysController,
     ToolOutputsController,
     UsersController,
   ],

@@ -15,6 +15,7 @@ import { GraphComponentsController } from './graph/graph-components.controller';
 import { GraphNodesRegistrar } from './graph/graph-nodes.registrar';
 import { PuppyEdges } from './graph/puppy/puppy-edges';
 import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
+import { GRAPH_PROVIDERS } from './graph/graph-providers';
 import { IntakeController } from './intake.controller';
 import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
@@ -52,6 +53,7 @@ import { UserProfileLoader } from './user-profile.loader';
     GraphNodesRegistrar,
     PuppyEdges,
     PuppyWorkflowRunner,
+    ...GRAPH_PROVIDERS,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },
   ],
 })

@@ -1,5 +1,5 @@
 import type { Canvas } from './dsl.schema';
-import { invokeRequest } from './invoke-request';
+import { htmlText, invokeRequest } from './invoke-request';
 import type { VariableScope } from './variable-ref';
 
 const canvas: Canvas = {
@@ -62,5 +62,15 @@ describe(invokeRequest.name, () => {
     [{ url: 'x', datatype: 'xml' }, 'datatype xml is not supported'],
   ])('%j is refused: %s', (params, message) => {
     expect(() => invokeRequest(scope, params)).toThrow(message);
+  });
+});
+
+describe(htmlText.name, () => {
+  it('keeps the text of blocks, one per line, without scripts, styles or tags', () => {
+    expect(
+      htmlText(
+        '<html><head><title>T</title><style>p{}</style><script>x()</script></head><body><h1>Hi &amp; bye</h1><p>a <b>b</b>&#33;</p></body></html>',
+      ),
+    ).toBe('T\nHi & bye\na b!');
   });
 });

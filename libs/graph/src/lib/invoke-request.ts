@@ -121,3 +121,26 @@ export function invokeRequest(scope: VariableScope, params: Record<string, unkno
     cleanHtml: params['clean_html'] === true,
   };
 }
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * Invoke's `clean_html`: the text of an HTML page, one line per block, scripts and styles left
+ * out (RAGFlow uses its HtmlParser; this keeps the same intent: text for a prompt).
+ */
+export function htmlText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(br|\/p|\/div|\/li|\/h[1-6]|\/tr|\/title)\b[^>]*>/gi, '\n')
+    .replace(/<[^>]+>/g, '')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) =>
+      e[0] === '#'
+        ? String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)))
+        : (ENTITIES[e.toLowerCase()] ?? m),
+    )
+    .split('\n')
+    .map((l) => l.replace(/[ \t\r\f\v]+/g, ' ').trim())
+    .filter(Boolean)
+    .join('\n');
+}

@@ -77,3 +77,14 @@ export const dnsEnvSchema = z.object({
 export function toolLookup(env: z.infer<typeof dnsEnvSchema>): HostLookup {
   return env.SWITCHYARD_DNS_SERVERS.length > 0 ? dnsServersLookup(env.SWITCHYARD_DNS_SERVERS) : systemLookup;
 }
+
+/** An allow-list variable: host names or IPs separated by commas (empty = none). */
+export const hostListSchema = z
+  .string()
+  .default('')
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean),
+  );

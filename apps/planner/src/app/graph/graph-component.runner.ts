@@ -9,11 +9,20 @@ import {
   componentIdOfNode,
   graphNodeName,
 } from '@switchyard/contracts';
-import { type Canvas, isSkipped, successorsOf } from '@switchyard/graph';
+import {
+  type Canvas,
+  GraphErrorCode,
+  GraphException,
+  componentTimeoutMs,
+  exceptionOutcome,
+  isSkipped,
+  successorsOf,
+} from '@switchyard/graph';
 import type { NodeInput, NodeOutput } from '@switchyard/worker';
 import { GraphCanvasLoader } from './graph-canvas.loader';
 import { type ComponentEffect, GraphComponents } from './graph-components';
 import { GraphNodesRegistrar } from './graph-nodes.registrar';
+import { GraphProvidersConfig } from './graph-providers.config';
 
 /** The `result` of a graph component's action. */
 export interface ComponentResult {
@@ -28,6 +37,16 @@ export interface ComponentResult {
   answer?: string;
   /** A Message's text as streamed, when it differs from its `content` (think markers kept). */
   streamed?: string;
+  /** The component failed and its exception policy showed this default value as a message. */
+  message?: string;
+  /** The component failed and its exception policy went on here instead of its successors. */
+  exception_goto?: string[];
+}
+
+/** What the exception policy made of a failure: a message to show or where to go instead. */
+interface Recovery {
+  message?: string;
+  goto?: string[];
 }
 
 const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -51,6 +70,7 @@ export class GraphComponentRunner {
     @Inject(GraphCanvasLoader) private readonly canvases: GraphCanvasLoader,
     @Inject(GraphComponents) private readonly components: GraphComponents,
     @Inject(GraphNodesRegistrar) private readonly registrar: GraphNodesRegistrar,
+    @Inject(GraphProvidersConfig) private readonly config: GraphProvidersConfig,
   ) {}
 
   async execute(input: NodeInput): Promise<NodeOutput> {
@@ -81,8 +101,14 @@ export class GraphComponentRunner {
     }
     const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);
     let effect: ComponentEffect;
+    let recovery: Recovery = {};
+    // The component's time budget (four levels, libs/graph componentTimeoutMs); past it its work
+    // is aborted and the failure goes through the exception policy like any other.
+    const budgetMs = componentTimeoutMs(component.name, this.config.timeouts);
+    const timer = new AbortController();
+    let expire: NodeJS.Timeout | undefined;
     try {
-      effect = await this.components.run({
+      const work = this.components.run({
         canvas,
         component,
         scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
@@ -93,21 +119,77 @@ export class GraphComponentRunner {
         ran: ran.filter((r) => !r.skipped).map((r) => r.component),
         resumes: turn.filter((a) => a.node === ASK_USER.name).length,
         ...(inputs ? { inputs } : {}),
-        signal: input.signal,
+        signal: AbortSignal.any([input.signal, timer.signal]),
         emitToken: input.emitToken,
         ...(component.name === 'UserFillUp' ? { answer: answerTo(task.node, turn) } : {}),
       });
+      const timeout = new Promise<never>((_, reject) => {
+        expire = setTimeout(() => {
+          timer.abort();
+          reject(
+            new GraphException(
+              GraphErrorCode.ComponentFailed,
+              `timed out after ${budgetMs} ms (the ${component.name} time budget; ` +
+                `SWITCHYARD_GRAPH_TIMEOUT_${component.name.toUpperCase()}_MS sets it)`,
+            ),
+          );
+        }, budgetMs);
+      });
+      effect = await Promise.race([work, timeout]);
     } catch (err) {
       // Only what says so (a model call that may pass) is retried; a component's own failure
       // (a bad reference, a Loop variable left incomplete) fails the same way every time.
-      if ((err as { retryable?: unknown }).retryable === true && !input.lastDelivery) {
+      if (
+        (err as { retryable?: unknown }).retryable === true &&
+        !input.lastDelivery &&
+        !input.signal.aborted
+      ) {
         throw err;
       }
-      // RAGFlow sets the component's `_ERROR` output and stops the canvas.
+      if (input.signal.aborted) {
+        throw err;
+      }
+      // RAGFlow's exception policy: a default value, a goto, or (by default) `_ERROR` and a stop.
       const message = (err as Error).message;
-      return this.failed(id, component.name, message, ran, { _ERROR: message }, graph);
+      const outcome = exceptionOutcome(component.name, component.params, message);
+      switch (outcome.kind) {
+        case 'fail':
+          return this.failed(id, component.name, message, ran, outcome.outputs, graph);
+        case 'default':
+          effect = {
+            outputs: outcome.outputs,
+            summary: `${id} failed (${message}); its default value stands in`,
+          };
+          break;
+        case 'message':
+          await input.emitToken(outcome.message);
+          effect = {
+            outputs: outcome.outputs,
+            summary: `${id} failed (${message}); its default value is shown`,
+          };
+          recovery = { message: outcome.message };
+          break;
+        case 'goto':
+          effect = {
+            outputs: outcome.outputs,
+            summary: `${id} failed (${message}); going on at ${outcome.next.join(', ')}`,
+          };
+          recovery = { goto: outcome.next };
+          break;
+      }
+    } finally {
+      clearTimeout(expire);
     }
-    return this.finish(canvas, id, component.name, effect, ran, this.patchOf(id, effect, graph));
+    return this.finish(
+      canvas,
+      id,
+      component.name,
+      effect,
+      ran,
+      this.patchOf(id, effect, graph),
+      false,
+      recovery,
+    );
   }
 
   private patchOf(id: string, effect: ComponentEffect, graph: GraphState | undefined): JsonPatchOperation[] {
@@ -139,6 +221,7 @@ export class GraphComponentRunner {
     ran: ComponentResult[],
     patch: JsonPatchOperation[],
     skipped = false,
+    recovery: Recovery = {},
   ): Promise<NodeOutput> {
     if (effect.pause) {
       const node = graphNodeName(id);
@@ -156,7 +239,9 @@ export class GraphComponentRunner {
         next: [ASK_USER.name],
       };
     }
-    const next = skipped ? [] : successorsOf(canvas, id, effect.outcome).map(graphNodeName);
+    const next = skipped
+      ? []
+      : (recovery.goto ?? successorsOf(canvas, id, effect.outcome)).map(graphNodeName);
     await this.registrar.ensure(next);
     const result: ComponentResult = {
       component: id,
@@ -164,6 +249,8 @@ export class GraphComponentRunner {
       outputs: effect.outputs,
       ...(skipped ? { skipped: true } : {}),
       ...(effect.streamed !== undefined ? { streamed: effect.streamed } : {}),
+      ...(recovery.message !== undefined ? { message: recovery.message } : {}),
+      ...(recovery.goto ? { exception_goto: recovery.goto } : {}),
     };
     if (next.length === 0) {
       result.answer = answerOf([...ran, result]);
@@ -217,7 +304,12 @@ function answerTo(node: string, actions: readonly Action[]): Record<string, unkn
  */
 function answerOf(results: ComponentResult[]): string {
   return results
-    .filter((r) => r.name === 'Message' && !r.skipped && typeof r.outputs['content'] === 'string')
-    .map((r) => r.streamed ?? (r.outputs['content'] as string))
+    .map((r) =>
+      r.skipped
+        ? ''
+        : r.name === 'Message' && typeof r.outputs['content'] === 'string'
+          ? (r.streamed ?? r.outputs['content'])
+          : (r.message ?? ''),
+    )
     .join('');
 }

@@ -12,6 +12,8 @@ import {
   type VariableScope,
   aggregateVariables,
   assignVariables,
+  dataOperations,
+  listOperations,
   iterationItemStep,
   iterationItems,
   loopEnded,
@@ -35,6 +37,9 @@ import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
 import { AgentComponent, streamedText } from './components/agent.component';
 import { RetrievalComponent } from './components/retrieval.component';
 import { CodeExecComponent } from './components/code-exec';
+import { InvokeComponent } from './components/invoke.component';
+import { TavilySearchComponent } from './components/tavily-search.component';
+import { YahooFinanceComponent } from './components/yahoo-finance.component';
 
 /** What a component's code gets: its canvas, its definition, the variables, the run's input. */
 export interface ComponentContext {
@@ -43,7 +48,7 @@ export interface ComponentContext {
   scope: VariableScope;
   /** The turn's prompt (`sys.query`). */
   prompt: string;
-  /** The run's tenant (whose collections a Retrieval searches) and the run. */
+  /** The run's tenant (whose collections a Retrieval searches, whose provider keys a tool uses) and the run. */
   tenantId: string;
   runId: string;
   /** The canvas state has not been opened yet (the thread's first graph turn). */
@@ -106,6 +111,9 @@ export class GraphComponents {
     @Inject(AgentComponent) private readonly agents: AgentComponent,
     @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
     @Inject(CodeExecComponent) private readonly codeExec: CodeExecComponent,
+    @Inject(InvokeComponent) private readonly invokeComponent: InvokeComponent,
+    @Inject(TavilySearchComponent) private readonly tavilySearch: TavilySearchComponent,
+    @Inject(YahooFinanceComponent) private readonly yahooFinance: YahooFinanceComponent,
   ) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
@@ -185,6 +193,18 @@ export class GraphComponents {
             : stringSplit(ctx.scope, ctx.component.params);
         return { outputs: { result }, summary: `StringTransform ${String(method)}` };
       }
+      case 'DataOperations':
+        return { outputs: dataOperations(ctx.scope, ctx.component.params), summary: 'DataOperations' };
+      case 'ListOperations': {
+        const outputs = listOperations(ctx.scope, ctx.component.params);
+        return { outputs, summary: `ListOperations: ${outputs.result.length} items` };
+      }
+      case 'Invoke':
+        return this.invokeComponent.run(ctx);
+      case 'TavilySearch':
+        return this.tavilySearch.run(ctx);
+      case 'YahooFinance':
+        return this.yahooFinance.run(ctx);
       default:
         throw new GraphException(
           GraphErrorCode.ComponentFailed,

@@ -1,0 +1,49 @@
+// pandas' `to_markdown()` (tabulate's "pipe" format), which RAGFlow's YahooFinance report is made
+// of: a blank-headed index column, numbers right-aligned and written as Python's `format(x, 'g')`,
+// missing values as `nan`.
+
+export type Cell = string | number | null | undefined;
+
+/** Python `format(x, 'g')`: 6 significant digits, trailing zeros dropped, exponent past 1e16 or below 1e-4. */
+export function formatG(x: number): string {
+  if (Number.isNaN(x)) {
+    return 'nan';
+  }
+  if (!Number.isFinite(x)) {
+    return x > 0 ? 'inf' : '-inf';
+  }
+  if (x === 0) {
+    return '0';
+  }
+  const exp = Math.floor(Math.log10(Math.abs(Number(x.toPrecision(6)))));
+  if (exp < -4 || exp >= 6) {
+    const [mantissa, e] = x.toExponential(5).split('e');
+    const m = mantissa.replace(/\.?0+$/, '');
+    const n = Number(e);
+    return `${m}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
+  }
+  return x
+    .toFixed(Math.max(0, 5 - exp))
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '');
+}
+
+const text = (c: Cell): string =>
+  c === null || c === undefined ? 'nan' : typeof c === 'number' ? formatG(c) : c;
+
+/** A pipe table: `header` names the columns after the index column, each row is [index, ...cells]. */
+export function markdownTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  const columns = ['', ...header];
+  const numeric = columns.map(
+    (_, i) =>
+      i > 0 &&
+      rows.length > 0 &&
+      rows.every((r) => typeof r[i] === 'number' || r[i] === null || r[i] === undefined),
+  );
+  const cells = rows.map((r) => columns.map((_, i) => text(r[i])));
+  const width = columns.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length), 1));
+  const pad = (s: string, i: number) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i]));
+  const line = (parts: string[]) => `| ${parts.map(pad).join(' | ')} |`;
+  const rule = `|${width.map((w, i) => (numeric[i] ? `${'-'.repeat(w + 1)}:` : `:${'-'.repeat(w + 1)}`)).join('|')}|`;
+  return [line(columns), rule, ...cells.map(line)].join('\n');
+}
