@@ -8,8 +8,8 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { AdminTokenGuard } from './admin-token.guard';
 
 const IdSchema = z.string().uuid();
-const ProviderSchema = z.enum(PROVIDERS);
-const SetProviderKeySchema = z.object({ secret: z.string().trim().min(1).max(4096) }).strict();
+export const ProviderSchema = z.enum(PROVIDERS);
+export const SetProviderKeySchema = z.object({ secret: z.string().trim().min(1).max(4096) }).strict();
 
 interface ProviderKeyRow {
   id: string;

@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { z } from 'zod';
 import { ActionSchema, EVENT_TYPES, RunStatusSchema, UserProfileSchema } from '@switchyard/contracts';
+import { ProviderSchema, SetProviderKeySchema } from '../admin/provider-keys.controller';
 import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
 import {
   CollectionSchema,
@@ -367,6 +368,38 @@ export function buildOpenApi(): OpenAPIObject {
           summary: "Reset the tenant's tokens_used to 0 (a new budget period)",
           parameters: [id('tenant_id')],
           responses: { 200: ok('the tenant', TenantSchema), 404: err('no such tenant'), ...admin },
+        },
+      },
+      '/v1/admin/tenants/{tenant_id}/provider-keys': {
+        get: {
+          summary: "List the tenant's provider keys, revoked ones included (never their secrets)",
+          parameters: [id('tenant_id')],
+          responses: { 200: ok('keys'), 404: err('no such tenant'), ...admin },
+        },
+      },
+      '/v1/admin/tenants/{tenant_id}/provider-keys/{provider}': {
+        put: {
+          summary:
+            "Set or rotate the tenant's key of an external provider (write-only secret, stored sealed)",
+          parameters: [
+            id('tenant_id'),
+            { name: 'provider', in: 'path', required: true, schema: z.toJSONSchema(ProviderSchema) },
+          ],
+          requestBody: body(SetProviderKeySchema),
+          responses: {
+            200: ok('the active key, without its secret'),
+            400: err('invalid body or provider'),
+            404: err('no such tenant'),
+            ...admin,
+          },
+        },
+        delete: {
+          summary: "Revoke the tenant's active key of the provider",
+          parameters: [
+            id('tenant_id'),
+            { name: 'provider', in: 'path', required: true, schema: z.toJSONSchema(ProviderSchema) },
+          ],
+          responses: { 200: ok('the revoked key'), 404: err('no active key'), ...admin },
         },
       },
       '/v1/admin/vendors': {
