@@ -170,6 +170,11 @@ describe(validateCanvas.name, () => {
       { code: GraphErrorCode.DanglingReference, component: 'Switch:S', field: 'end_cpn_ids' },
     ],
     [
+      'dangling exception_goto',
+      (d) => (params(d, 'Message:B')['exception_goto'] = ['Message:Nope']),
+      { code: GraphErrorCode.DanglingReference, component: 'Message:B', field: 'exception_goto' },
+    ],
+    [
       'dangling text reference',
       (d) => (params(d, 'Message:B')['content'] = ['{Ghost:X@content}']),
       { code: GraphErrorCode.DanglingReference, component: 'Message:B', field: 'content.0' },

@@ -111,6 +111,13 @@ function targets(c: NormalizedComponent): [string, string[]][] {
   if (c.parentId) {
     out.push(['parent_id', [c.parentId]]);
   }
+  // Where a failure goes under the exception policy (RAGFlow `exception_goto`).
+  if (Array.isArray(c.params['exception_goto'])) {
+    out.push([
+      'exception_goto',
+      (c.params['exception_goto'] as unknown[]).filter((id) => id !== '').map(String),
+    ]);
+  }
   if (c.name === 'Switch') {
     const conditions = Array.isArray(c.params['conditions'])
       ? (c.params['conditions'] as { to?: unknown }[])
