@@ -219,6 +219,30 @@ describe('RAGFlow stream vocabulary', () => {
     expect(frames(end)).toEqual(expected);
   });
 
+  it("shows a failed component's default value as its own message before it finishes (exception policy)", () => {
+    const encoder = new RagflowEventEncoder({
+      ...ctx,
+      components: new Map([['Invoke:Call', { type: 'Invoke', name: 'Call' }]]),
+    });
+    const out = frames(
+      encoder.encode(
+        ev('action', {
+          id: 1,
+          node: 'graph.-invoke---call',
+          summary: '',
+          next: [],
+          usage: {},
+          result: { component: 'Invoke:Call', outputs: { _ERROR: 'refused' }, message: 'offline' },
+        }),
+      ),
+    );
+    expect(out.slice(0, 2)).toEqual([
+      ['message', { content: 'offline' }],
+      ['message_end', {}],
+    ]);
+    expect(out[2][0]).toBe('node_finished');
+  });
+
   it('shows a UserFillUp once, when it runs with the answer (not when it only asked for it)', () => {
     const encoder = new RagflowEventEncoder({
       ...ctx,

@@ -44,6 +44,8 @@ interface ActionPayload {
   node: string;
   next?: string[];
   error?: { code: string; message: string };
+  /** `message`: a failed component's default value, shown under its exception policy. */
+  result?: { message?: unknown };
 }
 
 export class RagflowEventEncoder {
@@ -119,6 +121,12 @@ export class RagflowEventEncoder {
             error: a.error ? a.error.message : null,
             created_at: at,
           });
+        // RAGFlow shows a failed component's default value as a message of its own (exception policy).
+        const shown =
+          typeof a.result?.message === 'string'
+            ? this.frame(e.seq, 'message', at, { content: a.result.message }) +
+              this.frame(e.seq, 'message_end', at, {})
+            : '';
         const end = type === 'Message' ? this.frame(e.seq, 'message_end', at, {}) : '';
         const parent = this.ctx.components.get(id)?.parentId;
         const itemEnded =
@@ -128,7 +136,7 @@ export class RagflowEventEncoder {
             const next = componentIdOfNode(n);
             return next !== undefined && this.ctx.components.get(next)?.parentId === parent;
           });
-        return held + end + finished(id) + (itemEnded ? finished(parent) : '');
+        return held + shown + end + finished(id) + (itemEnded ? finished(parent) : '');
       }
       case 'waiting_for_user': {
         const w = e.payload as { question: string; input_schema: unknown };
