@@ -7,7 +7,7 @@ export {
 } from './lib/provider-tools.config';
 export { ProviderErrorCode, ProviderException } from './lib/provider.exception';
 export { providerFetch } from './lib/provider-http';
-export { type WebChunk, formalizedContent, hashStr2Int } from './lib/kb-prompt';
+export { type WebChunk, formalizedContent } from './lib/kb-prompt';
 export { type Cell, formatG, markdownTable } from './lib/markdown-table';
 export {
   TAVILY_TOOL_DESCRIPTION,

@@ -1,4 +1,5 @@
-import { formalizedContent, hashStr2Int } from './kb-prompt';
+import { hashStr2Int } from '@switchyard/graph';
+import { formalizedContent } from './kb-prompt';
 import { formatG, markdownTable } from './markdown-table';
 
 describe(formatG.name, () => {
