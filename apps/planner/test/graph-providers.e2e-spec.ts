@@ -197,6 +197,66 @@ describe('graph providers: components that call out', () => {
     );
   });
 
+  it('TavilySearch as an Agent tool: the model calls tavily_search_0, the search runs with the tenant key, the answer uses it', async () => {
+    const set = await stack.api(
+      'PUT',
+      `/v1/admin/tenants/${tenant.id}/provider-keys/tavily`,
+      { secret: 'tvly-rotated' },
+      admin,
+    );
+    expect(set.status).toBe(200);
+    const rules = [
+      {
+        name: 'call-tavily',
+        times: 1,
+        when: { tools_include: 'tavily_search_0', last_role: 'user' },
+        reply: { tool_calls: [{ name: 'tavily_search_0', arguments: { query: 'apple stock code' } }] },
+      },
+      {
+        name: 'answer',
+        times: 1,
+        when: { last_role: 'tool', any_includes: 'AAPL is Apple.' },
+        reply: { content: 'AAPL' },
+      },
+    ];
+    const scripted = await fetch(`${stack.llmUrl}/_script`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
+    });
+    expect(scripted.status).toBe(200);
+    const agent = await createAgent(
+      'agent-tavily',
+      canvas({
+        'Agent:Extract': {
+          name: 'Agent',
+          params: {
+            llm_id: 'scripted',
+            sys_prompt: 'Return the stock code only.',
+            prompts: [{ role: 'user', content: '{sys.query}' }],
+            tools: [
+              { component_name: 'TavilySearch', name: 'TavilySearch', params: { max_results: 5, days: 7 } },
+            ],
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{Agent:Extract@content}'] } },
+      }),
+    );
+    const before = provider.requests.filter((q) => q.path === '/search').length;
+    const r = await runToEnd(agent, 'Which is the stock code of Apple?');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.answer).toMatch(/AAPL$/);
+    const searches = provider.requests.filter((q) => q.path === '/search').slice(before);
+    expect(searches).toHaveLength(1);
+    expect(searches[0].headers['authorization']).toBe('Bearer tvly-rotated');
+    expect(JSON.parse(searches[0].body)).toMatchObject({
+      query: 'apple stock code',
+      max_results: 5,
+      days: 7,
+    });
+  });
+
   it("YahooFinance:QuickAdsDig of stock_market_research_assistant.json reports the balance sheet of the golden's symbol", async () => {
     const g = golden('stock_market_research_assistant.aapl');
     const template = fixture('stock_market_research_assistant.json') as {
