@@ -337,11 +337,27 @@ describe(sandboxConfigFromEnv.name, () => {
     });
   });
 
+  it.each([
+    ['the default task deadline', {}, 10_000, 60_000],
+    ['a short task deadline (defaults shrink to fit it)', { SWITCHYARD_TASK_TIMEOUT_MS: '6000' }, 1500, 3000],
+    [
+      'explicit limits inside a short deadline',
+      { SWITCHYARD_TASK_TIMEOUT_MS: '6000', SANDBOX_TIMEOUT_MS: '2000', SANDBOX_START_TIMEOUT_MS: '3000' },
+      2000,
+      3000,
+    ],
+  ])('fits the limits to %s', (_, env, timeoutMs, startTimeoutMs) => {
+    expect(sandboxConfigFromEnv(env)).toMatchObject({ timeoutMs, startTimeoutMs });
+  });
+
   it('stops start-up naming a bad variable', () => {
     expect(() => sandboxConfigFromEnv({ SANDBOX_MEMORY_MB: 'lots' })).toThrow(/SANDBOX_MEMORY_MB \("lots"\)/);
     expect(() =>
       sandboxConfigFromEnv({ SANDBOX_TIMEOUT_MS: '100000', SWITCHYARD_TASK_TIMEOUT_MS: '120000' }),
     ).toThrow(/SANDBOX_TIMEOUT_MS .*must stay below SWITCHYARD_TASK_TIMEOUT_MS/);
+    expect(() =>
+      sandboxConfigFromEnv({ SANDBOX_START_TIMEOUT_MS: '5000', SWITCHYARD_TASK_TIMEOUT_MS: '6000' }),
+    ).toThrow(/must stay below SWITCHYARD_TASK_TIMEOUT_MS/);
   });
 });
 

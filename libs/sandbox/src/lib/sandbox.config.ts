@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { loadConfig } from '@switchyard/config';
+import { ConfigException, loadConfig } from '@switchyard/config';
 
 const schema = z.object({
   // The default wall-time limit of user code (the interpreter's start-up is not counted).
-  SANDBOX_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  // Unset: 10 s, or a quarter of the task deadline when that is shorter.
+  SANDBOX_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).optional(),
   // The default memory limit of user code: QuickJS's heap; Python's cgroup on top of the runtime.
   SANDBOX_MEMORY_MB: z.coerce.number().int().min(16).max(4096).default(256),
   // How many sandboxed processes run at once in this service; further jobs wait their turn.
   SANDBOX_MAX_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   // How long an interpreter may take to start (Pyodide needs seconds on a busy machine).
-  SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  // Unset: 60 s, or half the task deadline when that is shorter.
+  SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).optional(),
   // What a job may print (stdout and stderr together); the rest is cut and said so.
   SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(16_000_000).default(1_000_000),
   // A task's deadline (libs/config's default): a job must be over, start-up included, before it.
@@ -26,19 +28,21 @@ export interface SandboxConfig {
 }
 
 export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
-  const cfg = loadConfig(
-    schema.refine((c) => c.SANDBOX_START_TIMEOUT_MS + c.SANDBOX_TIMEOUT_MS < c.SWITCHYARD_TASK_TIMEOUT_MS, {
-      path: ['SANDBOX_TIMEOUT_MS'],
-      message:
-        'SANDBOX_START_TIMEOUT_MS + SANDBOX_TIMEOUT_MS must stay below SWITCHYARD_TASK_TIMEOUT_MS, or the task is taken for lost while its code still runs',
-    }),
-    env,
-  );
+  const cfg = loadConfig(schema, env);
+  // Defaults fit inside the task's deadline; values set explicitly are taken as they are.
+  const task = cfg.SWITCHYARD_TASK_TIMEOUT_MS;
+  const timeoutMs = cfg.SANDBOX_TIMEOUT_MS ?? Math.min(10_000, Math.floor(task / 4));
+  const startTimeoutMs = cfg.SANDBOX_START_TIMEOUT_MS ?? Math.min(60_000, Math.floor(task / 2));
+  if (startTimeoutMs + timeoutMs >= task) {
+    throw new ConfigException([
+      `SANDBOX_TIMEOUT_MS (${timeoutMs}) + SANDBOX_START_TIMEOUT_MS (${startTimeoutMs}): must stay below SWITCHYARD_TASK_TIMEOUT_MS (${task}), or the task is taken for lost while its code still runs`,
+    ]);
+  }
   return {
-    timeoutMs: cfg.SANDBOX_TIMEOUT_MS,
+    timeoutMs,
     memoryMb: cfg.SANDBOX_MEMORY_MB,
     maxConcurrency: cfg.SANDBOX_MAX_CONCURRENCY,
-    startTimeoutMs: cfg.SANDBOX_START_TIMEOUT_MS,
+    startTimeoutMs,
     maxOutputBytes: cfg.SANDBOX_MAX_OUTPUT_BYTES,
   };
 }
