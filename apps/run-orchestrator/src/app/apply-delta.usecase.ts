@@ -3,13 +3,20 @@ import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 import {
   type Action,
+  type CommittedDelta,
   type DeltaMessage,
   type RuntimeState,
   type StateDelta,
   isTerminal,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
-import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
+import {
+  DeltaRejectedException,
+  RecentDeltas,
+  StateCache,
+  applyDelta,
+  assertPatchAllowed,
+} from '@switchyard/state';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
@@ -39,6 +46,7 @@ export class ApplyDeltaUseCase {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(StateCache) private readonly cache: StateCache,
+    @Inject(RecentDeltas) private readonly recent: RecentDeltas,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
@@ -47,6 +55,7 @@ export class ApplyDeltaUseCase {
 
   async execute(msg: DeltaMessage, service: string): Promise<void> {
     let committed: RuntimeState | undefined;
+    let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
     const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
       const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
@@ -131,6 +140,7 @@ export class ApplyDeltaUseCase {
       let state = await this.cache.get(run.thread_id, run.thread_version);
       const actions: Action[] = [];
       const rows: unknown[][] = [];
+      const deltas: { delta: CommittedDelta; bytes: number }[] = [];
       try {
         for (const t of stepTasks) {
           const delta = t.delta!;
@@ -144,7 +154,9 @@ export class ApplyDeltaUseCase {
           const applied = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
           state = applyDelta(state, applied);
           actions.push(action);
-          rows.push([run.thread_id, state.version, t.id, run.id, t.node, JSON.stringify(applied)]);
+          const json = JSON.stringify(applied);
+          deltas.push({ delta: applied, bytes: json.length });
+          rows.push([run.thread_id, state.version, t.id, run.id, t.node, json]);
         }
       } catch (err) {
         return this.reject(m, run, err);
@@ -177,11 +189,18 @@ export class ApplyDeltaUseCase {
         ],
       };
       committed = state;
+      logged = { base: run.thread_version, deltas };
       return this.stepper.advance(m, run, state, actions, task.step, writes);
     });
     endCommit();
     if (committed) {
       this.cache.put(committed);
+    }
+    if (logged && committed) {
+      const recent = this.recent.record(committed.thread_id, logged.base, logged.deltas);
+      if (effects.tasks.length > 0 && recent.length > 0) {
+        effects.deltas = recent;
+      }
     }
     await this.outbox.apply(effects);
     if (effects.continueThread) {
