@@ -22,9 +22,9 @@ import { TaskReaper } from './task-reaper.service';
       useFactory: (source: PgStateSource) => new StateCache(source, 5000),
       inject: [PgStateSource],
     },
-    // The last 4 deltas of a thread ride with its next tasks (the default agent's planner sees
-    // every third step), up to 32 KiB; bigger ones are read from Postgres by the node service.
-    { provide: RecentDeltas, useFactory: () => new RecentDeltas(4, 32 * 1024, 5000) },
+    // A thread's last 8 deltas are held; a task carries those its service has not seen (the
+    // default agent's planner sees every third step), up to 32 KiB, or the service reads them.
+    { provide: RecentDeltas, useFactory: () => new RecentDeltas(8, 32 * 1024, 5000) },
     NodeDirectory,
     RunStepper,
     TaskOutbox,

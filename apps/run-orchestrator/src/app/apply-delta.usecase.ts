@@ -216,10 +216,11 @@ export class ApplyDeltaUseCase {
       this.cache.put(committed);
     }
     if (logged && committed) {
-      const recent = this.recent.record(committed.thread_id, logged.base, logged.deltas);
-      if (effects.tasks.length > 0 && recent.length > 0) {
-        effects.deltas = recent;
-      }
+      const { thread_id: threadId, version } = committed;
+      this.recent.record(threadId, logged.base, logged.deltas);
+      effects.deltas = new Map(
+        effects.tasks.map((t) => [t.id, this.recent.forTask(threadId, t.subject.split('.')[2], version)]),
+      );
     }
     await this.outbox.apply(effects);
     if (effects.continueThread) {

@@ -13,8 +13,8 @@ export interface StepEffects {
   continueThread?: string;
   /** A redelivered step: its action events are written again where Redis does not have them. */
   repairActions?: Action[];
-  /** The thread's last committed deltas (ending at the tasks' version), sent with the tasks. */
-  deltas?: CommittedDelta[];
+  /** Per task id: committed deltas up to the task's version that go with it (RecentDeltas). */
+  deltas?: Map<string, CommittedDelta[]>;
 }
 
 export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], events: [], finished: false });

@@ -86,8 +86,8 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
-  /** `deltas`: the thread's last committed deltas, ending at the tasks' version (optional). */
-  async publish(tasks: TaskRow[], deltas?: CommittedDelta[]): Promise<void> {
+  /** `deltas`: per task id, committed deltas ending at the task's version to send with it. */
+  async publish(tasks: TaskRow[], deltas?: Map<string, CommittedDelta[]>): Promise<void> {
     if (tasks.length === 0) {
       return;
     }
@@ -104,6 +104,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           });
           return undefined;
         }
+        const shipped = deltas?.get(t.id);
         const message: TaskMessage = {
           task_id: t.id,
           run_id: t.run_id,
@@ -115,7 +116,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           call_index: t.call_index,
           attempt: t.attempt,
           deadline: new Date(t.deadline).toISOString(),
-          ...(deltas?.length ? { deltas } : {}),
+          ...(shipped?.length ? { deltas: shipped } : {}),
         };
         return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),

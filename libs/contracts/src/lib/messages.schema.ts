@@ -42,9 +42,9 @@ export const TaskMessageSchema = z
     attempt: z.number().int().positive(),
     deadline: z.string().datetime(),
     trace: z.record(z.string(), z.string()).optional(),
-    // The thread's last committed deltas, ending at `version` (a few, within a byte budget), so
-    // a node service whose cached state is a little behind catches up without reading Postgres.
-    // Absent when the outbox sweeper re-publishes a task: the service then reads them.
+    // Committed deltas ending at `version` (those the service has not seen, within a byte budget),
+    // so a node service whose cached state is a little behind catches up without reading
+    // Postgres. Absent when the outbox sweeper re-publishes a task: the service then reads them.
     deltas: z.array(CommittedDeltaSchema).optional(),
   })
   .strict();

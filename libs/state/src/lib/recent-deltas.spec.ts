@@ -30,40 +30,72 @@ function held(version: number, bytes = 100): { delta: CommittedDelta; bytes: num
 const ids = (deltas: CommittedDelta[]) => deltas.map((d) => d.action.id);
 
 describe(RecentDeltas.name, () => {
-  it('ships the newest contiguous deltas of the thread, at most `keep`', () => {
-    const recent = new RecentDeltas(3, 10_000);
+  it('sends a service only the newest delta with its first task, then what it has not seen', () => {
+    const recent = new RecentDeltas(8, 10_000);
     recent.record(THREAD, 0, [held(1)]);
+    expect(ids(recent.forTask(THREAD, 'planner', 1))).toEqual([1]);
+
+    recent.record(THREAD, 1, [held(2)]);
+    expect(ids(recent.forTask(THREAD, 'tools', 2))).toEqual([2]);
+    recent.record(THREAD, 2, [held(3)]);
+    expect(ids(recent.forTask(THREAD, 'reflection', 3))).toEqual([3]);
+    recent.record(THREAD, 3, [held(4)]);
+
+    expect(ids(recent.forTask(THREAD, 'planner', 4))).toEqual([2, 3, 4]);
+  });
+
+  it('gives every task of one step for one service the same deltas (a fan-out)', () => {
+    const recent = new RecentDeltas(8, 10_000);
+    recent.record(THREAD, 0, [held(1)]);
+    recent.forTask(THREAD, 'tools', 1);
     recent.record(THREAD, 1, [held(2), held(3)]);
 
-    const shipped = recent.record(THREAD, 3, [held(4)]);
+    expect(ids(recent.forTask(THREAD, 'tools', 3))).toEqual([2, 3]);
+    expect(ids(recent.forTask(THREAD, 'tools', 3))).toEqual([2, 3]);
+  });
 
-    expect(ids(shipped)).toEqual([2, 3, 4]);
+  it('sends nothing when what the service lacks is no longer held', () => {
+    const recent = new RecentDeltas(2, 10_000);
+    recent.record(THREAD, 0, [held(1)]);
+    recent.forTask(THREAD, 'planner', 1);
+    recent.record(THREAD, 1, [held(2)]);
+    recent.record(THREAD, 2, [held(3), held(4)]);
+
+    expect(recent.forTask(THREAD, 'planner', 4)).toEqual([]);
+  });
+
+  it('sends nothing when what the service lacks exceeds the byte budget', () => {
+    const recent = new RecentDeltas(4, 250);
+    recent.record(THREAD, 0, [held(1)]);
+    recent.forTask(THREAD, 'planner', 1);
+    recent.record(THREAD, 1, [held(2, 200)]);
+    recent.record(THREAD, 2, [held(3, 100)]);
+
+    expect(recent.forTask(THREAD, 'planner', 3)).toEqual([]);
+    expect(ids(recent.forTask(THREAD, 'tools', 3))).toEqual([3]);
   });
 
   it('starts afresh when a step was committed on top of a version it does not hold', () => {
     const recent = new RecentDeltas(4, 10_000);
     recent.record(THREAD, 0, [held(1), held(2)]);
+    recent.forTask(THREAD, 'planner', 2);
 
     // Another replica committed versions 3 and 4 meanwhile.
-    const shipped = recent.record(THREAD, 4, [held(5)]);
+    recent.record(THREAD, 4, [held(5)]);
 
-    expect(ids(shipped)).toEqual([5]);
-    expect(ids(recent.record(THREAD, 5, [held(6)]))).toEqual([5, 6]);
-  });
-
-  it('ships only the newest deltas that fit the byte budget, and none when the last is too big', () => {
-    const recent = new RecentDeltas(4, 250);
-    recent.record(THREAD, 0, [held(1, 100), held(2, 100)]);
-
-    expect(ids(recent.record(THREAD, 2, [held(3, 120)]))).toEqual([2, 3]);
-    expect(recent.record(THREAD, 3, [held(4, 300)])).toEqual([]);
+    expect(ids(recent.forTask(THREAD, 'planner', 5))).toEqual([5]);
+    expect(recent.forTask(THREAD, 'planner', 4)).toEqual([]);
   });
 
   it('keeps threads apart', () => {
     const recent = new RecentDeltas(4, 10_000);
     recent.record(THREAD, 0, [held(1)]);
+    recent.record(OTHER, 0, [held(1)]);
+    recent.forTask(THREAD, 'planner', 1);
+    recent.record(THREAD, 1, [held(2)]);
+    recent.record(OTHER, 1, [held(2)]);
 
-    expect(ids(recent.record(OTHER, 0, [held(1)]))).toEqual([1]);
-    expect(ids(recent.record(THREAD, 1, [held(2)]))).toEqual([1, 2]);
+    expect(ids(recent.forTask(THREAD, 'planner', 2))).toEqual([2]);
+    expect(ids(recent.forTask(OTHER, 'planner', 2))).toEqual([2]);
   });
 });

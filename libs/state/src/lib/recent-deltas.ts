@@ -7,15 +7,23 @@ interface Held {
   bytes: number;
 }
 
+interface ThreadLog {
+  /** Contiguous, ending at the newest version this process committed. */
+  held: Held[];
+  /** Per service: the version of the last task sent to it, and what that task shipped from. */
+  sent: Map<string, { version: number; since: number }>;
+}
+
 /**
  * The last few committed deltas of each thread, as one orchestrator process committed them: they
  * travel with the next tasks so a node service's StateCache catches up without reading Postgres
- * (`StateCache.get`'s `recent`). Held deltas are always contiguous and end at the thread's newest
- * version this process committed; a step committed on top of anything else (another replica
- * moved the thread meanwhile) starts afresh.
+ * (`StateCache.get`'s `recent`). A task carries the deltas its service has not seen from this
+ * process — those after the version of the last task sent to that service — or, when none was
+ * sent yet, only the newest. A step committed on top of a version this process does not hold
+ * (another replica moved the thread meanwhile) starts the log afresh.
  */
 export class RecentDeltas {
-  private readonly lru: LRUCache<string, Held[]>;
+  private readonly lru: LRUCache<string, ThreadLog>;
 
   constructor(
     private readonly keep: number,
@@ -25,21 +33,34 @@ export class RecentDeltas {
     this.lru = new LRUCache({ max: maxThreads });
   }
 
-  /**
-   * Records the deltas committed on top of `baseVersion` (each with its JSON length) and returns
-   * what to ship: the newest held deltas, as many as fit the byte budget (possibly none).
-   */
-  record(threadId: string, baseVersion: number, deltas: Held[]): CommittedDelta[] {
-    const held = this.lru.get(threadId) ?? [];
-    const joined = held.at(-1)?.delta.action.id === baseVersion ? [...held, ...deltas] : [...deltas];
-    const kept = joined.slice(-this.keep);
-    this.lru.set(threadId, kept);
-    const shipped: CommittedDelta[] = [];
-    let bytes = 0;
-    for (let i = kept.length - 1; i >= 0 && bytes + kept[i].bytes <= this.maxBytes; i--) {
-      bytes += kept[i].bytes;
-      shipped.unshift(kept[i].delta);
+  /** Records the deltas committed on top of `baseVersion`, each with its JSON length. */
+  record(threadId: string, baseVersion: number, deltas: Held[]): void {
+    const log = this.lru.get(threadId);
+    if (log && log.held.at(-1)?.delta.action.id === baseVersion) {
+      log.held = [...log.held, ...deltas].slice(-this.keep);
+    } else {
+      this.lru.set(threadId, { held: deltas.slice(-this.keep), sent: new Map() });
     }
-    return shipped;
+  }
+
+  /**
+   * The deltas to send with a task of `service` at `version` (the thread's newest): those the
+   * service lacks, if they are held and fit the byte budget; none otherwise (the service then
+   * reads them). Several tasks of one step for one service get the same deltas.
+   */
+  forTask(threadId: string, service: string, version: number): CommittedDelta[] {
+    const log = this.lru.get(threadId);
+    if (!log || log.held.at(-1)?.delta.action.id !== version) {
+      return [];
+    }
+    const last = log.sent.get(service);
+    const since = last?.version === version ? last.since : (last?.version ?? version - 1);
+    log.sent.set(service, { version, since });
+    const wanted = log.held.filter((h) => h.delta.action.id > since);
+    const bytes = wanted.reduce((sum, h) => sum + h.bytes, 0);
+    if (wanted.length === 0 || wanted[0].delta.action.id !== since + 1 || bytes > this.maxBytes) {
+      return [];
+    }
+    return wanted.map((h) => h.delta);
   }
 }
