@@ -69,6 +69,24 @@ describe(withLockedRead.name, () => {
     expect(states.flat()).toEqual([{ fresh: true }, { fresh: true }, { fresh: true }]);
   });
 
+  it('fails the step, not the process, when Postgres ends the connection between two statements', async () => {
+    const id = await row();
+
+    const step = withLockedRead(ds, lockRow(id), async (m) => {
+      const [{ pid }] = (await m.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+      await ds.query('SELECT pg_terminate_backend($1)', [pid]);
+      await sleep(200); // the termination reaches the idle client: its 'error' event
+      await m.query(`UPDATE ${TABLE} SET n = 9 WHERE id = $1`, [id]);
+    });
+
+    // (createDataSource guards lent-out clients; the pool drops the unqueryable one on release.)
+    await expect(step).rejects.toThrow();
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+    // The pool dropped the dead connection: three at once still get three working ones.
+    const alive = await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1 AS ok')));
+    expect(alive.flat()).toEqual([{ ok: 1 }, { ok: 1 }, { ok: 1 }]);
+  });
+
   it('quotes the values it inlines: a quote in a value cannot leave its literal', async () => {
     const id = await row();
     const hostile = `x'; UPDATE ${TABLE} SET note = 'owned' WHERE id = '${id}'; --`;
