@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PgStateSource } from '@switchyard/persistence';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
-import { StateCache } from '@switchyard/state';
+import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { EndRunUseCase } from './end-run.usecase';
 import { HumanNodesRegistrar } from './human-nodes.registrar';
@@ -22,6 +22,9 @@ import { TaskReaper } from './task-reaper.service';
       useFactory: (source: PgStateSource) => new StateCache(source, 5000),
       inject: [PgStateSource],
     },
+    // A thread's last 8 deltas are held; a task carries those its service has not seen (the
+    // default agent's planner sees every third step), up to 32 KiB, or the service reads them.
+    { provide: RecentDeltas, useFactory: () => new RecentDeltas(8, 32 * 1024, 5000) },
     NodeDirectory,
     RunStepper,
     TaskOutbox,

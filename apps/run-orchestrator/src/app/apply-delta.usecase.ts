@@ -1,15 +1,21 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 import {
   type Action,
+  type CommittedDelta,
   type DeltaMessage,
   type RuntimeState,
   type StateDelta,
   isTerminal,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
-import { DeltaRejectedException, StateCache, applyDelta, assertPatchAllowed } from '@switchyard/state';
+import {
+  DeltaRejectedException,
+  RecentDeltas,
+  StateCache,
+  applyDelta,
+  assertPatchAllowed,
+} from '@switchyard/state';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
@@ -17,14 +23,43 @@ import { RunStepper, type StepWrites, writeSnapshot } from './run-stepper.servic
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
+import { type StepSql, withLockedRead } from './step-transaction';
 import { TaskOutbox } from './task-outbox.service';
 
 interface StepTaskRow {
   id: string;
+  step: number;
   node: string;
   status: 'pending' | 'arrived' | 'applied';
   attempt: number;
   delta: StateDelta | null;
+}
+
+/** The run, its thread's versions and the delta's whole step, as `lockStepSql` reads them. */
+type LockedStep = RunRow & { thread_version: number; snapshot_version: number; step_tasks: StepTaskRow[] };
+
+/**
+ * One statement (run with BEGIN in one round trip): the run row locked, its thread's version, and
+ * the task's whole step locked, in dispatch order (a fan-out's deltas join here). The run is locked
+ * first: the tasks' scan needs its id. Every task of the step was committed before its delta
+ * could exist, so the statement's snapshot holds them all, and FOR UPDATE reads the newest
+ * version of each (status, arrived delta, attempt) once a concurrent writer's lock is released.
+ */
+function lockStepSql(runId: string, taskId: string): string {
+  const cols = RUN_COLUMNS.split(', ')
+    .map((c) => `r.${c}`)
+    .join(', ');
+  return `WITH run AS (
+      SELECT ${cols}, th.version AS thread_version, th.snapshot_version
+      FROM runs r JOIN threads th ON th.id = r.thread_id WHERE r.id = ${runId} FOR UPDATE OF r
+    ), step_tasks AS (
+      SELECT id, step, node, status, attempt, delta, seq FROM run_tasks
+      WHERE run_id = (SELECT id FROM run)
+        AND step = (SELECT step FROM run_tasks WHERE id = ${taskId} AND run_id = ${runId})
+      ORDER BY seq FOR UPDATE
+    )
+    SELECT run.*, (SELECT COALESCE(json_agg(s ORDER BY s.seq), '[]'::json) FROM step_tasks s) AS step_tasks
+    FROM run`;
 }
 
 /**
@@ -39,6 +74,7 @@ export class ApplyDeltaUseCase {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(StateCache) private readonly cache: StateCache,
+    @Inject(RecentDeltas) private readonly recent: RecentDeltas,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
@@ -47,141 +83,144 @@ export class ApplyDeltaUseCase {
 
   async execute(msg: DeltaMessage, service: string): Promise<void> {
     let committed: RuntimeState | undefined;
+    let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
-    const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
-      const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
-      // One round trip for the run (locked) and its thread's version.
-      const [run] = (await m.query(
-        `SELECT ${RUN_COLUMNS.split(', ')
-          .map((c) => `r.${c}`)
-          .join(', ')}, th.version AS thread_version, th.snapshot_version
-         FROM runs r JOIN threads th ON th.id = r.thread_id WHERE r.id = $1 FOR UPDATE OF r`,
-        [msg.run_id],
-      )) as (RunRow & { thread_version: number; snapshot_version: number })[];
-      if (!run) {
-        throw new NonRetryableMessageError(
-          `delta for run ${msg.run_id}, which does not exist`,
-          'unknown_run',
-        );
-      }
-      if (isTerminal(run.status)) {
-        this.logger.log({ ...log, msg: `late delta discarded: run is ${run.status}` });
-        return noEffects(run.id);
-      }
-      if (run.cancel_requested) {
-        // Cancel wins even when its message is late or lost: the flag in Postgres fences the step.
-        const effects = await this.stepper.finish(
-          m,
-          run,
-          null,
-          noEffects(run.id),
-          run.steps,
-          'cancelled',
-          null,
-        );
-        effects.broadcastCancel = true;
-        return effects;
-      }
-      // The task's whole step, locked, in one round trip (a fan-out's deltas join here).
-      const stepTasks = (await m.query(
-        `SELECT id, step, node, status, attempt, delta FROM run_tasks
-         WHERE run_id = $1 AND step = (SELECT step FROM run_tasks WHERE id = $2 AND run_id = $1)
-         ORDER BY seq FOR UPDATE`,
-        [msg.run_id, msg.task_id],
-      )) as (StepTaskRow & { step: number })[];
-      const task = stepTasks.find((t) => t.id === msg.task_id);
-      if (!task) {
-        return this.fail(m, run, `delta names task ${msg.task_id}, which this run never dispatched`);
-      }
-      if (task.status !== 'pending') {
-        this.logger.log({ ...log, msg: 'duplicate delta acknowledged and ignored' });
-        if (task.status === 'applied') {
-          // Applied, but its acknowledgement was lost (a crash between commit and ack): the step's
-          // events may not have reached Redis either; the outbox writes the ones that are missing.
-          const applied = (await m.query(
-            `SELECT delta->'action' AS action FROM state_deltas WHERE task_id = ANY($1::uuid[]) ORDER BY version`,
-            [stepTasks.map((t) => t.id)],
-          )) as { action: Action }[];
-          return { ...noEffects(run.id), repairActions: applied.map((r) => r.action) };
+    const effects = await withLockedRead(
+      this.ds,
+      (lit) => lockStepSql(lit(msg.run_id), lit(msg.task_id)),
+      async (m, lockedRows: LockedStep[]): Promise<StepEffects> => {
+        const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
+        const [locked] = lockedRows;
+        if (!locked) {
+          throw new NonRetryableMessageError(
+            `delta for run ${msg.run_id}, which does not exist`,
+            'unknown_run',
+          );
         }
-        return noEffects(run.id);
-      }
-      if (task.node !== msg.node || msg.delta.action.node !== msg.node) {
-        return this.fail(
-          m,
-          run,
-          `delta for task ${task.id} of node "${task.node}" claims node "${msg.delta.action.node}"`,
-        );
-      }
-      try {
-        assertPatchAllowed(msg.node, service, msg.delta.patch ?? []);
-      } catch (err) {
-        return this.reject(m, run, err);
-      }
-      if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
-        // Fan-out: the step ends when its last delta arrives; keep this one until then.
-        await m.query(
-          `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
-          [task.id, JSON.stringify(msg.delta)],
-        );
-        return noEffects(run.id);
-      }
-      stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
+        const { step_tasks: stepTasks, ...run } = locked;
+        if (isTerminal(run.status)) {
+          this.logger.log({ ...log, msg: `late delta discarded: run is ${run.status}` });
+          return noEffects(run.id);
+        }
+        if (run.cancel_requested) {
+          // Cancel wins even when its message is late or lost: the flag in Postgres fences the step.
+          const effects = await this.stepper.finish(
+            m,
+            run,
+            null,
+            noEffects(run.id),
+            run.steps,
+            'cancelled',
+            null,
+          );
+          effects.broadcastCancel = true;
+          return effects;
+        }
+        const task = stepTasks.find((t) => t.id === msg.task_id);
+        if (!task) {
+          return this.fail(m, run, `delta names task ${msg.task_id}, which this run never dispatched`);
+        }
+        if (task.status !== 'pending') {
+          this.logger.log({ ...log, msg: 'duplicate delta acknowledged and ignored' });
+          if (task.status === 'applied') {
+            // Applied, but its acknowledgement was lost (a crash between commit and ack): the step's
+            // events may not have reached Redis either; the outbox writes the ones that are missing.
+            const applied = (await m.query(
+              `SELECT delta->'action' AS action FROM state_deltas WHERE task_id = ANY($1::uuid[]) ORDER BY version`,
+              [stepTasks.map((t) => t.id)],
+            )) as { action: Action }[];
+            return { ...noEffects(run.id), repairActions: applied.map((r) => r.action) };
+          }
+          return noEffects(run.id);
+        }
+        if (task.node !== msg.node || msg.delta.action.node !== msg.node) {
+          return this.fail(
+            m,
+            run,
+            `delta for task ${task.id} of node "${task.node}" claims node "${msg.delta.action.node}"`,
+          );
+        }
+        try {
+          assertPatchAllowed(msg.node, service, msg.delta.patch ?? []);
+        } catch (err) {
+          return this.reject(m, run, err);
+        }
+        if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
+          // Fan-out: the step ends when its last delta arrives; keep this one until then.
+          await m.query(
+            `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
+            [task.id, JSON.stringify(msg.delta)],
+          );
+          return noEffects(run.id);
+        }
+        stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
 
-      let state = await this.cache.get(run.thread_id, run.thread_version);
-      const actions: Action[] = [];
-      const rows: unknown[][] = [];
-      try {
-        for (const t of stepTasks) {
-          const delta = t.delta!;
-          // A delta answering the first dispatch may arrive after the reaper sent the task again:
-          // the action still shows how many dispatches the task took.
-          const action: Action = {
-            ...delta.action,
-            id: state.version + 1,
-            attempt: Math.max(delta.action.attempt, t.attempt),
-          };
-          const applied = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
-          state = applyDelta(state, applied);
-          actions.push(action);
-          rows.push([run.thread_id, state.version, t.id, run.id, t.node, JSON.stringify(applied)]);
+        let state = await this.cache.get(run.thread_id, run.thread_version);
+        const actions: Action[] = [];
+        const rows: unknown[][] = [];
+        const deltas: { delta: CommittedDelta; bytes: number }[] = [];
+        try {
+          for (const t of stepTasks) {
+            const delta = t.delta!;
+            // A delta answering the first dispatch may arrive after the reaper sent the task again:
+            // the action still shows how many dispatches the task took.
+            const action: Action = {
+              ...delta.action,
+              id: state.version + 1,
+              attempt: Math.max(delta.action.attempt, t.attempt),
+            };
+            const applied = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
+            state = applyDelta(state, applied);
+            actions.push(action);
+            const json = JSON.stringify(applied);
+            deltas.push({ delta: applied, bytes: json.length });
+            rows.push([run.thread_id, state.version, t.id, run.id, t.node, json]);
+          }
+        } catch (err) {
+          return this.reject(m, run, err);
         }
-      } catch (err) {
-        return this.reject(m, run, err);
-      }
-      const values = rows.map(
-        (_, i) =>
-          `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
-      );
-      if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
-        await writeSnapshot(m, state);
-      }
-      // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
-      // moves; the stepper sends these with the next tasks, in one statement.
-      const writes: StepWrites = {
-        params: [run.id, task.step, state.version, ...rows.flat()],
-        parts: [
-          {
-            name: 'applied',
-            sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
+        const values = rows.map(
+          (_, i) =>
+            `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
+        );
+        if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
+          await writeSnapshot(m, state);
+        }
+        // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
+        // moves; the stepper sends these with the next tasks, in one statement.
+        const writes: StepWrites = {
+          params: [run.id, task.step, state.version, ...rows.flat()],
+          parts: [
+            {
+              name: 'applied',
+              sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
                   WHERE run_id = $1 AND step = $2`,
-          },
-          {
-            name: 'moved',
-            sql: 'UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)',
-          },
-          {
-            name: 'logged',
-            sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
-          },
-        ],
-      };
-      committed = state;
-      return this.stepper.advance(m, run, state, actions, task.step, writes);
-    });
+            },
+            {
+              name: 'moved',
+              sql: 'UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)',
+            },
+            {
+              name: 'logged',
+              sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
+            },
+          ],
+        };
+        committed = state;
+        logged = { base: run.thread_version, deltas };
+        return this.stepper.advance(m, run, state, actions, task.step, writes);
+      },
+    );
     endCommit();
     if (committed) {
       this.cache.put(committed);
+    }
+    if (logged && committed) {
+      const { thread_id: threadId, version } = committed;
+      this.recent.record(threadId, logged.base, logged.deltas);
+      effects.deltas = new Map(
+        effects.tasks.map((t) => [t.id, this.recent.forTask(threadId, t.subject.split('.')[2], version)]),
+      );
     }
     await this.outbox.apply(effects);
     if (effects.continueThread) {
@@ -189,7 +228,7 @@ export class ApplyDeltaUseCase {
     }
   }
 
-  private reject(m: EntityManager, run: RunRow, err: unknown): Promise<StepEffects> {
+  private reject(m: StepSql, run: RunRow, err: unknown): Promise<StepEffects> {
     if (err instanceof DeltaRejectedException) {
       return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
         code: RunFailureCode.DeltaRejected,
@@ -199,7 +238,7 @@ export class ApplyDeltaUseCase {
     throw err;
   }
 
-  private fail(m: EntityManager, run: RunRow, message: string): Promise<StepEffects> {
+  private fail(m: StepSql, run: RunRow, message: string): Promise<StepEffects> {
     return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
       code: RunFailureCode.InvalidDelta,
       message,

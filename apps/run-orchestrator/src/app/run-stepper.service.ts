@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import {
   type Action,
   type NodeRegistration,
@@ -13,6 +12,7 @@ import type { RunFailure } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
+import type { StepSql } from './step-transaction';
 
 /**
  * Records what follows a step, inside the step's transaction: `routeStep` decides (from the
@@ -30,7 +30,7 @@ export class RunStepper {
    * statement as the next tasks (one round trip for both).
    */
   async advance(
-    m: EntityManager,
+    m: StepSql,
     run: RunRow,
     state: RuntimeState,
     actions: Action[],
@@ -103,7 +103,7 @@ export class RunStepper {
 
   /** Ends the run in this transaction: status, output, usage, snapshot, thread released. */
   async finish(
-    m: EntityManager,
+    m: StepSql,
     run: RunRow,
     state: RuntimeState | null,
     effects: StepEffects,
@@ -152,7 +152,7 @@ export class RunStepper {
 }
 
 /** Writes the state as the thread's latest snapshot. */
-export async function writeSnapshot(m: EntityManager, state: RuntimeState): Promise<void> {
+export async function writeSnapshot(m: StepSql, state: RuntimeState): Promise<void> {
   await m.query(
     'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
     [state.thread_id, state.version, JSON.stringify(state)],
@@ -184,7 +184,7 @@ function statementOf(writes: StepWrites): [string, unknown[]] {
  * return from `waiting`) and carries out the step's own `writes`: one round trip.
  */
 async function insertTasks(
-  m: EntityManager,
+  m: StepSql,
   tasks: TaskRow[],
   run?: { runId: string; steps: number; resumed: boolean },
   writes?: StepWrites,

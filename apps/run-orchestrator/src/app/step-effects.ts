@@ -1,4 +1,4 @@
-import { type Action, type EventType, actionEventPayload } from '@switchyard/contracts';
+import { type Action, type CommittedDelta, type EventType, actionEventPayload } from '@switchyard/contracts';
 import type { TaskRow } from './run-row';
 
 /** What a committed transaction asks to happen next, carried out only after the commit. */
@@ -13,6 +13,8 @@ export interface StepEffects {
   continueThread?: string;
   /** A redelivered step: its action events are written again where Redis does not have them. */
   repairActions?: Action[];
+  /** Per task id: committed deltas up to the task's version that go with it (RecentDeltas). */
+  deltas?: Map<string, CommittedDelta[]>;
 }
 
 export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], events: [], finished: false });

@@ -8,7 +8,13 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_EVENTS_TTL_SECONDS, RunEventReader, RunEventWriter } from '@switchyard/events';
-import { type Action, type TaskMessage, cancelSubject, isTaskSubject } from '@switchyard/contracts';
+import {
+  type Action,
+  type CommittedDelta,
+  type TaskMessage,
+  cancelSubject,
+  isTaskSubject,
+} from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
@@ -72,7 +78,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     if (effects.broadcastCancel) {
       this.nats.nc.publish(cancelSubject(effects.runId));
     }
-    await this.publish(effects.tasks);
+    await this.publish(effects.tasks, effects.deltas);
     end();
     if (effects.finished) {
       const last = [...effects.events].reverse().find((e) => e.type === 'status');
@@ -80,7 +86,8 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
-  async publish(tasks: TaskRow[]): Promise<void> {
+  /** `deltas`: per task id, committed deltas ending at the task's version to send with it. */
+  async publish(tasks: TaskRow[], deltas?: Map<string, CommittedDelta[]>): Promise<void> {
     if (tasks.length === 0) {
       return;
     }
@@ -97,6 +104,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           });
           return undefined;
         }
+        const shipped = deltas?.get(t.id);
         const message: TaskMessage = {
           task_id: t.id,
           run_id: t.run_id,
@@ -108,6 +116,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           call_index: t.call_index,
           attempt: t.attempt,
           deadline: new Date(t.deadline).toISOString(),
+          ...(shipped?.length ? { deltas: shipped } : {}),
         };
         return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),

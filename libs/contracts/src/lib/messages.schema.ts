@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NodeNameSchema, StateDeltaSchema } from './state.schema';
+import { CommittedDeltaSchema, NodeNameSchema, StateDeltaSchema } from './state.schema';
 
 // Messages over NATS JetStream (DESIGN.md §4).
 
@@ -42,6 +42,10 @@ export const TaskMessageSchema = z
     attempt: z.number().int().positive(),
     deadline: z.string().datetime(),
     trace: z.record(z.string(), z.string()).optional(),
+    // Committed deltas ending at `version` (those the service has not seen, within a byte budget),
+    // so a node service whose cached state is a little behind catches up without reading
+    // Postgres. Absent when the outbox sweeper re-publishes a task: the service then reads them.
+    deltas: z.array(CommittedDeltaSchema).optional(),
   })
   .strict();
 export type TaskMessage = z.infer<typeof TaskMessageSchema>;

@@ -75,11 +75,6 @@ function recordingController(pattern: string, recorder: Recorder, behaviour: Beh
         working: 0,
       };
       // Observe what the transport does with this very message.
-      const ackAck = msg.ackAck.bind(msg);
-      msg.ackAck = (opts) => {
-        call.acks += 1;
-        return ackAck(opts);
-      };
       const ack = msg.ack.bind(msg);
       msg.ack = () => {
         call.acks += 1;

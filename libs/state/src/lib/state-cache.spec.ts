@@ -190,6 +190,49 @@ describe(StateCache.name, () => {
     expect(cache.stats).toEqual({ hits: 0, catchUps: 0, misses: 2 });
   });
 
+  describe('deltas shipped with the task (recent)', () => {
+    it('catches up from them without asking the source when they reach back to the cached version', async () => {
+      const { source, cache, expected, logs } = setup();
+      await cache.get(THREAD_A, 4);
+
+      const state = await cache.get(THREAD_A, 7, logs.get(THREAD_A)!.slice(3, 7));
+
+      expect(state).toEqual(expected(THREAD_A, 7));
+      expect(source.calls.deltasBetween).toEqual([]);
+      expect(source.calls.load).toEqual([[THREAD_A, 4]]);
+      expect(cache.stats).toEqual({ hits: 0, catchUps: 1, misses: 1 });
+    });
+
+    it('reads the missing deltas from the source when the shipped ones start after the cached version', async () => {
+      const { source, cache, expected, logs } = setup();
+      await cache.get(THREAD_A, 2);
+
+      const state = await cache.get(THREAD_A, 7, logs.get(THREAD_A)!.slice(4, 7));
+
+      expect(state).toEqual(expected(THREAD_A, 7));
+      expect(source.calls.deltasBetween).toEqual([[THREAD_A, 2, 7]]);
+    });
+
+    it('does not trust shipped deltas that stop short of the task version', async () => {
+      const { source, cache, expected, logs } = setup();
+      await cache.get(THREAD_A, 4);
+
+      const state = await cache.get(THREAD_A, 7, logs.get(THREAD_A)!.slice(4, 6));
+
+      expect(state).toEqual(expected(THREAD_A, 7));
+      expect(source.calls.deltasBetween).toEqual([[THREAD_A, 4, 7]]);
+    });
+
+    it('loads in full on a miss, whatever was shipped', async () => {
+      const { source, cache, expected, logs } = setup();
+
+      const state = await cache.get(THREAD_B, 5, logs.get(THREAD_B)!.slice(3, 5));
+
+      expect(state).toEqual(expected(THREAD_B, 5));
+      expect(source.calls.load).toEqual([[THREAD_B, 5]]);
+    });
+  });
+
   describe('put', () => {
     it('records a state computed by the caller, so the next get is a hit without the source', async () => {
       const { source, cache, expected } = setup();

@@ -18,8 +18,9 @@ export interface StateCacheStats {
 
 /**
  * An LRU of thread states, one per thread at the newest version asked for. A task for version v
- * is served from memory when the cached state is at v, by applying only the missing deltas (one
- * indexed query) when it is behind, and by a full load otherwise.
+ * is served from memory when the cached state is at v, by applying only the missing deltas when
+ * it is behind (taken from `recent` when those cover the gap, else one indexed query), and by a
+ * full load otherwise.
  */
 export class StateCache {
   private readonly lru: LRUCache<string, RuntimeState>;
@@ -32,7 +33,11 @@ export class StateCache {
     this.lru = new LRUCache({ max: maxThreads });
   }
 
-  async get(threadId: string, version: number): Promise<RuntimeState> {
+  /**
+   * `recent`: committed deltas ending at `version`, in order (the orchestrator ships the last few
+   * with a task); when they reach back to the cached version, the catch-up needs no query.
+   */
+  async get(threadId: string, version: number, recent?: CommittedDelta[]): Promise<RuntimeState> {
     const cached = this.lru.get(threadId);
     if (cached && cached.version === version) {
       this.stats.hits++;
@@ -41,7 +46,8 @@ export class StateCache {
     let state: RuntimeState;
     if (cached && cached.version < version) {
       this.stats.catchUps++;
-      const deltas = await this.source.deltasBetween(threadId, cached.version, version);
+      const shipped = recent ? coveringSuffix(recent, cached.version, version) : undefined;
+      const deltas = shipped ?? (await this.source.deltasBetween(threadId, cached.version, version));
       state = deltas.reduce(applyDelta, cached);
       if (state.version !== version) {
         // A gap in the log (should not happen): fall back to a full load.
@@ -68,4 +74,16 @@ export class StateCache {
   evict(threadId: string): void {
     this.lru.delete(threadId);
   }
+}
+
+/** The deltas of `recent` with from < version ≤ upto, if they are exactly those versions. */
+function coveringSuffix(recent: CommittedDelta[], from: number, upto: number): CommittedDelta[] | undefined {
+  const start = recent.findIndex((d) => d.action.id === from + 1);
+  if (start < 0) {
+    return undefined;
+  }
+  const suffix = recent.slice(start);
+  return suffix.length === upto - from && suffix.every((d, i) => d.action.id === from + 1 + i)
+    ? suffix
+    : undefined;
 }

@@ -104,7 +104,7 @@ export class NodeRuntime {
         this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
       );
 
-    const state = await this.cache.get(task.thread_id, task.version);
+    const state = await this.cache.get(task.thread_id, task.version, task.deltas);
     const { signal, release } = this.cancels.open(task.run_id);
     let out: NodeOutput;
     try {

@@ -1,0 +1,128 @@
+// withLockedRead against the real Postgres (the `switchyard_test` database on DATABASE_URL's server).
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource, ensureDatabase } from '@switchyard/persistence';
+import { withLockedRead } from './step-transaction';
+
+jest.setTimeout(30_000);
+
+function testDatabaseUrl(): string {
+  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/switchyard_test';
+  return url.toString();
+}
+
+const TABLE = `locked_read_spec_${process.pid}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe(withLockedRead.name, () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    const url = testDatabaseUrl();
+    await ensureDatabase(url);
+    ds = await createDataSource(url, { poolSize: 3, name: 'locked-read-spec' });
+    await ds.query(`CREATE TABLE ${TABLE} (id uuid PRIMARY KEY, n int NOT NULL, note text)`);
+  });
+
+  afterAll(async () => {
+    await ds?.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await ds?.destroy();
+  });
+
+  async function row(): Promise<string> {
+    const id = randomUUID();
+    await ds.query(`INSERT INTO ${TABLE} (id, n) VALUES ($1, 0)`, [id]);
+    return id;
+  }
+
+  const lockRow = (id: string) => (lit: (v: string) => string) =>
+    `SELECT id, n FROM ${TABLE} WHERE id = ${lit(id)} FOR UPDATE`;
+
+  it('hands the locked read to the work and commits what the work wrote', async () => {
+    const id = await row();
+
+    const seen = await withLockedRead(ds, lockRow(id), async (m, rows: { id: string; n: number }[]) => {
+      await m.query(`UPDATE ${TABLE} SET n = $2 WHERE id = $1`, [id, rows[0].n + 1]);
+      return rows;
+    });
+
+    expect(seen).toEqual([{ id, n: 0 }]);
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 1 }]);
+  });
+
+  it('rolls back what the work wrote when it throws, and returns a clean connection to the pool', async () => {
+    const id = await row();
+
+    await expect(
+      withLockedRead(ds, lockRow(id), async (m) => {
+        await m.query(`UPDATE ${TABLE} SET n = 5 WHERE id = $1`, [id]);
+        throw new Error('work failed');
+      }),
+    ).rejects.toThrow('work failed');
+
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+    // Every pooled connection is out of any transaction (a leaked BEGIN would fail this).
+    const states = await Promise.all(
+      [1, 2, 3].map(() => ds.query(`SELECT now() = statement_timestamp() AS fresh`)),
+    );
+    expect(states.flat()).toEqual([{ fresh: true }, { fresh: true }, { fresh: true }]);
+  });
+
+  it('fails the step, not the process, when Postgres ends the connection between two statements', async () => {
+    const id = await row();
+
+    const step = withLockedRead(ds, lockRow(id), async (m) => {
+      const [{ pid }] = (await m.query('SELECT pg_backend_pid() AS pid')) as { pid: number }[];
+      await ds.query('SELECT pg_terminate_backend($1)', [pid]);
+      await sleep(200); // the termination reaches the idle client: its 'error' event
+      await m.query(`UPDATE ${TABLE} SET n = 9 WHERE id = $1`, [id]);
+    });
+
+    // (createDataSource guards lent-out clients; the pool drops the unqueryable one on release.)
+    await expect(step).rejects.toThrow();
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+    // The pool dropped the dead connection: three at once still get three working ones.
+    const alive = await Promise.all([1, 2, 3].map(() => ds.query('SELECT 1 AS ok')));
+    expect(alive.flat()).toEqual([{ ok: 1 }, { ok: 1 }, { ok: 1 }]);
+  });
+
+  it('quotes the values it inlines: a quote in a value cannot leave its literal', async () => {
+    const id = await row();
+    const hostile = `x'; UPDATE ${TABLE} SET note = 'owned' WHERE id = '${id}'; --`;
+
+    const rows = await withLockedRead(
+      ds,
+      (lit) => `SELECT ${lit(hostile)} AS v`,
+      async (_m, r: { v: string }[]) => r,
+    );
+
+    expect(rows).toEqual([{ v: hostile }]);
+    expect(await ds.query(`SELECT note FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ note: null }]);
+  });
+
+  it('makes a second locked read wait for the first to commit, then read what it wrote', async () => {
+    const id = await row();
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((r) => (releaseFirst = r));
+    const order: string[] = [];
+
+    const first = withLockedRead(ds, lockRow(id), async (m) => {
+      order.push('first locked');
+      await firstHolds;
+      await m.query(`UPDATE ${TABLE} SET n = 7 WHERE id = $1`, [id]);
+      order.push('first commits');
+    });
+    await sleep(200);
+    const second = withLockedRead(ds, lockRow(id), async (_m, rows: { n: number }[]) => {
+      order.push('second locked');
+      return rows[0].n;
+    });
+    await sleep(300);
+    releaseFirst();
+
+    await first;
+    expect(await second).toBe(7);
+    expect(order).toEqual(['first locked', 'first commits', 'second locked']);
+  });
+});

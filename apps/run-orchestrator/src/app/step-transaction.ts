@@ -1,0 +1,50 @@
+import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+
+/** What a step's code needs of its transaction: statements (a TypeORM EntityManager is one). */
+export type StepSql = Pick<EntityManager, 'query'>;
+
+/** Quotes a value as an SQL string literal (the pg client's own escaping). */
+export type Literal = (value: string) => string;
+
+/**
+ * Runs `work` in a READ COMMITTED transaction that opens with `BEGIN` and the locking read
+ * `lockSql` in ONE round trip (a simple-protocol query: `lockSql` gets no bind parameters, it
+ * quotes its values with `lit`), then commits. `ds.transaction` spends a round trip on
+ * `START TRANSACTION` alone, one of a step's five (tools/bench/PROFILE.md). The statements of
+ * `work` run on the same pooled connection (straight through pg, as TypeORM's raw `query` would
+ * run them, without its per-query broadcaster). Any error rolls back and propagates; a
+ * connection that cannot even roll back is destroyed rather than returned to the pool.
+ */
+export async function withLockedRead<T, R>(
+  ds: DataSource,
+  lockSql: (lit: Literal) => string,
+  work: (m: StepSql, rows: R[]) => Promise<T>,
+): Promise<T> {
+  const pool = (ds.driver as PostgresDriver).master as Pool;
+  const client: PoolClient = await pool.connect();
+  const m: StepSql = {
+    query: async <R>(sql: string, params?: unknown[]): Promise<R> =>
+      (await client.query(sql, params)).rows as R,
+  };
+  let open = true;
+  let broken: Error | undefined;
+  try {
+    const sql = `BEGIN; ${lockSql((v) => client.escapeLiteral(v))}`;
+    const results = (await client.query(sql)) as unknown as QueryResult[];
+    const out = await work(m, results[1].rows as R[]);
+    await client.query('COMMIT');
+    open = false;
+    return out;
+  } catch (err) {
+    if (open) {
+      await client.query('ROLLBACK').catch((rollbackErr: Error) => {
+        broken = rollbackErr;
+      });
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
