@@ -15,6 +15,7 @@ import { BusinessKeys1700000000025 } from '../migrations/1700000000025-business-
 import { MemoriesNoHnsw1700000000026 } from '../migrations/1700000000026-memories-no-hnsw';
 import { ModelStructuredOutput1700000000027 } from '../migrations/1700000000027-model-structured-output';
 import { RegistryRevision1700000000028 } from '../migrations/1700000000028-registry-revision';
+import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   MemoriesNoHnsw1700000000026,
   ModelStructuredOutput1700000000027,
   RegistryRevision1700000000028,
+  ThreadMetadata1700000000034,
 ];
 
 export function dataSourceOptions(
