@@ -50,6 +50,7 @@ export const partFrame = (id: number | null, p: LgPart): string =>
 export const answerChunkId = (runId: string): string => `run-${runId}`;
 
 export class LangGraphEncoding implements StreamEncoding {
+  readonly format = 'langgraph';
   private next = 1;
   private started = false;
   private errorSent = false;
