@@ -3,6 +3,10 @@ import { type Server, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as Client2 } from '@langchain/langgraph-sdk';
 import { Client as Client1 } from 'langgraph-sdk-1';
+import { useStream as useStream2 } from '@langchain/langgraph-sdk/react';
+import { useStream as useStream1 } from 'langgraph-sdk-1/react';
+import { createElement } from 'react';
+import { type ReactTestRenderer, act, create } from 'react-test-renderer';
 import { TestStack } from '@switchyard/testing';
 
 // The LangGraph Platform-compatible surface through the real `@langchain/langgraph-sdk` (the
@@ -13,6 +17,9 @@ import { TestStack } from '@switchyard/testing';
 // [teleport] makes the run fail (the planner names a node that does not exist).
 
 let stack: TestStack;
+
+// React's act() expects to be told it runs in a test environment.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 beforeAll(async () => {
   stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
@@ -457,3 +464,65 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
     expect((made as { messages: Message[] }).messages).toHaveLength(2);
   }, 120_000);
 });
+
+type UseStream = typeof useStream2;
+const HOOKS: [string, UseStream][] = [
+  ['2.0.0', useStream2],
+  ['1.15.0', useStream1 as unknown as UseStream],
+];
+
+describe.each(HOOKS)(
+  'useStream of @langchain/langgraph-sdk %s (react-test-renderer)',
+  (_version, useStream) => {
+    it('creates a thread, submits, streams and renders the human and the AI message', async () => {
+      let latest: ReturnType<UseStream> | undefined;
+      let threadId: string | undefined;
+      function Chat() {
+        const stream = useStream({
+          apiUrl: stack.gatewayUrl,
+          apiKey: stack.key,
+          assistantId: 'agent',
+          onThreadId: (id: string) => {
+            threadId = id;
+          },
+        });
+        latest = stream;
+        return createElement(
+          'ul',
+          null,
+          stream.messages.map((m) =>
+            createElement(
+              'li',
+              { key: m.id },
+              `${m.type}: ${typeof m.content === 'string' ? m.content : ''}`,
+            ),
+          ),
+        );
+      }
+      let renderer: ReactTestRenderer | undefined;
+      await act(async () => {
+        renderer = create(createElement(Chat));
+      });
+      await act(async () => {
+        void latest?.submit({ messages: [{ type: 'human', content: 'hello from useStream' }] });
+      });
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (latest?.isLoading || (latest?.messages.length ?? 0) < 2)) {
+        await act(async () => {
+          await new Promise((r) => setTimeout(r, 100));
+        });
+      }
+      const items = renderer?.root.findAllByType('li').map((li) => li.children.join('')) ?? [];
+      expect(items).toEqual(['human: hello from useStream', expect.stringMatching(/^ai: The answer is/)]);
+      expect(latest?.error).toBeUndefined();
+      const state = await stack.api('GET', `/threads/${threadId}/state`);
+      expect((state.body.values.messages as Message[]).map((m) => m.content)).toEqual([
+        'hello from useStream',
+        items[1].slice('ai: '.length),
+      ]);
+      await act(async () => {
+        renderer?.unmount();
+      });
+    }, 60_000);
+  },
+);
