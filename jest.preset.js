@@ -6,6 +6,8 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = `<rootDir>/${target}`;
 }
 
+const ESM_ONLY = ['p-retry', 'p-queue', 'p-timeout', 'is-network-error', 'uuid'];
+
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
@@ -25,6 +27,17 @@ module.exports = {
         module: { type: 'commonjs' },
       },
     ],
+    // ESM-only packages the LangGraph SDK loads (Node 20 requires them natively; jest in CJS mode
+    // cannot): compiled to CommonJS like the sources. Every other node_modules file is left as is.
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
+      '@swc/jest',
+      {
+        swcrc: false,
+        jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } },
+        module: { type: 'commonjs' },
+      },
+    ],
   },
+  transformIgnorePatterns: [`/node_modules/(?!.*/node_modules/)(?!(${ESM_ONLY.join('|')})/)`],
   moduleFileExtensions: ['ts', 'js', 'json'],
 };

@@ -16,6 +16,7 @@ import { MemoriesNoHnsw1700000000026 } from '../migrations/1700000000026-memorie
 import { ModelStructuredOutput1700000000027 } from '../migrations/1700000000027-model-structured-output';
 import { RegistryRevision1700000000028 } from '../migrations/1700000000028-registry-revision';
 import { ProviderKeys1700000000029 } from '../migrations/1700000000029-provider-keys';
+import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -35,6 +36,7 @@ export const MIGRATIONS = [
   ModelStructuredOutput1700000000027,
   RegistryRevision1700000000028,
   ProviderKeys1700000000029,
+  ThreadMetadata1700000000034,
 ];
 
 export function dataSourceOptions(

@@ -18,7 +18,7 @@ export interface TenantContext {
 type AuthedRequest = Request & { tenant?: TenantContext };
 
 /**
- * `Authorization: Bearer <key>`: the key's hash is looked up (an indexed equality on a hash, so
+ * `Authorization: Bearer <key>` (or `x-api-key: <key>`): the key's hash is looked up (an indexed equality on a hash, so
  * no timing oracle on the key itself); revoked keys fail at once since nothing is cached.
  */
 @Injectable()
@@ -27,14 +27,24 @@ export class ApiKeyGuard implements CanActivate {
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) {
-      throw new ApiException(ApiErrorCode.Unauthorized, 'send an API key as "Authorization: Bearer <key>"');
+    const header = req.headers.authorization;
+    const xApiKey = req.headers['x-api-key'];
+    // `x-api-key` is how the LangGraph SDK sends its key (`new Client({apiKey})`).
+    const key =
+      header !== undefined
+        ? /^Bearer\s+(\S+)$/i.exec(header)?.[1]
+        : typeof xApiKey === 'string'
+          ? xApiKey
+          : undefined;
+    if (!key) {
+      throw new ApiException(
+        ApiErrorCode.Unauthorized,
+        'send an API key as "Authorization: Bearer <key>" or as "x-api-key: <key>"',
+      );
     }
     const rows = (await this.ds.query(
       'SELECT id, tenant_id FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
-      [hashApiKey(match[1])],
+      [hashApiKey(key)],
     )) as { id: string; tenant_id: string }[];
     if (rows.length === 0) {
       throw new ApiException(ApiErrorCode.Unauthorized, 'the API key is not valid');

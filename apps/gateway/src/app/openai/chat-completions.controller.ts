@@ -7,8 +7,6 @@ import {
   type RunStatus,
   type Usage,
   UserIdSchema,
-  componentIdOfNode,
-  isTerminal,
   isUuid,
 } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
@@ -16,6 +14,8 @@ import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { isAnswerNode } from '../runs/answer-nodes';
+import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
 import { AgentModels, type ResolvedModel } from './agent-models.service';
 import {
@@ -31,9 +31,6 @@ const WATCHDOG_MS = 5000;
 // A chat completion waits this long for its run; longer runs belong on /v1/runs + SSE.
 const MAX_WAIT_MS = 10 * 60_000;
 const ZERO: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-/** The nodes whose tokens are the answer: the output node, or a graph agent's Messages (its only streaming components). */
-const answers = (node: string): boolean => node === 'output' || componentIdOfNode(node) !== undefined;
 
 /** The run a request follows, and where it picks it up. */
 interface Turn {
@@ -334,80 +331,22 @@ export class ChatCompletionsController {
 
   /**
    * Follows the run's events after the turn's cursor until it ends or waits again (not for a
-   * task this request answered), handing the output node's tokens to `onToken`.
+   * task this request answered), handing the answer nodes' tokens to `onToken`.
    */
   private follow(turn: Turn, onToken?: (text: string) => void): Promise<RunStatus> {
-    const { runId } = turn;
-    return new Promise<RunStatus>((resolve, reject) => {
-      let finished = false;
-      let unsubscribe: (() => void) | undefined;
-      const end = (fn: () => void) => {
-        if (!finished) {
-          finished = true;
-          clearInterval(watchdog);
-          clearTimeout(deadline);
-          unsubscribe?.();
-          fn();
+    return followRun({
+      hub: this.hub,
+      ds: this.ds,
+      runId: turn.runId,
+      cursor: turn.cursor,
+      answered: turn.answered,
+      watchdogMs: WATCHDOG_MS,
+      maxWaitMs: MAX_WAIT_MS,
+      onEvent: (e) => {
+        if (e.event_type === 'token' && onToken && isAnswerNode((e.payload as { node: string }).node)) {
+          onToken((e.payload as { text: string }).text);
         }
-      };
-      // Postgres has the truth: events can be lost with Redis, and a `waiting` event may be the
-      // wait this request just answered.
-      const check = () => {
-        this.ds
-          .query(`SELECT status, waiting->>'task_id' AS waiting_task FROM runs WHERE id = $1`, [runId])
-          .then((rows: { status: RunStatus; waiting_task: string | null }[]) => {
-            const row = rows[0];
-            if (!row) {
-              return;
-            }
-            if (isTerminal(row.status)) {
-              end(() => resolve(row.status));
-            } else if (row.status === 'waiting' && !turn.answered.has(row.waiting_task ?? '')) {
-              end(() => resolve('waiting'));
-            }
-          })
-          .catch(() => undefined);
-      };
-      const watchdog = setInterval(check, WATCHDOG_MS);
-      const deadline = setTimeout(
-        () =>
-          end(() =>
-            reject(
-              new ApiException(
-                ApiErrorCode.Unavailable,
-                `run ${runId} did not finish within ${MAX_WAIT_MS / 1000} s; follow it on /v1/runs`,
-              ),
-            ),
-          ),
-        MAX_WAIT_MS,
-      );
-      this.hub
-        .subscribe(runId, turn.cursor, (events) => {
-          for (const e of events) {
-            if (
-              e.event_type === 'token' &&
-              onToken &&
-              !finished &&
-              answers((e.payload as { node: string }).node)
-            ) {
-              onToken((e.payload as { text: string }).text);
-            }
-            if (e.event_type === 'status' && (e.payload as { status: RunStatus }).status === 'waiting') {
-              check();
-            }
-            if (e.event_type === 'done') {
-              end(() => resolve((e.payload as { status: RunStatus }).status));
-              return;
-            }
-          }
-        })
-        .then((u) => {
-          unsubscribe = u;
-          if (finished) {
-            u();
-          }
-        })
-        .catch((err: unknown) => end(() => reject(err)));
+      },
     });
   }
 }

@@ -31,8 +31,10 @@ export interface StreamEncoding {
   /** Its name (metrics). */
   readonly format: string;
   encode(e: RunEvent): string;
-  /** Written once the run's `done` was sent, before the stream ends. */
+  /** Written once the run's `done` was sent (or `endsAt` said so), before the stream ends. */
   close(): Promise<string>;
+  /** Ends the stream at this event although the run goes on (a LangGraph interrupt). */
+  endsAt?(e: RunEvent): boolean;
 }
 
 /**
@@ -75,10 +77,11 @@ export async function streamRunEvents(
         res.write(text);
       }
     }
-    if (e.event_type === 'done') {
+    const last = e.event_type === 'done' || (encoding?.endsAt?.(e) ?? false);
+    if (last) {
       ended = true;
     }
-    return e.event_type === 'done';
+    return last;
   };
   try {
     const intact = await isIntact(deps.reader, runId);

@@ -12,17 +12,13 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
-import { PgStateSource } from '@switchyard/persistence';
-import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
-import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { ragflowEncoding } from './ragflow-events';
 import { RagflowRuns } from './ragflow-run.source';
-import { streamRunEvents } from './run-event-stream';
+import { RunEventStreams } from './run-event-streams.service';
 import {
   type CreateRunBody,
   CreateRunSchema,
@@ -38,11 +34,7 @@ import { RunsService, runView } from './runs.service';
 export class RunsController {
   constructor(
     @Inject(RunsService) private readonly runs: RunsService,
-    @Inject(RunEventReader) private readonly reader: RunEventReader,
-    @Inject(RunEventHub) private readonly hub: RunEventHub,
-    @Inject(GatewayConfig) private readonly config: GatewayConfig,
-    @Inject(DataSource) private readonly ds: DataSource,
-    @Inject(PgStateSource) private readonly states: PgStateSource,
+    @Inject(RunEventStreams) private readonly streams: RunEventStreams,
     @Inject(RagflowRuns) private readonly ragflowRuns: RagflowRuns,
   ) {}
 
@@ -114,18 +106,6 @@ export class RunsController {
       format === 'ragflow'
         ? ragflowEncoding(this.ragflowRuns, await this.ragflowRuns.context(runId))
         : undefined;
-    await streamRunEvents(
-      res,
-      runId,
-      raw ?? null,
-      {
-        hub: this.hub,
-        reader: this.reader,
-        ds: this.ds,
-        states: this.states,
-        heartbeatMs: this.config.heartbeatMs,
-      },
-      encoding,
-    );
+    await this.streams.stream(res, runId, raw ?? null, encoding);
   }
 }

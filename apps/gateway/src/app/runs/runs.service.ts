@@ -162,10 +162,10 @@ export class RunsService {
             );
           }
           if (busy.length > 0 && body.multitask === 'interrupt') {
+            // Flagged after the commit: updating those rows under this thread lock deadlocked
+            // with the orchestrator stepping them (it locks runs, then threads). The new run
+            // waits for them to end meanwhile, as an enqueued one does.
             interrupted = busy.map((r) => r.id);
-            await m.query('UPDATE runs SET cancel_requested = true WHERE id = ANY($1::uuid[])', [
-              interrupted,
-            ]);
           }
           // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
         }
@@ -195,6 +195,12 @@ export class RunsService {
       };
     }
     const row = result.row;
+    if (result.interrupted.length) {
+      await this.ds.query(
+        `UPDATE runs SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'running', 'waiting')`,
+        [result.interrupted],
+      );
+    }
     for (const id of result.interrupted) {
       await this.requestCancel(id);
     }

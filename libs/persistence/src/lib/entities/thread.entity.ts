@@ -13,5 +13,7 @@ export class ThreadEntity {
   @Column({ type: 'uuid', nullable: true }) active_run_id!: string | null;
   /** Generated with the thread's first answer; later turns keep it. */
   @Column({ type: 'text', nullable: true }) title!: string | null;
+  /** The thread's own metadata (LangGraph-compatible threads); `{}` by default. */
+  @Column({ type: 'jsonb', default: () => "'{}'::jsonb" }) metadata!: Record<string, unknown>;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }

@@ -1,0 +1,52 @@
+import { Global, Module } from '@nestjs/common';
+import Redis from 'ioredis';
+import { DataSource } from 'typeorm';
+import { SecretBox } from '@switchyard/config';
+import { RunEventHub } from '@switchyard/events';
+import { NodeDirectory } from '@switchyard/platform';
+import { AdminTokenGuard } from './admin/admin-token.guard';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { BootstrapTenant } from './auth/bootstrap-tenant.service';
+import { RateLimitGuard } from './auth/rate-limit.guard';
+import { GatewayConfig } from './gateway.config';
+import { McpGatewayConfig } from './mcp/mcp-gateway.config';
+import { AgentModels } from './openai/agent-models.service';
+import { RagflowRuns } from './runs/ragflow-run.source';
+import { endedRuns } from './runs/run-event-stream';
+import { RunEventStreams } from './runs/run-event-streams.service';
+import { RunsService } from './runs/runs.service';
+
+const PROVIDERS = [
+  { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
+  // Seals vendor keys; GatewayConfig validated SWITCHYARD_SECRET_KEY at start-up.
+  {
+    provide: SecretBox,
+    useFactory: (c: GatewayConfig) => new SecretBox(c.secretKey),
+    inject: [GatewayConfig],
+  },
+  ApiKeyGuard,
+  AdminTokenGuard,
+  RateLimitGuard,
+  BootstrapTenant,
+  RunsService,
+  RagflowRuns,
+  RunEventStreams,
+  AgentModels,
+  NodeDirectory,
+  { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
+  {
+    provide: RunEventHub,
+    useFactory: (redis: Redis, ds: DataSource) =>
+      new RunEventHub(redis, redis.duplicate(), { endedRuns: (ids: string[]) => endedRuns(ds, ids) }),
+    inject: [Redis, DataSource],
+  },
+];
+
+/**
+ * The gateway's shared services (configuration, auth guards, runs, the event hub): one instance
+ * each, visible to every feature module (the /v1 controllers and the LangGraph-compatible
+ * adapter alike).
+ */
+@Global()
+@Module({ providers: PROVIDERS, exports: PROVIDERS.map((p) => ('provide' in p ? p.provide : p)) })
+export class GatewayCoreModule {}

@@ -1,0 +1,87 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { z } from 'zod';
+import { DEFAULT_AGENT_ID } from '@switchyard/contracts';
+import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
+import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { ZodPipe } from '../http/zod-body.pipe';
+import { LangGraphRepository } from './langgraph.repository';
+import { type AssistantSearch, AssistantSearchSchema, AssistantVersionsSchema } from './langgraph.schemas';
+import { assistantView, builtInAssistant, pick } from './langgraph.views';
+
+type Assistant = ReturnType<typeof assistantView>;
+
+/**
+ * LangGraph assistants = Switchyard agents (`graph_id` = the agent's name; the built-in agent is
+ * `default`); an assistant is found by its id or its graph id.
+ */
+@Controller('assistants')
+@UseGuards(ApiKeyGuard, RateLimitGuard)
+export class LangGraphAssistantsController {
+  constructor(@Inject(LangGraphRepository) private readonly repo: LangGraphRepository) {}
+
+  @Post('search')
+  @HttpCode(200)
+  async search(
+    @Tenant() tenant: TenantContext,
+    @Body(new ZodPipe(AssistantSearchSchema)) q: AssistantSearch,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    // Assistants carry no metadata: a metadata filter matches none of them.
+    if (q.metadata && Object.keys(q.metadata).length > 0) {
+      return [];
+    }
+    const wanted = q.graph_id ?? q.name;
+    const conflicting = q.graph_id !== undefined && q.name !== undefined && q.graph_id !== q.name;
+    const withBuiltIn = !conflicting && (wanted === undefined || wanted === DEFAULT_AGENT_ID);
+    const agents = (
+      await this.repo.searchAgents(tenant.tenantId, {
+        graphId: q.graph_id,
+        name: q.name,
+        // The built-in one comes first: fetch enough agents to fill the page after it.
+        limit: q.offset + q.limit + 1,
+        offset: 0,
+        sortBy: q.sort_by,
+        sortOrder: q.sort_order,
+      })
+    ).map(assistantView);
+    const all: Assistant[] = withBuiltIn
+      ? [builtInAssistant(await this.repo.tenantCreatedAt(tenant.tenantId)), ...agents]
+      : agents;
+    const page = all.slice(q.offset, q.offset + q.limit);
+    if (all.length > q.offset + q.limit) {
+      res.setHeader('X-Pagination-Next', String(q.offset + q.limit));
+    }
+    return q.select ? page.map((a) => pick(a, q.select ?? [])) : page;
+  }
+
+  @Get(':assistant_id')
+  async get(@Tenant() tenant: TenantContext, @Param('assistant_id') id: string) {
+    if (id === DEFAULT_AGENT_ID) {
+      return builtInAssistant(await this.repo.tenantCreatedAt(tenant.tenantId));
+    }
+    return assistantView(await this.repo.agentOrThrow(tenant.tenantId, id));
+  }
+
+  /** The agent's published versions, newest first, as assistant versions. */
+  @Post(':assistant_id/versions')
+  @HttpCode(200)
+  async versions(
+    @Tenant() tenant: TenantContext,
+    @Param('assistant_id') id: string,
+    @Body(new ZodPipe(AssistantVersionsSchema)) q: z.infer<typeof AssistantVersionsSchema>,
+  ) {
+    if (id === DEFAULT_AGENT_ID) {
+      return q.offset === 0 ? [builtInAssistant(await this.repo.tenantCreatedAt(tenant.tenantId))] : [];
+    }
+    const agent = await this.repo.agentOrThrow(tenant.tenantId, id);
+    if (q.metadata && Object.keys(q.metadata).length > 0) {
+      return [];
+    }
+    const rows = await this.repo.agentVersions(agent.id, q.limit, q.offset);
+    return rows.map((v) => ({
+      ...assistantView({ ...agent, version: v.version, updated_at: v.created_at }),
+      created_at: new Date(v.created_at).toISOString(),
+    }));
+  }
+}

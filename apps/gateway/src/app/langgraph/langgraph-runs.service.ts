@@ -1,0 +1,190 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import { RunEventHub, RunEventReader } from '@switchyard/events';
+import { PgStateSource } from '@switchyard/persistence';
+import { DataSource } from 'typeorm';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { followRun } from '../runs/follow-run';
+import { RunsService } from '../runs/runs.service';
+import type { LgPart } from './langgraph-stream';
+import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
+import type { RunCreate } from './langgraph.schemas';
+import { interruptOf, valuesOf } from './langgraph.views';
+import { refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+
+const WATCHDOG_MS = 2000;
+// `runs.wait` has no client timeout; a run still going after this is answered with a 503 inside `__error__`.
+const MAX_WAIT_MS = 30 * 60_000;
+
+/** A run a LangGraph request started or resumed, and where its client's part of the log begins. */
+export interface StartedRun {
+  runId: string;
+  threadId: string;
+  assistantId: string;
+  /** Events at or below this id came before the request (a resumed run's earlier part); null: none. */
+  liveAfter: string | null;
+  /** The human task this request answered (a resume): a wait on it is the wait that just ended. */
+  answered: string | null;
+}
+
+/**
+ * LangGraph runs over Switchyard's: a run with `input` is a new run of the agent named by
+ * `assistant_id` (RunsService.create); a run with `command.resume` answers the question the
+ * thread's waiting run asked (RunsService.resume), and continues that run.
+ */
+@Injectable()
+export class LangGraphRuns {
+  constructor(
+    @Inject(RunsService) private readonly runs: RunsService,
+    @Inject(LangGraphRepository) private readonly repo: LangGraphRepository,
+    @Inject(RunEventReader) private readonly reader: RunEventReader,
+    @Inject(RunEventHub) private readonly hub: RunEventHub,
+    @Inject(PgStateSource) private readonly states: PgStateSource,
+    @Inject(DataSource) private readonly ds: DataSource,
+  ) {}
+
+  /** The agent id an assistant id (or graph id, i.e. agent name) stands for. */
+  async agentIdOf(tenantId: string, assistantId: string): Promise<string> {
+    if (assistantId === DEFAULT_AGENT_ID) {
+      return DEFAULT_AGENT_ID;
+    }
+    return (await this.repo.agentOrThrow(tenantId, assistantId)).id;
+  }
+
+  async start(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
+    refuseUnsupported(body);
+    const resume = resumeOf(body.command);
+    if (resume && body.input !== undefined && body.input !== null) {
+      throw new ApiException(ApiErrorCode.InvalidRequest, 'send either input or command.resume, not both');
+    }
+    const agentId = await this.agentIdOf(tenantId, body.assistant_id);
+    let thread = await this.repo.thread(tenantId, threadId);
+    if (!thread) {
+      if (body.if_not_exists !== 'create') {
+        throw ApiException.notFound(`thread "${threadId}" (send if_not_exists: "create" to create it)`);
+      }
+      if (!isUuid(threadId)) {
+        throw new ApiException(ApiErrorCode.InvalidRequest, 'the thread id must be a UUID');
+      }
+      await this.repo.createThread(tenantId, threadId, {}, agentId);
+      thread = await this.repo.threadOrThrow(tenantId, threadId);
+    }
+    if (resume) {
+      return this.resume(tenantId, thread, agentId, resume.value);
+    }
+    if (body.input === undefined || body.input === null) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'input is required (or command.resume to answer the question the thread waits on)',
+      );
+    }
+    const turn = turnInputOf(body.input);
+    if (turn.history.length && (await this.repo.hasRuns(thread.id))) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'input.messages: the thread already has its messages; send only the new human message',
+      );
+    }
+    const { run } = await this.runs.create(tenantId, {
+      input: { prompt: turn.prompt, ...(turn.inputs ? { inputs: turn.inputs } : {}) },
+      ...(turn.history.length ? { history: turn.history } : {}),
+      thread_id: thread.id,
+      agent_id: agentId,
+      multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
+      metadata: body.metadata ?? {},
+    });
+    return { runId: run.run_id, threadId: thread.id, assistantId: agentId, liveAfter: null, answered: null };
+  }
+
+  private async resume(
+    tenantId: string,
+    thread: ThreadRow,
+    agentId: string,
+    value: unknown,
+  ): Promise<StartedRun> {
+    const waiting = await this.repo.waitingRun(thread.id);
+    if (!waiting?.waiting) {
+      throw new ApiException(
+        ApiErrorCode.RunNotWaiting,
+        `thread ${thread.id} has no interrupt to resume (no run waits for an answer)`,
+      );
+    }
+    if (waiting.agent_id !== agentId) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        `assistant_id: the waiting run belongs to the assistant "${waiting.agent_id}"`,
+      );
+    }
+    const liveAfter = (await this.reader.lastSeq(waiting.id)) ?? '0-0';
+    await this.runs.resume(tenantId, waiting.id, value);
+    return {
+      runId: waiting.id,
+      threadId: thread.id,
+      assistantId: agentId,
+      liveAfter,
+      answered: waiting.waiting.task_id,
+    };
+  }
+
+  /** Follows the run until it ends or waits for a new answer; resolves with that status. */
+  follow(started: StartedRun): Promise<RunStatus> {
+    return followRun({
+      hub: this.hub,
+      ds: this.ds,
+      runId: started.runId,
+      cursor: started.liveAfter ?? '0-0',
+      answered: new Set(started.answered ? [started.answered] : []),
+      watchdogMs: WATCHDOG_MS,
+      maxWaitMs: MAX_WAIT_MS,
+    });
+  }
+
+  /** The thread's values now (`{}` before any run started). */
+  async values(threadId: string): Promise<Record<string, unknown>> {
+    const version = await this.repo.threadVersion(threadId);
+    return version > 0 ? valuesOf(await this.states.load(threadId, version)) : {};
+  }
+
+  /**
+   * What `runs.wait` answers once the run stopped: the values (with `__interrupt__` when it waits
+   * for an answer), or `__error__` when it failed.
+   */
+  async waitResult(runId: string, threadId: string): Promise<Record<string, unknown>> {
+    const run = await this.repo.run(runId);
+    if (run?.status === 'failed') {
+      return {
+        __error__: {
+          error: run.error?.code ?? 'run_failed',
+          message: run.error?.message ?? 'the run failed',
+        },
+      };
+    }
+    const values = await this.values(threadId);
+    if (run?.status === 'waiting' && run.waiting && !run.waiting.client_calls?.length) {
+      return { ...values, __interrupt__: [interruptOf(run.waiting)] };
+    }
+    return values;
+  }
+
+  /** The parts after a run's `done`: its final values, or the error its log did not carry. */
+  async finalParts(
+    runId: string,
+    threadId: string,
+    status: RunStatus,
+    errorSent: boolean,
+  ): Promise<LgPart[]> {
+    if (status === 'succeeded') {
+      return [{ event: 'values', data: await this.values(threadId) }];
+    }
+    if (status === 'failed' && !errorSent) {
+      const run = await this.repo.run(runId);
+      return [
+        {
+          event: 'error',
+          data: { error: run?.error?.code ?? 'run_failed', message: run?.error?.message ?? 'the run failed' },
+        },
+      ];
+    }
+    return [];
+  }
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { LangGraphAssistantsController } from './assistants.controller';
+import { LangGraphRuns } from './langgraph-runs.service';
+import { LangGraphRepository } from './langgraph.repository';
+import { LangGraphRunsController } from './runs.controller';
+import { LangGraphThreadsController } from './threads.controller';
+
+/**
+ * The LangGraph Platform-compatible surface at the gateway's root (`/assistants`, `/threads`,
+ * `/threads/:id/runs`), for `@langchain/langgraph-sdk` clients: an adapter over the gateway's
+ * runs, threads and agents (docs/api.md "LangGraph Platform compatibility").
+ */
+@Module({
+  controllers: [LangGraphAssistantsController, LangGraphThreadsController, LangGraphRunsController],
+  providers: [LangGraphRepository, LangGraphRuns],
+})
+export class LangGraphModule {}

@@ -1,0 +1,257 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import type { RunWaiting } from '@switchyard/persistence';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
+
+export interface AgentRow {
+  id: string;
+  name: string;
+  created_at: Date;
+  updated_at: Date;
+  version: number | null;
+}
+
+export interface AgentVersionRow {
+  id: string;
+  version: number;
+  created_at: Date;
+}
+
+export interface ThreadRow {
+  id: string;
+  agent_id: string;
+  created_at: Date;
+  version: number;
+  metadata: Record<string, unknown>;
+  /** The newest of its runs' creation and end times (the thread's creation without runs). */
+  updated_at: Date;
+  /** The status of its latest run (null without runs). */
+  last_status: RunStatus | null;
+  /** The latest run's id, status, waiting and error when it waits or failed. */
+  last_run_id: string | null;
+  waiting: RunWaiting | null;
+  error: { code: string; message: string } | null;
+}
+
+export interface LgRunRow {
+  id: string;
+  thread_id: string;
+  agent_id: string;
+  status: RunStatus;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+  metadata: Record<string, unknown> | null;
+  output: unknown;
+  error: { code: string; message: string } | null;
+  waiting: RunWaiting | null;
+}
+
+export interface CheckpointRow {
+  version: number;
+  run_id: string;
+  node: string;
+  created_at: Date;
+}
+
+export interface AgentSearch {
+  graphId?: string;
+  name?: string;
+  limit: number;
+  offset: number;
+  sortBy: 'assistant_id' | 'graph_id' | 'name' | 'created_at' | 'updated_at';
+  sortOrder: 'asc' | 'desc';
+}
+
+const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
+  assistant_id: 'a.id',
+  graph_id: 'a.name',
+  name: 'a.name',
+  created_at: 'a.created_at',
+  updated_at: 'a.updated_at',
+};
+
+const RUN_COLUMNS = `id, thread_id, agent_id, status, created_at, started_at, finished_at, metadata, output, error, waiting`;
+
+/**
+ * The queries of the LangGraph-compatible surface: agents as assistants, threads with their
+ * metadata and latest run, runs within a thread, and a thread's versions as checkpoints.
+ */
+@Injectable()
+export class LangGraphRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** The tenant's agents (not the built-in one) matching the search, in the asked order. */
+  async searchAgents(tenantId: string, q: AgentSearch): Promise<AgentRow[]> {
+    const name = q.graphId ?? q.name;
+    if (q.graphId !== undefined && q.name !== undefined && q.graphId !== q.name) {
+      return [];
+    }
+    return (await this.ds.query(
+      `SELECT a.id, a.name, a.created_at, a.updated_at,
+              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
+       FROM agents a
+       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ($2::text IS NULL OR a.name = $2)
+       ORDER BY ${SORT_COLUMNS[q.sortBy]} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}, a.id
+       LIMIT $3 OFFSET $4`,
+      [tenantId, name ?? null, q.limit, q.offset],
+    )) as AgentRow[];
+  }
+
+  /** An agent by id or by name (graph id); 404 when none, 400 when several share the name. */
+  async agentOrThrow(tenantId: string, idOrName: string): Promise<AgentRow> {
+    const rows = (await this.ds.query(
+      `SELECT a.id, a.name, a.created_at, a.updated_at,
+              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
+       FROM agents a
+       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ${isUuid(idOrName) ? 'a.id = $2::uuid' : 'a.name = $2'}
+       ORDER BY a.created_at, a.id LIMIT 2`,
+      [tenantId, idOrName],
+    )) as AgentRow[];
+    if (rows.length === 0) {
+      throw ApiException.notFound(`assistant "${idOrName}"`);
+    }
+    if (rows.length > 1) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        `several agents are named "${idOrName}": use the assistant_id (POST /assistants/search lists them)`,
+      );
+    }
+    return rows[0];
+  }
+
+  async agentVersions(agentId: string, limit: number, offset: number): Promise<AgentVersionRow[]> {
+    return (await this.ds.query(
+      `SELECT id, version, created_at FROM agent_versions WHERE agent_id = $1
+       ORDER BY version DESC LIMIT $2 OFFSET $3`,
+      [agentId, limit, offset],
+    )) as AgentVersionRow[];
+  }
+
+  async tenantCreatedAt(tenantId: string): Promise<Date> {
+    const [row] = (await this.ds.query('SELECT created_at FROM tenants WHERE id = $1', [tenantId])) as {
+      created_at: Date;
+    }[];
+    return row?.created_at ?? new Date(0);
+  }
+
+  /** Creates the thread; false when a thread with that id already exists (for this tenant). */
+  async createThread(
+    tenantId: string,
+    threadId: string,
+    metadata: Record<string, unknown>,
+    agentId = DEFAULT_AGENT_ID,
+  ): Promise<boolean> {
+    const inserted = (await this.ds.query(
+      `INSERT INTO threads (id, tenant_id, agent_id, metadata) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [threadId, tenantId, agentId, JSON.stringify(metadata)],
+    )) as unknown[];
+    if (inserted.length > 0) {
+      return true;
+    }
+    // The id exists: another tenant's thread is not revealed, its id just cannot be taken.
+    const [own] = (await this.ds.query('SELECT 1 FROM threads WHERE id = $1 AND tenant_id = $2', [
+      threadId,
+      tenantId,
+    ])) as unknown[];
+    if (!own) {
+      throw new ApiException(ApiErrorCode.Conflict, `thread ${threadId} cannot be created (the id is taken)`);
+    }
+    return false;
+  }
+
+  async thread(tenantId: string, threadId: string): Promise<ThreadRow | undefined> {
+    if (!isUuid(threadId)) {
+      return undefined;
+    }
+    const [row] = (await this.ds.query(
+      `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
+              greatest(t.created_at, r.created_at, r.finished_at) AS updated_at,
+              r.status AS last_status, r.id AS last_run_id, r.waiting, r.error
+       FROM threads t
+       LEFT JOIN LATERAL (SELECT id, status, created_at, finished_at, waiting, error FROM runs
+                          WHERE thread_id = t.id ORDER BY created_at DESC LIMIT 1) r ON true
+       WHERE t.id = $1 AND t.tenant_id = $2`,
+      [threadId, tenantId],
+    )) as ThreadRow[];
+    return row;
+  }
+
+  async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRow> {
+    const row = await this.thread(tenantId, threadId);
+    if (!row) {
+      throw ApiException.notFound(`thread "${threadId}"`);
+    }
+    return row;
+  }
+
+  async runOrThrow(tenantId: string, threadId: string, runId: string): Promise<LgRunRow> {
+    const [row] = isUuid(runId)
+      ? ((await this.ds.query(
+          `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND thread_id = $2 AND tenant_id = $3`,
+          [runId, threadId, tenantId],
+        )) as LgRunRow[])
+      : [];
+    if (!row) {
+      throw ApiException.notFound(`run "${runId}" of thread "${threadId}"`);
+    }
+    return row;
+  }
+
+  async runsOfThread(threadId: string): Promise<LgRunRow[]> {
+    return (await this.ds.query(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 ORDER BY created_at DESC`,
+      [threadId],
+    )) as LgRunRow[];
+  }
+
+  /** The run of the thread that waits for a human answer (ask_user), if one does. */
+  async waitingRun(threadId: string): Promise<LgRunRow | undefined> {
+    const [row] = (await this.ds.query(
+      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 AND status = 'waiting' ORDER BY created_at DESC LIMIT 1`,
+      [threadId],
+    )) as LgRunRow[];
+    return row;
+  }
+
+  async hasRuns(threadId: string): Promise<boolean> {
+    const rows = (await this.ds.query('SELECT 1 FROM runs WHERE thread_id = $1 LIMIT 1', [
+      threadId,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /** The run's status and waiting task (what a follower checks when events may be missing). */
+  async runStatus(runId: string): Promise<{ status: RunStatus; waiting_task: string | null } | undefined> {
+    const [row] = (await this.ds.query(
+      `SELECT status, waiting->>'task_id' AS waiting_task FROM runs WHERE id = $1`,
+      [runId],
+    )) as { status: RunStatus; waiting_task: string | null }[];
+    return row;
+  }
+
+  async run(runId: string): Promise<LgRunRow | undefined> {
+    const [row] = (await this.ds.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
+      runId,
+    ])) as LgRunRow[];
+    return row;
+  }
+
+  async threadVersion(threadId: string): Promise<number> {
+    const [row] = (await this.ds.query('SELECT version FROM threads WHERE id = $1', [threadId])) as {
+      version: number;
+    }[];
+    return row?.version ?? 0;
+  }
+
+  /** The thread's versions (checkpoints) at or below `below`, newest first. */
+  async checkpoints(threadId: string, atMost: number, limit: number): Promise<CheckpointRow[]> {
+    return (await this.ds.query(
+      `SELECT version, run_id, node, created_at FROM state_deltas
+       WHERE thread_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3`,
+      [threadId, atMost, limit],
+    )) as CheckpointRow[];
+  }
+}

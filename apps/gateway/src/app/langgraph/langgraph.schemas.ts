@@ -1,0 +1,99 @@
+import { z } from 'zod';
+
+// The request bodies of the LangGraph-compatible surface (LANGGRAPH_API.md §2). Unknown fields
+// are ignored, as LangGraph Platform does; options Switchyard cannot honour are refused with a
+// 400 that names them (run-create.ts), never dropped.
+
+const Metadata = z.record(z.string(), z.unknown());
+
+export const AssistantSearchSchema = z.object({
+  graph_id: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  metadata: Metadata.optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  sort_by: z.enum(['assistant_id', 'graph_id', 'name', 'created_at', 'updated_at']).default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+  select: z.array(z.string()).optional(),
+});
+export type AssistantSearch = z.infer<typeof AssistantSearchSchema>;
+
+export const AssistantVersionsSchema = z.object({
+  metadata: Metadata.optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+});
+
+export const ThreadCreateSchema = z.object({
+  thread_id: z.string().uuid('thread_id must be a UUID').optional(),
+  metadata: Metadata.default({}),
+  if_exists: z.enum(['raise', 'do_nothing']).default('raise'),
+  supersteps: z.unknown().optional(),
+  ttl: z.unknown().optional(),
+});
+export type ThreadCreate = z.infer<typeof ThreadCreateSchema>;
+
+const StreamModes = ['values', 'updates', 'messages-tuple'] as const;
+export type StreamMode = (typeof StreamModes)[number];
+
+export const StreamModeSchema = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v, ctx): StreamMode[] => {
+    const modes = v === undefined ? [] : Array.isArray(v) ? v : [v];
+    for (const m of modes) {
+      if (!(StreamModes as readonly string[]).includes(m)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `stream_mode "${m}" is not supported (supported: ${StreamModes.join(', ')})`,
+        });
+      }
+    }
+    // useStream sends [] when the component reads no state: that means "values".
+    return modes.length ? [...new Set(modes as StreamMode[])] : ['values'];
+  });
+
+export const RunCreateSchema = z.object({
+  assistant_id: z.string().min(1, 'assistant_id is required'),
+  input: z.unknown().optional(),
+  command: z.unknown().optional(),
+  config: z.unknown().optional(),
+  context: z.unknown().optional(),
+  metadata: Metadata.optional(),
+  stream_mode: StreamModeSchema,
+  stream_subgraphs: z.boolean().optional(),
+  stream_resumable: z.boolean().optional(),
+  feedback_keys: z.array(z.string()).optional(),
+  interrupt_before: z.union([z.literal('*'), z.array(z.string())]).optional(),
+  interrupt_after: z.union([z.literal('*'), z.array(z.string())]).optional(),
+  checkpoint: z.unknown().optional(),
+  checkpoint_id: z.string().optional(),
+  webhook: z.string().optional(),
+  multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).default('reject'),
+  on_completion: z.enum(['delete', 'keep']).optional(),
+  on_disconnect: z.enum(['cancel', 'continue']).default('continue'),
+  after_seconds: z.number().optional(),
+  if_not_exists: z.enum(['create', 'reject']).default('reject'),
+  durability: z.enum(['sync', 'async', 'exit']).optional(),
+  checkpoint_during: z.boolean().optional(),
+  langsmith_tracer: z.unknown().optional(),
+  strict_resume: z.boolean().optional(),
+});
+export type RunCreate = z.infer<typeof RunCreateSchema>;
+
+export const CancelQuerySchema = z.object({
+  wait: z.enum(['0', '1', 'true', 'false']).default('0'),
+  action: z.enum(['interrupt', 'rollback']).default('interrupt'),
+  reason: z.string().optional(),
+});
+
+export const HistorySchema = z.object({
+  limit: z.number().int().min(1).max(1000).default(10),
+  before: z
+    .union([z.string(), z.object({ configurable: z.object({ checkpoint_id: z.string() }).passthrough() })])
+    .optional(),
+  metadata: Metadata.optional(),
+  checkpoint: z.object({ checkpoint_id: z.string().optional() }).passthrough().optional(),
+  select: z.array(z.string()).optional(),
+});
+export type History = z.infer<typeof HistorySchema>;

@@ -1,0 +1,209 @@
+import type { RunStatus, RuntimeState } from '@switchyard/contracts';
+import type { RunWaiting } from '@switchyard/persistence';
+import type { AgentRow, CheckpointRow, LgRunRow, ThreadRow } from './langgraph.repository';
+
+// How Switchyard's objects look to a LangGraph client (docs/api.md "LangGraph Platform
+// compatibility"): pure mappings, no I/O.
+
+const iso = (d: Date | string | null | undefined): string | null => (d ? new Date(d).toISOString() : null);
+
+export type LgRunStatus = 'pending' | 'running' | 'error' | 'success' | 'timeout' | 'interrupted';
+
+/**
+ * A run's status as LangGraph names it. A run waiting for a human answer is `success`, as a
+ * LangGraph run that reached an interrupt is (its thread is `interrupted`); a cancelled one is
+ * `interrupted`.
+ */
+export function lgRunStatus(status: RunStatus): LgRunStatus {
+  switch (status) {
+    case 'queued':
+      return 'pending';
+    case 'running':
+      return 'running';
+    case 'waiting':
+    case 'succeeded':
+      return 'success';
+    case 'failed':
+      return 'error';
+    case 'cancelled':
+      return 'interrupted';
+  }
+}
+
+/** A thread's status from its latest run's. */
+export function lgThreadStatus(last: RunStatus | null): 'idle' | 'busy' | 'interrupted' | 'error' {
+  switch (last) {
+    case 'queued':
+    case 'running':
+      return 'busy';
+    case 'waiting':
+      return 'interrupted';
+    case 'failed':
+      return 'error';
+    default:
+      return 'idle';
+  }
+}
+
+/** The built-in agent as an assistant: `assistant_id` and `graph_id` are both "default". */
+export function builtInAssistant(createdAt: Date) {
+  return {
+    assistant_id: 'default',
+    graph_id: 'default',
+    config: {},
+    context: {},
+    metadata: {},
+    version: 1,
+    name: 'default',
+    description: 'The built-in Switchyard agent',
+    created_at: iso(createdAt),
+    updated_at: iso(createdAt),
+  };
+}
+
+/** An agent as an assistant: `graph_id` is its name; `version` its latest published version. */
+export function assistantView(a: AgentRow) {
+  return {
+    assistant_id: a.id,
+    graph_id: a.name,
+    config: {},
+    context: {},
+    metadata: {},
+    version: a.version === null ? 1 : Number(a.version),
+    name: a.name,
+    description: null as string | null,
+    created_at: iso(a.created_at),
+    updated_at: iso(a.updated_at),
+  };
+}
+
+/** A LangChain message dict (what LangGraph serialises a `BaseMessage` to). */
+export interface LgMessage {
+  type: 'human' | 'ai' | 'system';
+  content: string;
+  id: string;
+  name: null;
+  additional_kwargs: Record<string, never>;
+  response_metadata: Record<string, never>;
+  tool_calls?: [];
+  invalid_tool_calls?: [];
+}
+
+const TYPE_OF_ROLE = { user: 'human', assistant: 'ai', system: 'system' } as const;
+
+/** The thread's prompts and answers (RuntimeState.chat_history) as LangChain message dicts. */
+export function messagesOf(state: Pick<RuntimeState, 'thread_id' | 'chat_history'>): LgMessage[] {
+  return state.chat_history.map((m, i) => {
+    const type = TYPE_OF_ROLE[m.role];
+    return {
+      type,
+      content: m.content,
+      id: `${state.thread_id}:${i}`,
+      name: null,
+      additional_kwargs: {},
+      response_metadata: {},
+      ...(type === 'ai' ? { tool_calls: [] as [], invalid_tool_calls: [] as [] } : {}),
+    };
+  });
+}
+
+/**
+ * The `values` of a thread: a projection of RuntimeState. `messages` are the prompts and answers;
+ * the rest are RuntimeState's fields of the latest turn under their own names.
+ */
+export function valuesOf(state: RuntimeState) {
+  return {
+    messages: messagesOf(state),
+    task_goals: state.task_goals,
+    todos: state.todos[state.todos.length - 1] ?? [],
+    output_structure: state.output_structure,
+    scenario: state.scenario,
+    output_style: state.output_style,
+    turn: state.turn,
+    ...(state.graph ? { graph: state.graph } : {}),
+  };
+}
+
+/** A human question as a LangGraph interrupt; `value` is what the resume must answer. */
+export function interruptOf(waiting: Pick<RunWaiting, 'task_id' | 'question' | 'input_schema'>) {
+  return {
+    id: waiting.task_id,
+    value: { question: waiting.question, input_schema: waiting.input_schema },
+  };
+}
+
+export function checkpointOf(threadId: string, version: number) {
+  return { thread_id: threadId, checkpoint_ns: '', checkpoint_id: String(version), checkpoint_map: null };
+}
+
+/** `ThreadState`: the values at a version, what waits (`next`, `tasks`) and the checkpoint ids. */
+export function threadStateView(
+  threadId: string,
+  state: RuntimeState | null,
+  checkpoint: CheckpointRow | null,
+  waiting: RunWaiting | null,
+) {
+  const version = state?.version ?? 0;
+  return {
+    values: state ? valuesOf(state) : {},
+    next: waiting ? [waiting.node] : [],
+    tasks: waiting
+      ? [
+          {
+            id: waiting.task_id,
+            name: waiting.node,
+            path: [],
+            error: null,
+            interrupts: [interruptOf(waiting)],
+            checkpoint: null,
+            state: null,
+            result: null,
+          },
+        ]
+      : [],
+    checkpoint: version > 0 ? checkpointOf(threadId, version) : null,
+    metadata: checkpoint
+      ? { source: 'loop', step: version, run_id: checkpoint.run_id, writes: { [checkpoint.node]: null } }
+      : {},
+    created_at: iso(checkpoint?.created_at),
+    parent_checkpoint: version > 1 ? checkpointOf(threadId, version - 1) : null,
+    interrupts: waiting ? [interruptOf(waiting)] : [],
+  };
+}
+
+export function threadView(t: ThreadRow, state: RuntimeState | null) {
+  const status = lgThreadStatus(t.last_status);
+  return {
+    thread_id: t.id,
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
+    state_updated_at: iso(t.updated_at),
+    metadata: t.metadata ?? {},
+    status,
+    values: state ? valuesOf(state) : {},
+    interrupts:
+      status === 'interrupted' && t.waiting ? { [t.waiting.task_id]: [interruptOf(t.waiting)] } : {},
+    config: {},
+    error: status === 'error' ? (t.error ?? null) : null,
+  };
+}
+
+/** A run; `multitask_strategy` is known only to the request that created it (null otherwise). */
+export function runView(r: LgRunRow, assistantId: string, multitask: string | null) {
+  return {
+    run_id: r.id,
+    thread_id: r.thread_id,
+    assistant_id: assistantId,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.finished_at ?? r.started_at ?? r.created_at),
+    status: lgRunStatus(r.status),
+    metadata: r.metadata ?? {},
+    multitask_strategy: multitask,
+    kwargs: {},
+  };
+}
+
+/** `select`: only the named fields. */
+export function pick<T extends object>(o: T, keys: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k))) as Partial<T>;
+}

@@ -1,0 +1,105 @@
+import { ApiException } from '../http/api.exception';
+import { RunCreateSchema } from './langgraph.schemas';
+import { refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+
+const body = (extra: Record<string, unknown>) => RunCreateSchema.parse({ assistant_id: 'agent', ...extra });
+
+function refusal(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ApiException);
+    return (err as Error).message;
+  }
+  throw new Error('accepted');
+}
+
+describe('turnInputOf', () => {
+  it('takes the last human message as the prompt and earlier ones as history, in either spelling', () => {
+    expect(
+      turnInputOf({
+        messages: [
+          { type: 'system', content: 'be brief' },
+          { role: 'assistant', content: [{ type: 'text', text: 'hi' }] },
+          { type: 'human', content: 'hello' },
+        ],
+      }),
+    ).toEqual({
+      prompt: 'hello',
+      history: [
+        { role: 'system', content: 'be brief' },
+        { role: 'assistant', content: 'hi' },
+      ],
+    });
+    expect(turnInputOf({ messages: 'hey', inputs: { a: 1 } })).toEqual({
+      prompt: 'hey',
+      history: [],
+      inputs: { a: 1 },
+    });
+  });
+
+  it('refuses other keys, non-text blocks, an empty list and a non-human last message by name', () => {
+    expect(refusal(() => turnInputOf({ messages: [{ role: 'user', content: 'x' }], files: [] }))).toMatch(
+      /^input\.files/,
+    );
+    expect(
+      refusal(() =>
+        turnInputOf({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'u' }] }] }),
+      ),
+    ).toMatch(/^input\.messages\[0\]\.content\[0\]/);
+    expect(refusal(() => turnInputOf({ messages: [] }))).toMatch(/^input\.messages/);
+    expect(refusal(() => turnInputOf({ messages: [{ role: 'ai', content: 'x' }] }))).toMatch(
+      /^input\.messages\[0\]/,
+    );
+    expect(refusal(() => turnInputOf({ messages: [{ role: 'tool', content: 'x' }] }))).toMatch(/role/);
+    expect(refusal(() => turnInputOf(null))).toMatch(/^input/);
+  });
+});
+
+describe('refuseUnsupported', () => {
+  it('accepts what is honoured (LangGraph defaults, useStream options, an empty config)', () => {
+    expect(() =>
+      refuseUnsupported(
+        body({
+          stream_mode: [],
+          on_disconnect: 'cancel',
+          stream_resumable: true,
+          config: {},
+          durability: 'sync',
+        }),
+      ),
+    ).not.toThrow();
+    expect(body({ stream_mode: [] }).stream_mode).toEqual(['values']);
+    expect(body({ stream_mode: 'updates' }).stream_mode).toEqual(['updates']);
+  });
+
+  it.each([
+    ['checkpoint', { checkpoint: { checkpoint_id: '1' } }],
+    ['checkpoint_id', { checkpoint_id: '1' }],
+    ['stream_subgraphs', { stream_subgraphs: true }],
+    ['multitask_strategy', { multitask_strategy: 'rollback' }],
+    ['on_completion', { on_completion: 'delete' }],
+    ['interrupt_before', { interrupt_before: '*' }],
+    ['webhook', { webhook: 'http://x' }],
+    ['after_seconds', { after_seconds: 5 }],
+    ['config', { config: { configurable: { model: 'x' } } }],
+    ['context', { context: { user: 'u' } }],
+  ])('refuses %s with a 400 naming it', (field, extra) => {
+    expect(refusal(() => refuseUnsupported(body(extra)))).toMatch(new RegExp(`^${field}`));
+  });
+
+  it('refuses a stream mode it does not produce when the body is read', () => {
+    const parsed = RunCreateSchema.safeParse({ assistant_id: 'a', stream_mode: ['values', 'debug'] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0].message).toMatch(/"debug"/);
+  });
+});
+
+describe('resumeOf', () => {
+  it('reads command.resume and refuses the other commands', () => {
+    expect(resumeOf(undefined)).toBeNull();
+    expect(resumeOf({ resume: { name: 'Ada' } })).toEqual({ value: { name: 'Ada' } });
+    expect(refusal(() => resumeOf({ goto: 'planner' }))).toMatch(/^command\.goto/);
+    expect(refusal(() => resumeOf({}))).toMatch(/^command\.resume/);
+  });
+});

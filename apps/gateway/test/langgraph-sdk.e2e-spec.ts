@@ -1,0 +1,528 @@
+import { randomUUID } from 'node:crypto';
+import { type Server, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client as Client2 } from '@langchain/langgraph-sdk';
+import { Client as Client1 } from 'langgraph-sdk-1';
+import { useStream as useStream2 } from '@langchain/langgraph-sdk/react';
+import { useStream as useStream1 } from 'langgraph-sdk-1/react';
+import { createElement } from 'react';
+import { type ReactTestRenderer, act, create } from 'react-test-renderer';
+import { TestStack } from '@switchyard/testing';
+
+// The LangGraph Platform-compatible surface through the real `@langchain/langgraph-sdk` (the
+// 2.0.0 line and 1.15.0) against the running gateway: the rows of LANGGRAPH_API.md §7 that the
+// gateway implements. Real services, the scripted model server (skeleton.script.json): a plain
+// prompt is answered "The answer is ." token by token; [long-answer] streams 40 tokens; [slow]
+// makes the planner answer after 4 s; [ask] asks the user's name (ask_user), then greets;
+// [teleport] makes the run fail (the planner names a node that does not exist).
+
+let stack: TestStack;
+
+// React's act() expects to be told it runs in a test environment.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+beforeAll(async () => {
+  stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
+  const agent = await stack.api('POST', '/v1/agents', { name: 'agent', system_prompt: 'Be brief.' });
+  expect(agent.status).toBe(201);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+type Client = InstanceType<typeof Client2>;
+type Part = { id?: string; event: string; data: unknown };
+type Message = { type: string; content: string; id?: string };
+
+const SDKS: [string, new (o: ConstructorParameters<typeof Client2>[0]) => Client][] = [
+  ['2.0.0', Client2],
+  ['1.15.0', Client1 as unknown as typeof Client2],
+];
+
+async function collect(stream: AsyncIterable<Part>): Promise<Part[]> {
+  const parts: Part[] = [];
+  for await (const p of stream) {
+    parts.push(p);
+  }
+  return parts;
+}
+
+/** The error a call rejected with (fails the test when it resolved). */
+async function rejection(call: Promise<unknown>): Promise<Error & { status?: number }> {
+  try {
+    await call;
+  } catch (err) {
+    return err as Error & { status?: number };
+  }
+  throw new Error('the call resolved');
+}
+
+const human = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) {
+      return v;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A proxy in front of the gateway that drops the connection of the first `POST …/runs/stream`
+ * right after the part with id 2 (a network failure mid-stream); it records every request.
+ */
+async function droppingProxy(target: string): Promise<{
+  url: string;
+  requests: { method: string; url: string; lastEventId?: string }[];
+  close: () => Promise<void>;
+}> {
+  const requests: { method: string; url: string; lastEventId?: string }[] = [];
+  let dropped = false;
+  const server: Server = createServer((req, res) => {
+    const lastEventId = req.headers['last-event-id'];
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      ...(typeof lastEventId === 'string' ? { lastEventId } : {}),
+    });
+    const drop = !dropped && req.method === 'POST' && /\/runs\/stream$/.test(req.url ?? '');
+    const up = request(
+      `${target}${req.url}`,
+      { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        let buffered = '';
+        upRes.on('data', (chunk: Buffer) => {
+          if (!drop) {
+            res.write(chunk);
+            return;
+          }
+          buffered += chunk.toString('utf8');
+          for (let end = buffered.indexOf('\n\n'); end >= 0 && !dropped; end = buffered.indexOf('\n\n')) {
+            const frame = buffered.slice(0, end + 2);
+            buffered = buffered.slice(end + 2);
+            res.write(frame);
+            if (frame.startsWith('id: 2\n')) {
+              dropped = true;
+              res.socket?.destroy();
+              upRes.destroy();
+            }
+          }
+        });
+        upRes.on('end', () => res.end());
+      },
+    );
+    up.on('error', () => res.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
+  let client: Client;
+
+  beforeAll(() => {
+    client = new SdkClient({ apiUrl: stack.gatewayUrl, apiKey: stack.key, callerOptions: { maxRetries: 0 } });
+  });
+
+  it('finds the agent as an assistant by search, id and graph id; 404 for an unknown one', async () => {
+    const found = await client.assistants.search({ graphId: 'agent' });
+    expect(found).toHaveLength(1);
+    expect(typeof found[0].assistant_id).toBe('string');
+    expect(found[0].graph_id).toBe('agent');
+    const paged = (await client.assistants.search({ includePagination: true } as never)) as unknown as {
+      assistants: { graph_id: string }[];
+    };
+    expect(paged.assistants.map((a) => a.graph_id)).toEqual(expect.arrayContaining(['default', 'agent']));
+
+    const byId = await client.assistants.get(found[0].assistant_id);
+    const byGraph = await client.assistants.get('agent');
+    expect(byId.assistant_id).toBe(found[0].assistant_id);
+    expect(byGraph.assistant_id).toBe(found[0].assistant_id);
+    expect(byGraph.graph_id).toBe('agent');
+    expect(byGraph.version).toBe(1);
+
+    expect((await rejection(client.assistants.get('nope'))).status).toBe(404);
+    const stranger = new SdkClient({
+      apiUrl: stack.gatewayUrl,
+      apiKey: 'sy_live_wrong',
+      callerOptions: { maxRetries: 0 },
+    });
+    expect((await rejection(stranger.assistants.get('agent'))).status).toBe(401);
+  }, 30_000);
+
+  it('creates and gets threads with their metadata; if_exists do_nothing returns the same thread', async () => {
+    const t = await client.threads.create({ metadata: { user: 'u1' } });
+    const got = await client.threads.get(t.thread_id);
+    expect(got.thread_id).toBe(t.thread_id);
+    expect(got.metadata).toEqual({ user: 'u1' });
+    expect(got.status).toBe('idle');
+    const again = await client.threads.create({ threadId: t.thread_id, ifExists: 'do_nothing' });
+    expect(again.thread_id).toBe(t.thread_id);
+    expect((await rejection(client.threads.create({ threadId: t.thread_id }))).status).toBe(409);
+    expect((await rejection(client.threads.get('4b7c0f62-8d0c-4d33-9d61-3f4b3a1c9e11'))).status).toBe(404);
+  }, 30_000);
+
+  it('streams values, updates and message tuples; the state, its history and a checkpoint follow', async () => {
+    const t = await client.threads.create();
+    let created: { run_id: string; thread_id?: string } | undefined;
+    const parts = await collect(
+      client.runs.stream(t.thread_id, 'agent', {
+        input: human('hello big world'),
+        streamMode: ['values', 'updates', 'messages-tuple'],
+        onRunCreated: (r) => {
+          created = r;
+        },
+      }) as AsyncIterable<Part>,
+    );
+    expect(parts[0].event).toBe('metadata');
+    const meta = parts[0].data as { run_id: string; thread_id: string };
+    expect(meta.run_id).toBe(created?.run_id);
+    expect(meta.thread_id).toBe(t.thread_id);
+    for (const p of parts) {
+      expect(typeof p.id).toBe('string');
+    }
+    expect(parts.map((p) => Number(p.id))).toEqual([...parts.keys()]);
+    const tuples = parts.filter((p) => p.event === 'messages');
+    expect(tuples.length).toBeGreaterThan(1);
+    const [chunk, chunkMeta] = tuples[0].data as [Message, { langgraph_node: string }];
+    expect(chunk.type).toBe('AIMessageChunk');
+    expect(typeof chunk.id).toBe('string');
+    expect(chunkMeta.langgraph_node).toBe('output');
+    const streamed = tuples.map((p) => (p.data as [Message])[0].content).join('');
+    const updates = parts.filter((p) => p.event === 'updates').map((p) => Object.keys(p.data as object)[0]);
+    expect(updates).toEqual(expect.arrayContaining(['planner', 'output']));
+    const last = parts[parts.length - 1];
+    expect(last.event).toBe('values');
+    const messages = (last.data as { messages: Message[] }).messages;
+    expect(messages.map((m) => [m.type, m.content])).toEqual([
+      ['human', 'hello big world'],
+      ['ai', streamed],
+    ]);
+    expect(streamed).toMatch(/^The answer is/);
+
+    const state = await client.threads.getState(t.thread_id);
+    expect((state.values as { messages: Message[] }).messages).toHaveLength(2);
+    expect(state.next).toEqual([]);
+    const checkpointId = state.checkpoint.checkpoint_id as string;
+    expect(typeof checkpointId).toBe('string');
+    expect((await client.threads.get(t.thread_id)).status).toBe('idle');
+
+    const history = await client.threads.getHistory(t.thread_id, { limit: 3 });
+    expect(history).toHaveLength(3);
+    expect(history[0].checkpoint.checkpoint_id).toBe(checkpointId);
+    expect(history[1].checkpoint.checkpoint_id).toBe(history[0].parent_checkpoint?.checkpoint_id);
+    const older = await client.threads.getState(t.thread_id, history[2].checkpoint.checkpoint_id as string);
+    expect(older.checkpoint.checkpoint_id).toBe(history[2].checkpoint.checkpoint_id);
+    const first = await client.threads.getState(t.thread_id, '1');
+    expect((first.values as { messages: Message[] }).messages.map((m) => m.type)).toEqual(['human']);
+    expect((await rejection(client.threads.getState(t.thread_id, '99999'))).status).toBe(404);
+  }, 60_000);
+
+  it('waits for the values; a failed run rejects, or gives __error__ with raiseError false', async () => {
+    const t = await client.threads.create();
+    const values = (await client.runs.wait(t.thread_id, 'agent', { input: human('hello') })) as {
+      messages: Message[];
+    };
+    expect(values.messages.map((m) => m.type)).toEqual(['human', 'ai']);
+
+    const failing = await client.threads.create();
+    const err = await rejection(
+      client.runs.wait(failing.thread_id, 'agent', { input: human('[teleport] go') }),
+    );
+    expect(err.message).toMatch(/teleport/);
+    const again = await client.threads.create();
+    const raw = (await client.runs.wait(again.thread_id, 'agent', {
+      input: human('[teleport] go'),
+      raiseError: false,
+    })) as { __error__?: { error: string; message: string } };
+    expect(typeof raw.__error__?.error).toBe('string');
+    expect(raw.__error__?.message).toMatch(/teleport/);
+    expect((await client.threads.get(again.thread_id)).status).toBe('error');
+  }, 90_000);
+
+  it('streams a failure as a last error part without throwing', async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, 'agent', { input: human('[teleport] go') }) as AsyncIterable<Part>,
+    );
+    const last = parts[parts.length - 1];
+    expect(last.event).toBe('error');
+    expect((last.data as { message: string }).message).toMatch(/teleport/);
+    expect(typeof (last.data as { error: string }).error).toBe('string');
+  }, 60_000);
+
+  it('creates a run, joins it from the start and after a part id; a join after the end gives nothing', async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, 'agent', {
+      input: human('[long-answer] tell me'),
+      streamMode: ['values', 'updates', 'messages-tuple'],
+      streamResumable: true,
+    });
+    expect(['pending', 'running']).toContain((await client.runs.get(t.thread_id, run.run_id)).status);
+    const all = await collect(
+      client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: '-1' }) as AsyncIterable<Part>,
+    );
+    expect(all[0]).toMatchObject({ id: '0', event: 'metadata' });
+    expect(all[all.length - 1].event).toBe('values');
+    expect(all.filter((p) => p.event === 'messages').length).toBeGreaterThan(10);
+    const fromFour = await collect(
+      client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: '3' }) as AsyncIterable<Part>,
+    );
+    expect(fromFour[0].id).toBe('4');
+    expect(fromFour).toEqual(all.slice(4));
+    const valuesOnly = await collect(
+      client.runs.joinStream(t.thread_id, run.run_id, {
+        lastEventId: '-1',
+        streamMode: ['values'],
+      }) as AsyncIterable<Part>,
+    );
+    expect(valuesOnly.map((p) => p.event)).toEqual(['metadata', 'values']);
+    expect(await collect(client.runs.joinStream(t.thread_id, run.run_id) as AsyncIterable<Part>)).toEqual([]);
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe('success');
+  }, 60_000);
+
+  it('cancels a run followed by a live join, and another with wait; both end interrupted', async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, 'agent', { input: human('[slow] think') });
+    const joined = collect(client.runs.joinStream(t.thread_id, run.run_id) as AsyncIterable<Part>);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await client.runs.cancel(t.thread_id, run.run_id)).toBeUndefined();
+    const parts = await joined;
+    expect(parts.filter((p) => p.event === 'values' || p.event === 'error')).toEqual([]);
+    expect(
+      (
+        await until(
+          () => client.runs.get(t.thread_id, run.run_id),
+          (r) => r.status === 'interrupted',
+        )
+      ).status,
+    ).toBe('interrupted');
+
+    const t2 = await client.threads.create();
+    const run2 = await client.runs.create(t2.thread_id, 'agent', { input: human('[slow] think again') });
+    expect(await client.runs.cancel(t2.thread_id, run2.run_id, true)).toBeUndefined();
+    expect((await client.runs.get(t2.thread_id, run2.run_id)).status).toBe('interrupted');
+  }, 60_000);
+
+  it('stops quietly when the caller aborts; on_disconnect cancel then interrupts the run', async () => {
+    const t = await client.threads.create();
+    const controller = new AbortController();
+    let created = '';
+    const seen: Part[] = [];
+    try {
+      for await (const p of client.runs.stream(t.thread_id, 'agent', {
+        input: human('[long-answer] go on'),
+        streamMode: ['messages-tuple'],
+        onDisconnect: 'cancel',
+        signal: controller.signal,
+        onRunCreated: (r) => {
+          created = r.run_id;
+        },
+      }) as AsyncIterable<Part>) {
+        seen.push(p);
+        if (seen.length === 3) {
+          controller.abort();
+        }
+      }
+    } catch (err) {
+      // Aborting the fetch surfaces as an AbortError on some lines: that is the caller's own abort.
+      expect((err as Error).name).toBe('AbortError');
+    }
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    const run = await until(
+      () => client.runs.get(t.thread_id, created),
+      (r) => r.status === 'interrupted',
+    );
+    expect(run.status).toBe('interrupted');
+  }, 60_000);
+
+  it('reconnects through Location with Last-Event-ID after the connection dropped, without a gap', async () => {
+    const proxy = await droppingProxy(stack.gatewayUrl);
+    try {
+      const viaProxy = new SdkClient({
+        apiUrl: proxy.url,
+        apiKey: stack.key,
+        callerOptions: { maxRetries: 0 },
+      });
+      const t = await viaProxy.threads.create();
+      const parts = await collect(
+        viaProxy.runs.stream(t.thread_id, 'agent', {
+          input: human('[long-answer] keep going'),
+          streamMode: ['values', 'updates', 'messages-tuple'],
+        }) as AsyncIterable<Part>,
+      );
+      expect(parts.map((p) => Number(p.id))).toEqual([...parts.keys()]);
+      expect(parts[parts.length - 1].event).toBe('values');
+      const rejoin = proxy.requests.find((r) => r.method === 'GET' && r.url.includes('/stream'));
+      // The SDK may lose the part that was in flight when the socket broke: it asks from the
+      // last part it parsed (1 or 2), and the ids above show nothing was missed or repeated.
+      expect(rejoin).toEqual({
+        method: 'GET',
+        url: expect.stringMatching(new RegExp(`^/threads/${t.thread_id}/runs/[0-9a-f-]{36}/stream`)),
+        lastEventId: expect.stringMatching(/^[12]$/),
+      });
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
+
+  it('asks the user as an interrupt and resumes with command.resume', async () => {
+    const t = await client.threads.create();
+    const parts = await collect(
+      client.runs.stream(t.thread_id, 'agent', { input: human('[ask] greet me') }) as AsyncIterable<Part>,
+    );
+    const last = parts[parts.length - 1];
+    expect(last.event).toBe('values');
+    const interrupts = (last.data as { __interrupt__: { value: { question: string } }[] }).__interrupt__;
+    expect(interrupts[0].value.question).toBe('What is your name?');
+    const runId = (parts[0].data as { run_id: string }).run_id;
+    expect((await client.runs.get(t.thread_id, runId)).status).toBe('success');
+    // A join while the run waits: nothing new without Last-Event-ID, the whole stream from -1.
+    expect(await collect(client.runs.joinStream(t.thread_id, runId) as AsyncIterable<Part>)).toEqual([]);
+    const replay = await collect(
+      client.runs.joinStream(t.thread_id, runId, {
+        lastEventId: '-1',
+        streamMode: ['values'],
+      }) as AsyncIterable<Part>,
+    );
+    expect(replay.map((p) => p.event)).toEqual(['metadata', 'values']);
+    expect(replay[1].data).toEqual(last.data);
+    const thread = await client.threads.get(t.thread_id);
+    expect(thread.status).toBe('interrupted');
+    const state = await client.threads.getState(t.thread_id);
+    expect(state.next).toHaveLength(1);
+    expect(state.tasks[0].interrupts[0].value).toMatchObject({ question: 'What is your name?' });
+
+    const bad = await rejection(
+      client.runs.wait(t.thread_id, 'agent', { command: { resume: { nom: 'x' } } }),
+    );
+    expect(bad.status).toBe(400);
+    const values = (await client.runs.wait(t.thread_id, 'agent', {
+      command: { resume: { name: 'Ada' } },
+    })) as {
+      messages: Message[];
+    };
+    expect(values.messages[values.messages.length - 1]).toMatchObject({ type: 'ai', content: 'Hello Ada!' });
+    expect((await client.threads.get(t.thread_id)).status).toBe('idle');
+    expect(
+      (await rejection(client.runs.wait(t.thread_id, 'agent', { command: { resume: 'again' } }))).status,
+    ).toBe(409);
+  }, 90_000);
+
+  it('maps multitask strategies; refuses what it cannot honour with a 400 naming it', async () => {
+    const t = await client.threads.create();
+    const first = await client.runs.create(t.thread_id, 'agent', { input: human('[slow] one') });
+    expect((await rejection(client.runs.create(t.thread_id, 'agent', { input: human('two') }))).status).toBe(
+      409,
+    );
+    const queued = await client.runs.create(t.thread_id, 'agent', {
+      input: human('three'),
+      multitaskStrategy: 'enqueue',
+    });
+    const interrupting = await client.runs.create(t.thread_id, 'agent', {
+      input: human('four'),
+      multitaskStrategy: 'interrupt',
+    });
+    const done = await until(
+      () => client.runs.get(t.thread_id, interrupting.run_id),
+      (r) => r.status === 'success',
+      45_000,
+    );
+    expect(done.status).toBe('success');
+    expect((await client.runs.get(t.thread_id, first.run_id)).status).toBe('interrupted');
+    expect(['interrupted', 'success']).toContain((await client.runs.get(t.thread_id, queued.run_id)).status);
+
+    const refused: [string, Record<string, unknown>][] = [
+      ['stream_subgraphs', { streamSubgraphs: true }],
+      ['multitask_strategy', { multitaskStrategy: 'rollback' }],
+      ['checkpoint', { checkpoint: { checkpoint_id: '1', checkpoint_ns: '' } }],
+      ['interrupt_before', { interruptBefore: ['planner'] }],
+      ['webhook', { webhook: 'http://127.0.0.1:9/hook' }],
+      ['input.files', { input: { messages: [{ role: 'user', content: 'x' }], files: [] } }],
+      ['stream_mode', { streamMode: ['debug'] }],
+    ];
+    for (const [field, options] of refused) {
+      const err = await rejection(
+        client.runs.create(t.thread_id, 'agent', { input: human('x'), ...options } as never),
+      );
+      expect(err.status).toBe(400);
+      expect(err.message).toContain(field);
+    }
+    const missing = randomUUID();
+    expect((await rejection(client.runs.create(missing, 'agent', { input: human('x') }))).status).toBe(404);
+    const made = await client.runs.wait(missing, 'agent', { input: human('hello'), ifNotExists: 'create' });
+    expect((made as { messages: Message[] }).messages).toHaveLength(2);
+  }, 120_000);
+});
+
+type UseStream = typeof useStream2;
+const HOOKS: [string, UseStream][] = [
+  ['2.0.0', useStream2],
+  ['1.15.0', useStream1 as unknown as UseStream],
+];
+
+describe.each(HOOKS)(
+  'useStream of @langchain/langgraph-sdk %s (react-test-renderer)',
+  (_version, useStream) => {
+    it('creates a thread, submits, streams and renders the human and the AI message', async () => {
+      let latest: ReturnType<UseStream> | undefined;
+      let threadId: string | undefined;
+      function Chat() {
+        const stream = useStream({
+          apiUrl: stack.gatewayUrl,
+          apiKey: stack.key,
+          assistantId: 'agent',
+          onThreadId: (id: string) => {
+            threadId = id;
+          },
+        });
+        latest = stream;
+        return createElement(
+          'ul',
+          null,
+          stream.messages.map((m) =>
+            createElement(
+              'li',
+              { key: m.id },
+              `${m.type}: ${typeof m.content === 'string' ? m.content : ''}`,
+            ),
+          ),
+        );
+      }
+      let renderer: ReactTestRenderer | undefined;
+      await act(async () => {
+        renderer = create(createElement(Chat));
+      });
+      await act(async () => {
+        void latest?.submit({ messages: [{ type: 'human', content: 'hello from useStream' }] });
+      });
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && (latest?.isLoading || (latest?.messages.length ?? 0) < 2)) {
+        await act(async () => {
+          await new Promise((r) => setTimeout(r, 100));
+        });
+      }
+      const items = renderer?.root.findAllByType('li').map((li) => li.children.join('')) ?? [];
+      expect(items).toEqual(['human: hello from useStream', expect.stringMatching(/^ai: The answer is/)]);
+      expect(latest?.error).toBeUndefined();
+      const state = await stack.api('GET', `/threads/${threadId}/state`);
+      expect((state.body.values.messages as Message[]).map((m) => m.content)).toEqual([
+        'hello from useStream',
+        items[1].slice('ai: '.length),
+      ]);
+      await act(async () => {
+        renderer?.unmount();
+      });
+    }, 60_000);
+  },
+);
