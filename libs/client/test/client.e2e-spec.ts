@@ -1,5 +1,5 @@
 import { type Server, type Socket, createServer, connect } from 'node:net';
-import { TestStack, freePort, readSse } from '@switchyard/testing';
+import { TestStack, freePort, readSse, waitFor } from '@switchyard/testing';
 import { SwitchyardApiError, SwitchyardClient } from '../src';
 
 // The client against the real gateway, through a TCP proxy that misbehaves like a network: it
@@ -72,7 +72,11 @@ class FlakyProxy {
 }
 
 beforeAll(async () => {
-  stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
+  stack = await TestStack.start({
+    script: 'apps/gateway/test/fixtures/skeleton.script.json',
+    // Streams end (with `close`) after 2 s: the client must carry on across those ends too.
+    env: { SWITCHYARD_SSE_MAX_LIFETIME_MS: '2000' },
+  });
   proxy = new FlakyProxy();
   await proxy.start(stack.ports.get('gateway')!);
 }, 120_000);
@@ -147,4 +151,65 @@ describe('@switchyard/client against the gateway', () => {
       code: 'unauthorized',
     });
   });
+
+  it("ends a stream at its lifetime with a close event, and the client carries on to the run's end", async () => {
+    const sy = client();
+    const run = await sy.runs.create({ input: { prompt: '[ask] greet me' } });
+    await waitFor('the run to wait', async () => (await sy.runs.get(run.run_id)).status === 'waiting');
+    const started = Date.now();
+    const raw = await readSse(`${stack.gatewayUrl}/v1/runs/${run.run_id}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+      timeoutMs: 10_000,
+    });
+    // The gateway ended the stream itself, long before the reader's own timeout.
+    expect(Date.now() - started).toBeLessThan(8_000);
+    const close = raw.frames.at(-1)!;
+    expect(close.event).toBe('close');
+    expect(close.id).toBeUndefined();
+    expect(JSON.parse(close.data).payload).toEqual({ reason: 'lifetime', reconnect: true });
+
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const e of sy.runs.events(run.run_id)) {
+        seen.push('seq' in e ? e.seq : e.event_type);
+      }
+    })();
+    // Answer after the client's stream has been closed and reopened at least once.
+    await new Promise((r) => setTimeout(r, 4_500));
+    await sy.runs.resume(run.run_id, { name: 'Ada' });
+    await following;
+    const direct = await readSse(`${stack.gatewayUrl}/v1/runs/${run.run_id}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+    });
+    expect(seen).toEqual(direct.frames.filter((f) => f.event !== 'close').map((f) => f.id));
+    expect((await sy.runs.get(run.run_id)).status).toBe('succeeded');
+  }, 60_000);
+
+  it('a gateway told to stop ends its open streams with close (reconnect) and exits, instead of waiting on them', async () => {
+    const sy = client();
+    const run = await sy.runs.create({ input: { prompt: '[ask] greet me' } });
+    await waitFor('the run to wait', async () => (await sy.runs.get(run.run_id)).status === 'waiting');
+    const reading = readSse(`${stack.gatewayUrl}/v1/runs/${run.run_id}/events`, {
+      headers: { Authorization: `Bearer ${stack.key}` },
+      timeoutMs: 10_000,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const stopped = Date.now();
+    stack.kill('gateway', 'SIGTERM');
+    const raw = await reading;
+    expect(JSON.parse(raw.frames.at(-1)!.data).payload).toEqual({ reason: 'shutdown', reconnect: true });
+    await waitFor(
+      'the gateway to exit',
+      async () =>
+        await fetch(`${stack.gatewayUrl}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      10_000,
+    );
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    await stack.restart('gateway');
+    expect((await sy.runs.resume(run.run_id, { name: 'Ada' })) as object).toBeDefined();
+    expect((await sy.runs.wait(run.run_id)).status).toBe('succeeded');
+  }, 60_000);
 });

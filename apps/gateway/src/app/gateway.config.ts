@@ -7,6 +7,8 @@ const schema = z.object({
   // Admin routes (/v1/admin/...) take this as their bearer token; unset disables them.
   SWITCHYARD_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   SWITCHYARD_SSE_HEARTBEAT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  // An event stream's maximum age: then it ends with `close` and the client reconnects (0: none).
+  SWITCHYARD_SSE_MAX_LIFETIME_MS: z.coerce.number().int().min(0).max(86_400_000).default(1_800_000),
   SWITCHYARD_RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(50),
   SWITCHYARD_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   // Runs of one tenant queued, running or waiting at once.
@@ -18,6 +20,7 @@ export class GatewayConfig {
   readonly bootstrapKey?: string;
   readonly adminToken?: string;
   readonly heartbeatMs: number;
+  readonly sseMaxLifetimeMs: number;
   readonly defaultMaxSteps: number;
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
@@ -29,6 +32,7 @@ export class GatewayConfig {
     this.bootstrapKey = cfg.SWITCHYARD_BOOTSTRAP_KEY;
     this.adminToken = cfg.SWITCHYARD_ADMIN_TOKEN;
     this.heartbeatMs = cfg.SWITCHYARD_SSE_HEARTBEAT_MS;
+    this.sseMaxLifetimeMs = cfg.SWITCHYARD_SSE_MAX_LIFETIME_MS;
     this.defaultMaxSteps = cfg.SWITCHYARD_DEFAULT_MAX_STEPS;
     this.rateLimitPerSecond = cfg.SWITCHYARD_RATE_LIMIT_PER_SECOND;
     this.rateLimitBurst = cfg.SWITCHYARD_RATE_LIMIT_BURST;

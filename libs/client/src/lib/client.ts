@@ -175,7 +175,8 @@ export class SwitchyardClient {
   /**
    * A run's events, from the start or after `after`, live until `done`. A dropped connection is
    * picked up again with `Last-Event-ID` = the last event yielded, so the caller sees every event
-   * once, in order, with no gap and no repeat; a `reset` event (the gateway lost part of the
+   * once, in order, with no gap and no repeat — also across the gateway's `close` (a stream's
+   * lifetime, a gateway shutting down), which is not yielded; a `reset` event (the gateway lost part of the
    * history and replays it from Postgres) is passed on as it comes.
    */
   async *events(runId: string, opts: EventsOptions = {}): AsyncGenerator<RunEvent | ResetEvent> {
@@ -210,6 +211,10 @@ export class SwitchyardClient {
       }
       try {
         for await (const frame of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) {
+          if (frame.event === 'close') {
+            // The gateway ends the stream early (its lifetime, a shutdown): pick it up again.
+            break;
+          }
           const event = JSON.parse(frame.data) as RunEvent | ResetEvent;
           if (frame.id) {
             cursor = frame.id;

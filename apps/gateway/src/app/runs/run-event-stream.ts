@@ -22,6 +22,12 @@ export interface StreamDeps {
   ds: DataSource;
   states: PgStateSource;
   heartbeatMs: number;
+  /**
+   * Ends the stream early with a `close` control event that tells the client to reconnect with
+   * `Last-Event-ID` (the signal's reason: `lifetime` when the stream reached its maximum age,
+   * `shutdown` when the gateway is going away).
+   */
+  stop?: AbortSignal;
 }
 
 const frame = (e: RunEvent): string => `id: ${e.seq}\nevent: ${e.event_type}\ndata: ${JSON.stringify(e)}\n\n`;
@@ -64,6 +70,17 @@ export async function streamRunEvents(
   sseSubscribers.inc({ format });
   let open = true;
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs);
+  let closedEarly = false;
+  const closeEarly = (): boolean => {
+    if (!deps.stop?.aborted || closedEarly) {
+      return closedEarly;
+    }
+    closedEarly = true;
+    if (!encoding) {
+      writeClose(res, runId, String(deps.stop.reason ?? 'shutdown'));
+    }
+    return true;
+  };
   res.on('close', () => {
     open = false;
   });
@@ -94,6 +111,9 @@ export async function streamRunEvents(
         cursor = null;
       }
       for (;;) {
+        if (closeEarly()) {
+          return;
+        }
         const page = await deps.reader.after(runId, cursor, PAGE);
         // One socket write per page, not one per event (uncork flushes what the loop wrote).
         res.cork();
@@ -158,6 +178,14 @@ export async function streamRunEvents(
         }
       };
       res.on('close', finish);
+      if (closeEarly()) {
+        finish();
+        return;
+      }
+      deps.stop?.addEventListener('abort', () => {
+        closeEarly();
+        finish();
+      });
       const endedQuietly = () => {
         void (async () => {
           const rebuilt = await rebuildFromPostgres(deps, runId);
@@ -219,6 +247,13 @@ export async function streamRunEvents(
       res.end();
     }
   }
+}
+
+/** The stream ends before the run: reconnect with `Last-Event-ID` (no `id:`, the cursor stays). */
+function writeClose(res: Response, runId: string, reason: string): void {
+  res.write(
+    `event: close\ndata: ${JSON.stringify({ run_id: runId, event_type: 'close', payload: { reason, reconnect: true }, ts: Date.now() })}\n\n`,
+  );
 }
 
 function writeReset(res: Response, runId: string, reason: string): void {
