@@ -6,6 +6,7 @@ import { JetStreamConnection } from '@switchyard/jetstream';
 import { runMigrationsLocked } from '@switchyard/persistence';
 import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
+import { GatewayConfig } from './app/gateway.config';
 import { buildOpenApi } from './app/http/openapi';
 
 void bootstrapService(AppModule, {
@@ -15,6 +16,16 @@ void bootstrapService(AppModule, {
     const express = app as NestExpressApplication;
     express.useBodyParser('json', { limit: '1mb' });
     express.disable('x-powered-by');
+    const { corsOrigins } = app.get(GatewayConfig);
+    if (corsOrigins.length) {
+      // Browser clients (a console, LangGraph's useStream) read the run's location and page cursors.
+      app.enableCors({
+        origin: corsOrigins.includes('*') ? true : corsOrigins,
+        allowedHeaders: ['Authorization', 'x-api-key', 'Content-Type', 'Last-Event-ID', 'Accept'],
+        exposedHeaders: ['Content-Location', 'Location', 'X-Pagination-Next', 'X-Pagination-Total'],
+        maxAge: 600,
+      });
+    }
     SwaggerModule.setup('docs', app, buildOpenApi(), { jsonDocumentUrl: 'docs/json', raw: ['json'] });
     await runMigrationsLocked(app.get(DataSource));
     // Runs are published to SY_RUNS: make sure it exists before the first request.

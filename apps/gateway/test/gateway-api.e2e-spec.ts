@@ -18,6 +18,7 @@ beforeAll(async () => {
       SWITCHYARD_RATE_LIMIT_BURST: '60',
       SWITCHYARD_MAX_ACTIVE_RUNS: '3',
       SWITCHYARD_SSE_HEARTBEAT_MS: '500',
+      SWITCHYARD_CORS_ORIGINS: 'http://console.example:5173',
     },
   });
 }, 120_000);
@@ -648,4 +649,39 @@ describe('agents', () => {
     ).toBe(404);
     expect((await http('POST', '/v1/agents', { key: t.key, body: { name: '' } })).status).toBe(400);
   }, 90_000);
+});
+
+describe('CORS for browser clients', () => {
+  const ORIGIN = 'http://console.example:5173';
+
+  it("answers an allowed origin's preflight with the headers the API takes, and exposes the run's location", async () => {
+    const preflight = await fetch(`${stack.gatewayUrl}/v1/runs`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: ORIGIN,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'x-api-key, content-type',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(preflight.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-api-key');
+    const t = await tenantWithKey('cors');
+    const created = await fetch(`${stack.gatewayUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { Origin: ORIGIN, Authorization: `Bearer ${t.key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ input: { prompt: 'what is 2+3*4?' } }),
+    });
+    expect(created.status).toBe(202);
+    expect(created.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(created.headers.get('access-control-expose-headers')).toContain('Content-Location');
+  });
+
+  it('gives any other origin no CORS headers', async () => {
+    const res = await fetch(`${stack.gatewayUrl}/v1/runs`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+  });
 });

@@ -14,6 +14,19 @@ const schema = z.object({
   // Runs of one tenant queued, running or waiting at once.
   SWITCHYARD_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).default(200),
   SWITCHYARD_DEFAULT_MAX_STEPS: z.coerce.number().int().min(1).max(10_000).default(50),
+  // Browser origins allowed to call the API (comma-separated `https://host[:port]`, or `*`); unset: none.
+  SWITCHYARD_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    )
+    .refine((list) => list.every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
+      message: 'must be `*` or origins like https://console.example.com[:port], comma-separated, no paths',
+    }),
 });
 
 export class GatewayConfig {
@@ -25,6 +38,8 @@ export class GatewayConfig {
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
   readonly maxActiveRuns: number;
+  /** Browser origins allowed by CORS (`*` for any); empty: CORS off. */
+  readonly corsOrigins: string[];
   /** Seals vendor keys at rest (SecretBox); validated here so a bad key stops start-up. */
   readonly secretKey: string;
   constructor(env: NodeJS.ProcessEnv = process.env) {
@@ -37,6 +52,7 @@ export class GatewayConfig {
     this.rateLimitPerSecond = cfg.SWITCHYARD_RATE_LIMIT_PER_SECOND;
     this.rateLimitBurst = cfg.SWITCHYARD_RATE_LIMIT_BURST;
     this.maxActiveRuns = cfg.SWITCHYARD_MAX_ACTIVE_RUNS;
+    this.corsOrigins = cfg.SWITCHYARD_CORS_ORIGINS;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }
