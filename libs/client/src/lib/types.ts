@@ -1,6 +1,7 @@
-import type { EventPayload, EventType, OriginFile, RunStatus, Usage } from '@switchyard/contracts';
+import type { EventPayload, EventType, OriginFile, RunEvent, RunStatus, Usage } from '@switchyard/contracts';
 
-export type { EventPayload, EventType, OriginFile, RunStatus, Usage };
+/** One event of a run's stream, as the gateway sends it: the contracts' own `RunEvent`. */
+export type { EventPayload, EventType, OriginFile, RunEvent, RunStatus, Usage };
 
 /** `POST /v1/runs` (docs/api.md). */
 export interface CreateRunRequest {
@@ -46,15 +47,6 @@ export interface RunAction {
   result?: unknown;
   error?: { code: string; message: string };
   [key: string]: unknown;
-}
-
-/** One event of a run's stream, as the gateway sends it. */
-export interface RunEvent<T extends EventType = EventType> {
-  run_id: string;
-  seq: string;
-  event_type: T;
-  payload: EventPayload<T>;
-  ts: number;
 }
 
 /** The stream's own notice that part of the history could not be replayed (see docs/api.md). */
