@@ -1,16 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { hashStr2Int } from '@switchyard/graph';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
+import { dsl, golden as goldenOf } from './graph-fixtures';
 
 // Graph agents with tools and knowledge end to end: Agents calling sub-agents and their Retrieval
 // tool through native function calling, Retrieval components searching the tenant's collections
 // (seeded through the gateway, named after the canvas's kb ids), each scenario checked against
 // RAGFlow's own run of it (libs/graph/fixtures/expected): the model calls in order with their
 // prompts and the tools offered, the answer with its tool notes, and the components' path.
-
-const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
 
 interface GoldenMessage {
   role: string;
@@ -35,10 +32,7 @@ interface Golden {
   llm: GoldenCall[];
   events: GoldenEvent[];
 }
-const golden = (name: string): Golden =>
-  JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
-const dsl = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(FIXTURES, 'ragflow', name), 'utf8')) as Record<string, unknown>;
+const golden = (name: string): Golden => goldenOf<Golden>(name);
 
 let stack: TestStack;
 

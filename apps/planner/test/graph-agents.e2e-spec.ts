@@ -1,15 +1,12 @@
-import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';
-import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, nextPause, readSse, waitFor } from '@switchyard/testing';
+import { dsl, golden as goldenOf } from './graph-fixtures';
 
 // Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
 // routing on `next` only, their components served by the planner's `graph.*` handler, the LLM
 // being the scripted model server. Each scenario is checked against RAGFlow's own run of it
 // (libs/graph/fixtures/expected): the answer, the components' path and the prompts sent.
-
-const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
 
 interface Golden {
   inputs: {
@@ -74,10 +71,7 @@ async function ragflowEventsOf(runId: string): Promise<GoldenEvent[]> {
     return { event: body.event, ...body.data } as GoldenEvent;
   });
 }
-const golden = (name: string): Golden =>
-  JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
-const dsl = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(FIXTURES, 'ragflow', name), 'utf8')) as Record<string, unknown>;
+const golden = (name: string): Golden => goldenOf<Golden>(name);
 
 let stack: TestStack;
 

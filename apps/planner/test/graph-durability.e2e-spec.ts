@@ -1,13 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, waitFor } from '@switchyard/testing';
+import { dsl, golden as goldenOf } from './graph-fixtures';
 
 // A graph run has the default agent's guarantees: it survives kill -9 of the service running its
 // components (each component applied once, the answer RAGFlow gave), and a cancel stops a Loop
 // that is still going round.
-
-const FIXTURES = join(__dirname, '../../../libs/graph/fixtures');
 
 interface Golden {
   inputs: { turns: { query: string; inputs?: Record<string, unknown> }[]; scripted_llm: { reply: string }[] };
@@ -15,10 +12,7 @@ interface Golden {
   path: string[];
   llm: { messages: { role: string; content: string }[] }[];
 }
-const golden = (name: string): Golden =>
-  JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
-const dsl = (name: string): Record<string, unknown> =>
-  JSON.parse(readFileSync(join(FIXTURES, 'ragflow', name), 'utf8')) as Record<string, unknown>;
+const golden = (name: string): Golden => goldenOf<Golden>(name);
 
 let stack: TestStack;
 
