@@ -95,8 +95,13 @@ export class JetStreamConnection {
       try {
         await this.jsm.streams.add(config);
       } catch (addErr) {
-        // Another replica created it between our info and add.
-        if (!/already in use|exists/i.test(String((addErr as Error).message))) {
+        // Another replica may have created it between our info and add (the server then says
+        // "already in use" or, for the same subjects, "subjects overlap"): it must exist now.
+        const created = await this.jsm.streams.info(spec.name).then(
+          () => true,
+          () => false,
+        );
+        if (!created) {
           throw addErr;
         }
       }
