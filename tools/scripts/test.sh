@@ -18,10 +18,13 @@ npx prettier --check "apps/**/*.ts" "libs/**/*.ts" "tools/**/*.ts" --log-level w
 
 mkdir -p tmp
 status=0
+# Two jest workers: every e2e spec brings its own scratch database, NATS and Redis on free ports,
+# so specs run side by side; on 2 cores this takes the suite from ~13 to ~9 minutes.
+workers=${JEST_WORKERS:-2}
 echo "== unit tests"
-npx jest -c jest.unit.config.js --json --outputFile=tmp/jest-unit.json || status=1
+npx jest -c jest.unit.config.js --maxWorkers="$workers" --json --outputFile=tmp/jest-unit.json || status=1
 echo "== end-to-end tests"
-npx jest -c jest.e2e.config.js --runInBand --forceExit --json --outputFile=tmp/jest-e2e.json || status=1
+npx jest -c jest.e2e.config.js --maxWorkers="$workers" --forceExit --json --outputFile=tmp/jest-e2e.json || status=1
 
 node -e '
   const fs = require("fs");
