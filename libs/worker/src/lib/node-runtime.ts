@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Histogram, register } from 'prom-client';
+import { DataSource } from 'typeorm';
 import {
   type Action,
   type ActionError,
@@ -65,6 +67,34 @@ const taskSeconds =
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
   });
 
+const PUBLISH_RETRY_MIN_MS = 100;
+/**
+ * Published deltas kept for redeliveries of their task. A redelivery comes within an ack wait;
+ * older ones, and any beyond this bound, are found in run_tasks once the orchestrator recorded
+ * them — the map covers the deltas it has not recorded yet (typically a few per replica).
+ */
+const REMEMBERED_DELTAS = 512;
+const PUBLISH_RETRY_MAX_MS = 1_000;
+
+/**
+ * A publish failure that a later try with the same message id can mend: the connection is down
+ * or reconnecting, the server (or its JetStream) is not answering yet. Refusals of the message
+ * itself are not.
+ */
+export function isTransientPublishError(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = String(e?.code ?? '');
+  const message = String(e?.message ?? '');
+  if (/MAX_PAYLOAD|BAD_SUBJECT|BAD_HEADER|BAD_JSON/i.test(code) || /maximum payload/i.test(message)) {
+    return false;
+  }
+  return (
+    /^(TIMEOUT|503|CONNECTION_CLOSED|CONNECTION_DRAINING|DISCONNECT|CONNECTION_REFUSED|NO_RESPONDERS)$/i.test(
+      code,
+    ) || /timeout|no responders|disconnect|connection (closed|draining|refused)|reconnect/i.test(message)
+  );
+}
+
 /** Deliveries of one task before a retryable failure becomes the action's error. */
 export const MAX_DELIVER = 5;
 
@@ -76,6 +106,10 @@ export const MAX_DELIVER = 5;
 @Injectable()
 export class NodeRuntime {
   private readonly logger = new Logger(NodeRuntime.name);
+  /** Tasks being worked on in this process, by task id. */
+  private readonly working = new Map<string, Promise<void>>();
+  /** Deltas this process published lately, by task id (insertion order = age). */
+  private readonly published = new Map<string, DeltaMessage>();
 
   constructor(
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
@@ -83,6 +117,7 @@ export class NodeRuntime {
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
     @Inject(CancelRegistry) private readonly cancels: CancelRegistry,
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
+    @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
   async execute(data: unknown, ctx: JetStreamContext, impl: NodeImpl): Promise<void> {
@@ -92,6 +127,35 @@ export class NodeRuntime {
       this.logger.log({ ...log, msg: 'task of a cancelled run skipped' });
       return;
     }
+    // A task comes again when its ack was lost (e.g. NATS restarted right after the delta went
+    // out) or its ack wait ran out while the delta waited for NATS. Its work is not done twice:
+    // a delivery still being worked on here is joined, a delta this process already published is
+    // sent again (same message id), and one the orchestrator already recorded is acknowledged.
+    const working = this.working.get(task.task_id);
+    if (working) {
+      this.logger.log({ ...log, msg: 'task delivered again while still being worked on: joined' });
+      return working;
+    }
+    const sent = this.published.get(task.task_id);
+    if (sent) {
+      this.logger.log({ ...log, msg: 'task delivered again after its delta was published: re-sent' });
+      return this.publishDelta(sent, task, log);
+    }
+    if (ctx.getDeliveryCount() > 1 && (await this.alreadyRecorded(task.task_id))) {
+      this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
+      return;
+    }
+    const work = this.work(task, log, ctx, impl).finally(() => this.working.delete(task.task_id));
+    this.working.set(task.task_id, work);
+    return work;
+  }
+
+  private async work(
+    task: TaskMessage,
+    log: { run_id: string; thread_id: string; task_id: string; node: string },
+    ctx: JetStreamContext,
+    impl: NodeImpl,
+  ): Promise<void> {
     const endTimer = taskSeconds.startTimer({ node: task.node });
     const deliveries = ctx.getDeliveryCount();
     const attempt = task.attempt + deliveries - 1;
@@ -190,9 +254,62 @@ export class NodeRuntime {
           },
     };
     await started;
-    await this.nats.publish(deltaSubject(this.config.service), message, { msgId: task.task_id });
+    await this.publishDelta(message, task, log);
+    this.remember(task.task_id, message);
     endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
+  }
+
+  /** Keeps a published delta for redeliveries of its task (bounded: the oldest go first). */
+  private remember(taskId: string, message: DeltaMessage): void {
+    this.published.set(taskId, message);
+    if (this.published.size > REMEMBERED_DELTAS) {
+      this.published.delete(this.published.keys().next().value as string);
+    }
+  }
+
+  /** Whether the orchestrator has this task's delta (arrived, or applied with its step). */
+  private async alreadyRecorded(taskId: string): Promise<boolean> {
+    const rows: { status: string }[] = await this.ds.query(
+      `SELECT status FROM run_tasks WHERE id = $1 AND status IN ('arrived', 'applied')`,
+      [taskId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Publishes the finished delta, waiting out a NATS outage: the work is done (its LLM calls are
+   * paid for), so the delta is re-sent with the same message id — JetStream keeps one copy —
+   * until it is acknowledged or the task's deadline passes (then the reaper dispatches the task
+   * again anyway). The transport keeps the task in progress meanwhile. Only errors that a retry
+   * cannot mend (the payload is too large, a stream refuses the subject) fail at once.
+   */
+  private async publishDelta(
+    message: DeltaMessage,
+    task: TaskMessage,
+    log: Record<string, unknown>,
+  ): Promise<void> {
+    const subject = deltaSubject(this.config.service);
+    const deadline = Date.parse(task.deadline);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.nats.publish(subject, message, { msgId: task.task_id });
+        if (attempt > 1) {
+          this.logger.log({ ...log, msg: `delta published after ${attempt} attempts` });
+        }
+        return;
+      } catch (err) {
+        const wait = Math.min(PUBLISH_RETRY_MAX_MS, PUBLISH_RETRY_MIN_MS * 2 ** (attempt - 1));
+        if (!isTransientPublishError(err) || Date.now() + wait > deadline) {
+          throw err;
+        }
+        this.logger.warn({
+          ...log,
+          msg: `delta not published (attempt ${attempt}): ${(err as Error).message}; retrying in ${wait} ms`,
+        });
+        await sleep(wait);
+      }
+    }
   }
 
   private async parseTask(data: unknown, subject: string): Promise<TaskMessage> {
