@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Action } from '@switchyard/contracts';
 import { DnsTestServer, TestStack, failingPorts, waitFor } from '@switchyard/testing';
 
@@ -29,6 +31,8 @@ beforeAll(async () => {
       SWITCHYARD_MCP_HTTP_ALLOW_HOSTS: names,
       SWITCHYARD_MCP_POLL_MS: '300',
       SWITCHYARD_SQL_ALLOW_HOSTS: '224.0.0.1,127.0.0.1',
+      // A task whose service died is delivered again after 3 s (the receipt case below).
+      SWITCHYARD_ACK_WAIT_MS: '3000',
     },
   });
   toolExecutorPid = stack.pid('tool-executor');
@@ -136,4 +140,49 @@ describe('MCP servers over HTTP that cannot be reached', () => {
     },
     60_000,
   );
+});
+
+// Last: it replaces the tool-executor process.
+describe('a POST whose service dies mid-call', () => {
+  it('reaches its target once: the redelivered task is not sent again (tool receipt)', async () => {
+    let posts = 0;
+    let arrived!: () => void;
+    const arrival = new Promise<void>((r) => (arrived = r));
+    // Takes the order and never answers: the tool-executor is killed while it waits.
+    const target = createServer((req) => {
+      posts++;
+      req.resume();
+      arrived();
+    });
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    const port = (target.address() as AddressInfo).port;
+    try {
+      const res = await stack.api('POST', '/v1/runs', {
+        input: { prompt: `<fetch:http://box.sy.test:${port}/orders>` },
+      });
+      expect(res.status).toBe(202);
+      await arrival;
+      stack.kill('tool-executor');
+      await stack.restart('tool-executor');
+      let status = '';
+      await waitFor(
+        'the run to end',
+        async () => {
+          status = (await stack.api('GET', `/v1/runs/${res.body.run_id}`)).body.status;
+          return ['succeeded', 'failed', 'cancelled'].includes(status);
+        },
+        60_000,
+      );
+      const actions = (await stack.api('GET', `/v1/runs/${res.body.run_id}/actions`)).body
+        .actions as Action[];
+      const call = actions.find((a) => a.node === 'http_request');
+      expect(call?.error).toMatchObject({ code: 'tool_outcome_unknown' });
+      expect(call?.error?.message).toMatch(/not safe to repeat, so it was not called again/);
+      expect(status).toBe('succeeded');
+      expect(posts).toBe(1);
+    } finally {
+      target.closeAllConnections();
+      target.close();
+    }
+  }, 90_000);
 });

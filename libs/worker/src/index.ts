@@ -13,3 +13,4 @@ export {
   type ToolDeclaration,
 } from './lib/tools/tool-runner';
 export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';
+export { ToolReceipts, OUTCOME_UNKNOWN } from './lib/tools/tool-receipts';

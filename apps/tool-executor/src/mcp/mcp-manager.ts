@@ -96,6 +96,15 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Executes a task of an `mcp.*` node. */
+  /**
+   * Whether a call of `node` may run twice: the server marked the tool read-only or idempotent.
+   * A tool not known (yet) here counts as unsafe, so its call gets a receipt.
+   */
+  isIdempotent(node: string): boolean {
+    const found = this.byNode.get(node);
+    return found ? this.served.get(found.serverId)?.nodes.get(node)?.reg.idempotent === true : false;
+  }
+
   async call({ task, state, signal }: NodeInput): Promise<NodeOutput> {
     let found = this.byNode.get(task.node);
     if (!found) {

@@ -17,6 +17,7 @@ import { ModelStructuredOutput1700000000027 } from '../migrations/1700000000027-
 import { RegistryRevision1700000000028 } from '../migrations/1700000000028-registry-revision';
 import { ProviderKeys1700000000029 } from '../migrations/1700000000029-provider-keys';
 import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
+import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-receipts';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -37,6 +38,7 @@ export const MIGRATIONS = [
   RegistryRevision1700000000028,
   ProviderKeys1700000000029,
   ThreadMetadata1700000000034,
+  ToolReceipts1700000000035,
 ];
 
 export function dataSourceOptions(

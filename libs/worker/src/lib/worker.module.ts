@@ -5,6 +5,7 @@ import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
 import { NodeRegistrar } from './node-registrar';
 import { NodeRuntime } from './node-runtime';
+import { ToolReceipts } from './tools/tool-receipts';
 
 /** Everything a node service needs to serve tasks: the runtime, the state cache, registration, cancel. */
 @Module({})
@@ -23,8 +24,9 @@ export class WorkerModule {
         CancelRegistry,
         NodeRegistrar,
         NodeRuntime,
+        ToolReceipts,
       ],
-      exports: [StateCache, CancelRegistry, NodeRuntime, NodeRegistrar],
+      exports: [StateCache, CancelRegistry, NodeRuntime, NodeRegistrar, ToolReceipts],
     };
   }
 }

@@ -106,3 +106,8 @@ export function truncatedResult(result: unknown, maxBytes: number, reference: st
   const room = Math.max(0, maxBytes - jsonBytes(envelope));
   return { ...envelope, preview: shrinkToFit(result, room) };
 }
+
+/** jsonb refuses \u0000 in strings; the stored copy gets U+FFFD instead (an escaped backslash before it is kept). */
+export function jsonbSafe(json: string): string {
+  return json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
+}

@@ -6,6 +6,7 @@ import { emptyState } from '@switchyard/state';
 import type { NodeInput } from '../node-runtime';
 import { jsonBytes } from './output-cap';
 import { ToolLimits, ToolRunner } from './tool-runner';
+import { OUTCOME_UNKNOWN, ToolReceipts } from './tool-receipts';
 
 // ToolRunner against the real Postgres: time budgets become observations, large results are
 // shrunk in the action and kept whole in tool_outputs (once per task, even when redelivered).
@@ -59,7 +60,7 @@ beforeAll(async () => {
     `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input) VALUES ($1, $2, $3, 'default', 'running', '{}')`,
     [runId, tenant.id, threadId],
   );
-  runner = new ToolRunner(ds, new ToolLimits(300, CAP));
+  runner = new ToolRunner(ds, new ToolLimits(300, CAP), new ToolReceipts(ds));
 });
 
 afterAll(async () => {
@@ -169,4 +170,83 @@ describe('ToolRunner', () => {
     }));
     expect((out.result as { reference: string }).reference).toMatch(/^tool-output:/);
   });
+
+  describe('a tool that is not safe to run twice', () => {
+    const post = { ...tool, name: 'poster', idempotent: false };
+
+    it('acts once per task: a redelivery gets the receipt of the first call', async () => {
+      const inp = input();
+      let calls = 0;
+      const work = async () => {
+        calls++;
+        return { summary: 'posted', result: { order: calls }, next: ['reflection'] };
+      };
+      const first = await runner.run(post, inp, work);
+      const again = await runner.run(post, { ...inp, attempt: 2 }, work);
+      expect(calls).toBe(1);
+      expect(again.result).toEqual(first.result);
+      expect(again.preparation).toMatch(/receipt of an earlier delivery: poster was not called again/);
+    });
+
+    it('does not act again after a delivery that started and never reported back', async () => {
+      const inp = input();
+      // What a kill -9 mid-call leaves: the receipt of a call that started.
+      const hung = runner.run(post, inp, () => new Promise(() => undefined));
+      await waitForReceipt(inp.task.task_id);
+      let calls = 0;
+      const out = await runner.run(post, { ...inp, attempt: 2 }, async () => {
+        calls++;
+        return { summary: 'posted', result: {}, next: ['reflection'] };
+      });
+      expect(calls).toBe(0);
+      expect(out.error?.code).toBe(OUTCOME_UNKNOWN);
+      expect(out.error?.message).toMatch(/may or may not have reached its target/);
+      expect(out.next).toEqual(['reflection']);
+      void hung.catch(() => undefined);
+    });
+
+    it('acts again when the first call failed with a retryable error (nothing was done)', async () => {
+      const inp = input();
+      const refused = Object.assign(new Error('connect ECONNREFUSED'), {
+        code: 'network_error',
+        retryable: true,
+      });
+      await expect(
+        runner.run(post, inp, async () => {
+          throw refused;
+        }),
+      ).rejects.toBe(refused);
+      const out = await runner.run(post, { ...inp, attempt: 2 }, async () => ({
+        summary: 'posted',
+        result: { ok: true },
+        next: ['reflection'],
+      }));
+      expect(out.result).toEqual({ ok: true });
+    });
+
+    it('keeps a failed call as its receipt: the observation is repeated, not the call', async () => {
+      const inp = input();
+      let calls = 0;
+      const work = async () => {
+        calls++;
+        throw Object.assign(new Error('HTTP 409 conflict'), { code: 'http_error', retryable: false });
+      };
+      const first = await runner.run(post, inp, work);
+      const again = await runner.run(post, inp, work);
+      expect(calls).toBe(1);
+      expect(first.error?.code).toBe('http_error');
+      expect(again.error).toEqual(first.error);
+    });
+  });
 });
+
+async function waitForReceipt(taskId: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const rows = (await ds.query(`SELECT 1 FROM tool_receipts WHERE task_id = $1`, [taskId])) as unknown[];
+    if (rows.length) {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no receipt for ${taskId}`);
+}

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
 import { asToolOutput } from '../tool-args';
-import { jsonBytes, shrinkToFit, truncatedResult } from './output-cap';
+import { jsonBytes, jsonbSafe, shrinkToFit, truncatedResult } from './output-cap';
+import { ToolReceipts } from './tool-receipts';
 
 /** The environment variables of the limits every tool runs under (validated by each tool service). */
 export const toolLimitsEnvSchema = z.object({
@@ -75,11 +76,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** jsonb refuses \u0000 in strings; the stored copy gets U+FFFD instead (an escaped backslash before it is kept). */
-function jsonbSafe(json: string): string {
-  return json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd');
-}
-
 /**
  * The plumbing every tool shares: a time budget (the run's cancel signal plus the tool's
  * timeout), tool failures as observations (asToolOutput), and the output cap — a result whose
@@ -91,6 +87,7 @@ export class ToolRunner {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(ToolLimits) private readonly config: ToolLimits,
+    @Inject(ToolReceipts) private readonly receipts: ToolReceipts,
   ) {}
 
   async run(
@@ -101,22 +98,27 @@ export class ToolRunner {
     const timeoutMs = tool.timeoutMs ?? this.config.toolTimeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([input.signal, timeout]);
-    const out = await asToolOutput(
-      async () => {
-        try {
-          return await untilAborted(work({ signal, idempotencyKey: input.task.task_id, timeoutMs }), signal);
-        } catch (err) {
-          // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
-          if (timeout.aborted && !input.signal.aborted) {
-            throw new ToolTimeoutError(tool.name, timeoutMs);
+    const call = () =>
+      asToolOutput(
+        async () => {
+          try {
+            return await untilAborted(
+              work({ signal, idempotencyKey: input.task.task_id, timeoutMs }),
+              signal,
+            );
+          } catch (err) {
+            // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
+            if (timeout.aborted && !input.signal.aborted) {
+              throw new ToolTimeoutError(tool.name, timeoutMs);
+            }
+            throw err;
           }
-          throw err;
-        }
-      },
-      tool.name,
-      input.lastDelivery,
-    );
-    return out.error ? out : this.capOutput(tool.name, input, out);
+        },
+        tool.name,
+        input.lastDelivery,
+      ).then((out) => (out.error ? out : this.capOutput(tool.name, input, out)));
+    // A tool that is not safe to run twice acts at most once per task (see ToolReceipts).
+    return tool.idempotent ? call() : this.receipts.once(input, tool.name, call);
   }
 
   private async capOutput(tool: string, input: NodeInput, out: NodeOutput): Promise<NodeOutput> {
