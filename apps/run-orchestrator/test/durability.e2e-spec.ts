@@ -1,4 +1,4 @@
-import type { Action, RunEvent } from '@switchyard/contracts';
+import type { Action, CancelAcks, RunEvent } from '@switchyard/contracts';
 import { connect } from 'nats';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
 
@@ -204,10 +204,52 @@ describe('fenced cancel', () => {
     expect(cancelledIdx).toBeGreaterThan(0);
     expect(stream.slice(cancelledIdx + 1).map((e) => e.event_type)).toEqual(['done']);
     expect(nodes(await actions(run.run_id))).toEqual(['start', 'intake', 'memory']);
+    // The cancelled event says who acknowledged: the planner aborted the task it held.
+    const planner = stream.find(
+      (e) => e.event_type === 'node_started' && (e.payload as { node: string }).node === 'planner',
+    )?.payload as { task_id: string };
+    const cancel = (stream[cancelledIdx].payload as { cancel?: CancelAcks }).cancel;
+    expect(cancel?.pending).toEqual([{ task_id: planner.task_id, node: 'planner', service: 'planner' }]);
+    expect(cancel?.complete).toBe(true);
+    expect(cancel?.acknowledged_at).toEqual(expect.any(String));
+    const byPlanner = cancel?.acks.filter((a) => a.service === 'planner') ?? [];
+    expect(byPlanner.flatMap((a) => a.aborted)).toEqual([{ task_id: planner.task_id, node: 'planner' }]);
 
     const again = await stack.api('POST', `/v1/runs/${run.run_id}/cancel`);
     expect(again.status).toBe(200);
     expect(again.body.status).toBe('cancelled');
+  });
+
+  it('a replica that missed the broadcast learns the cancel from the fence and never starts the task', async () => {
+    // No planner is up: the run's first task (intake) waits in its queue, and the cancel's
+    // broadcast reaches nobody who serves it.
+    stack.kill('planner');
+    const run = await start('what is 9*9?');
+    const res = await stack.api('POST', `/v1/runs/${run.run_id}/cancel`);
+    expect(res.status).toBe(202);
+    expect((await finished(run.run_id)).status).toBe('cancelled');
+    const stream = await events(run.run_id);
+    const cancel = (
+      stream.find(
+        (e) => e.event_type === 'status' && (e.payload as { status: string }).status === 'cancelled',
+      )?.payload as { cancel?: CancelAcks }
+    ).cancel;
+    expect(cancel?.pending.map((p) => [p.node, p.service])).toEqual([['intake', 'planner']]);
+    expect(cancel?.acks.filter((a) => a.service === 'planner')).toEqual([]);
+    expect(cancel?.complete).toBe(false);
+
+    // A new planner pulls the queued task: the fence, loaded before it takes tasks, stops it.
+    const calls = async () => ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as unknown[]).length;
+    const before = await calls();
+    await stack.restart('planner');
+    await waitFor('the planner to skip the task', async () =>
+      stack
+        .log('planner')
+        .split('\n')
+        .some((l) => l.includes(run.run_id) && l.includes('task of a cancelled run skipped')),
+    );
+    expect(await calls()).toBe(before);
+    expect(nodes(await actions(run.run_id))).toEqual(['start']);
   });
 
   it('a cancel that arrives before the run started wins; a finished run answers 409 run_finished', async () => {

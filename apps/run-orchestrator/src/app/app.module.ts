@@ -3,6 +3,7 @@ import { PgStateSource } from '@switchyard/persistence';
 import { NodeDirectory, PlatformModule } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
+import { CancelFence } from './cancel-fence.service';
 import { EndRunUseCase } from './end-run.usecase';
 import { HumanNodesRegistrar } from './human-nodes.registrar';
 import { RunStepper } from './run-stepper.service';
@@ -28,6 +29,7 @@ import { TaskReaper } from './task-reaper.service';
     NodeDirectory,
     RunStepper,
     TaskOutbox,
+    CancelFence,
     TaskReaper,
     OrchestratorGauges,
     HumanNodesRegistrar,

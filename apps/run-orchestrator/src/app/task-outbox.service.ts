@@ -8,14 +8,9 @@ import {
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_EVENTS_TTL_SECONDS, RunEventReader, RunEventWriter } from '@switchyard/events';
-import {
-  type Action,
-  type CommittedDelta,
-  type TaskMessage,
-  cancelSubject,
-  isTaskSubject,
-} from '@switchyard/contracts';
+import { type Action, type CommittedDelta, type TaskMessage, isTaskSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
+import { CancelFence } from './cancel-fence.service';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
@@ -43,6 +38,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
     @Inject(RunEventReader) private readonly reader: RunEventReader,
+    @Inject(CancelFence) private readonly fence: CancelFence,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -68,15 +64,21 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     if (effects.repairActions?.length) {
       await this.repair(effects.runId, effects.repairActions);
     }
+    if (effects.broadcastCancel) {
+      // The cancelled status event says who acknowledged the cancel, so it waits for them.
+      const cancel = await this.fence.cancel(effects.runId);
+      for (const e of effects.events) {
+        if (e.type === 'status' && (e.payload as { status?: string }).status === 'cancelled') {
+          e.payload = { ...(e.payload as object), cancel };
+        }
+      }
+    }
     if (effects.events.length > 0 || effects.finished) {
       await this.events.appendMany(
         effects.runId,
         effects.events,
         effects.finished ? DEFAULT_EVENTS_TTL_SECONDS : undefined,
       );
-    }
-    if (effects.broadcastCancel) {
-      this.nats.nc.publish(cancelSubject(effects.runId));
     }
     await this.publish(effects.tasks, effects.deltas);
     end();

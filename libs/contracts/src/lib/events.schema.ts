@@ -26,8 +26,32 @@ const UsageLike = z.object({
   total_tokens: z.number(),
 });
 
+/** One node-service instance's answer to a cancel: the run's tasks it aborted. */
+export const CancelAckSchema = z.object({
+  run_id: z.string(),
+  service: z.string(),
+  instance: z.string(),
+  aborted: z.array(z.object({ task_id: z.string(), node: z.string() })),
+});
+export type CancelAck = z.infer<typeof CancelAckSchema>;
+
+/**
+ * How a cancel was acknowledged: `pending` are the run's tasks not finished when it was cancelled
+ * (with the service that serves each); `acks` what each answering instance aborted; `complete`
+ * whether every service of a pending task answered within the wait (a task still queued is
+ * stopped by the fence when it is pulled); `acknowledged_at` when the last answer came.
+ */
+export const CancelAcksSchema = z.object({
+  pending: z.array(z.object({ task_id: z.string(), node: z.string(), service: z.string().nullable() })),
+  acks: z.array(CancelAckSchema.omit({ run_id: true })),
+  complete: z.boolean(),
+  acknowledged_at: z.string().nullable(),
+});
+export type CancelAcks = z.infer<typeof CancelAcksSchema>;
+
 export const EventPayloadSchemas = {
-  status: z.object({ status: RunStatusSchema }),
+  // A cancelled run's status event says which services acknowledged the cancel (see CancelAcks).
+  status: z.object({ status: RunStatusSchema, cancel: z.lazy(() => CancelAcksSchema).optional() }),
   node_started: z.object({ node: z.string(), task_id: z.string(), attempt: z.number() }),
   action: z.object({
     id: z.number(),

@@ -23,6 +23,13 @@ export const SUBJECTS = {
 } as const;
 
 export const NODE_REGISTRY_BUCKET = 'sy_nodes';
+/**
+ * The cancel fence: a key per cancelled run (value: when), kept for an hour. Every node service
+ * watches it, so a replica that missed the `sy.cancel.<run_id>` broadcast (disconnected, started
+ * later) still learns of the cancel before it starts a task of that run.
+ */
+export const CANCEL_FENCE_BUCKET = 'sy_cancelled';
+export const CANCEL_FENCE_TTL_MS = 3_600_000;
 
 export const SERVICE_NAMES = ['planner', 'tool-executor', 'reflection', 'retrieval', 'output'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -36,6 +43,8 @@ export const taskSubject = (service: string, node: string): TaskSubject => `sy.t
 export const taskFilter = (service: string): string => `sy.task.${service}.>`;
 export const deltaSubject = (service: string): DeltaSubject => `sy.delta.${service}`;
 export const cancelSubject = (runId: string): string => `sy.cancel.${runId}`;
+/** Where a node service answers a cancel with what it aborted (core NATS, to the orchestrator). */
+export const cancelAckSubject = (runId: string): string => `sy.cancel-ack.${runId}`;
 
 /** Consumer filters and handler patterns: where a subscriber's subject strings come from. */
 export const SUBJECT_PATTERNS = {

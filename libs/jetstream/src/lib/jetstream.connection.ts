@@ -162,8 +162,9 @@ export class JetStreamConnection {
     return this.js.publish(subject, encodeJson(payload), { msgID: opts.msgId, headers: hdrs });
   }
 
-  async kv(bucket: string): Promise<KV> {
-    return this.js.views.kv(bucket, { history: 1 });
+  /** A KV bucket (created when missing); `ttlMs` bounds how long its entries live. */
+  async kv(bucket: string, opts: { ttlMs?: number } = {}): Promise<KV> {
+    return this.js.views.kv(bucket, { history: 1, ...(opts.ttlMs ? { ttl: opts.ttlMs } : {}) });
   }
 
   async close(): Promise<void> {

@@ -169,7 +169,7 @@ export class NodeRuntime {
       );
 
     const state = await this.cache.get(task.thread_id, task.version, task.deltas);
-    const { signal, release } = this.cancels.open(task.run_id);
+    const { signal, release } = this.cancels.open(task.run_id, task);
     let out: NodeOutput;
     try {
       // Every LLM call of the node's code is metered against this task (and finds the run's
