@@ -224,32 +224,46 @@ describe('fenced cancel', () => {
     // No planner is up: the run's first task (intake) waits in its queue, and the cancel's
     // broadcast reaches nobody who serves it.
     stack.kill('planner');
-    const run = await start('what is 9*9?');
-    const res = await stack.api('POST', `/v1/runs/${run.run_id}/cancel`);
-    expect(res.status).toBe(202);
-    expect((await finished(run.run_id)).status).toBe('cancelled');
-    const stream = await events(run.run_id);
-    const cancel = (
-      stream.find(
-        (e) => e.event_type === 'status' && (e.payload as { status: string }).status === 'cancelled',
-      )?.payload as { cancel?: CancelAcks }
-    ).cancel;
-    expect(cancel?.pending.map((p) => [p.node, p.service])).toEqual([['intake', 'planner']]);
-    expect(cancel?.acks.filter((a) => a.service === 'planner')).toEqual([]);
-    expect(cancel?.complete).toBe(false);
+    try {
+      const run = await start('what is 9*9?');
+      await waitFor('intake to be dispatched', async () => {
+        const rows = await stack.sql(
+          `SELECT 1 FROM run_tasks WHERE run_id = $1 AND node = 'intake' AND published_at IS NOT NULL`,
+          [run.run_id],
+        );
+        return rows.length > 0;
+      });
+      const res = await stack.api('POST', `/v1/runs/${run.run_id}/cancel`);
+      expect(res.status).toBe(202);
+      expect((await finished(run.run_id)).status).toBe('cancelled');
+      const stream = await events(run.run_id);
+      const cancel = (
+        stream.find(
+          (e) => e.event_type === 'status' && (e.payload as { status: string }).status === 'cancelled',
+        )?.payload as { cancel?: CancelAcks }
+      ).cancel;
+      expect(cancel?.pending.map((p) => [p.node, p.service])).toEqual([['intake', 'planner']]);
+      expect(cancel?.acks.filter((a) => a.service === 'planner')).toEqual([]);
+      expect(cancel?.complete).toBe(false);
 
-    // A new planner pulls the queued task: the fence, loaded before it takes tasks, stops it.
-    const calls = async () => ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as unknown[]).length;
-    const before = await calls();
-    await stack.restart('planner');
-    await waitFor('the planner to skip the task', async () =>
-      stack
-        .log('planner')
-        .split('\n')
-        .some((l) => l.includes(run.run_id) && l.includes('task of a cancelled run skipped')),
-    );
-    expect(await calls()).toBe(before);
-    expect(nodes(await actions(run.run_id))).toEqual(['start']);
+      // A new planner pulls the queued task: the fence, loaded before it takes tasks, stops it.
+      const calls = async () =>
+        ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as unknown[]).length;
+      const before = await calls();
+      await stack.restart('planner');
+      await waitFor('the planner to skip the task', async () =>
+        stack
+          .log('planner')
+          .split('\n')
+          .some((l) => l.includes(run.run_id) && l.includes('task of a cancelled run skipped')),
+      );
+      expect(await calls()).toBe(before);
+      expect(nodes(await actions(run.run_id))).toEqual(['start']);
+    } finally {
+      if (stack.pid('planner') === undefined || !isAlive(stack.pid('planner'))) {
+        await stack.restart('planner');
+      }
+    }
   });
 
   it('a cancel that arrives before the run started wins; a finished run answers 409 run_finished', async () => {
@@ -283,20 +297,26 @@ describe('the task reaper', () => {
   it('dispatches an unanswered task again (attempt 2, error event), and the run completes once a worker is back', async () => {
     await stack.stopService('reflection');
     const run = await start('what is 3*3?');
-    await waitFor(
-      'the re-dispatch',
-      async () =>
-        (await events(run.run_id, { timeoutMs: 300 })).some(
-          (e) => e.event_type === 'error' && (e.payload as { code: string }).code === 'task_timeout',
-        ),
-      TIMEOUT_MS * 3,
-    );
+    const dispatches = async () =>
+      Number(
+        (
+          await stack.sql<{ attempt: number }>(
+            `SELECT attempt FROM run_tasks WHERE run_id = $1 AND node = 'reflection'`,
+            [run.run_id],
+          )
+        )[0]?.attempt ?? 0,
+      );
+    await waitFor('the re-dispatch', async () => (await dispatches()) >= 2, TIMEOUT_MS * 3, 100);
     await stack.startService('reflection');
     const done = await finished(run.run_id);
     expect(done.status).toBe('succeeded');
     const list = await actions(run.run_id);
     expect(nodes(list)).toEqual(CALC_FLOW);
-    expect(list.find((a) => a.node === 'reflection')?.attempt).toBe(2);
+    // The action says how many dispatches the task took: 2, or 3 when a slow machine let the
+    // second deadline pass before the worker was back.
+    const attempt = list.find((a) => a.node === 'reflection')?.attempt;
+    expect(attempt).toBeGreaterThanOrEqual(2);
+    expect(attempt).toBe(await dispatches());
     const err = (await events(run.run_id)).find((e) => e.event_type === 'error')!;
     expect(err.payload).toMatchObject({
       node: 'reflection',
@@ -452,3 +472,11 @@ describe('crashes', () => {
     await assertAllSucceeded(runs);
   }, 150_000);
 });
+
+function isAlive(pid: number | undefined): boolean {
+  try {
+    return pid !== undefined && process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+}

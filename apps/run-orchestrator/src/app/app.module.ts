@@ -13,6 +13,7 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { TaskOutbox } from './task-outbox.service';
 import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
+import { RetentionJob } from './retention.service';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'run-orchestrator', poolSize: 20 })],
@@ -31,6 +32,7 @@ import { TaskReaper } from './task-reaper.service';
     TaskOutbox,
     CancelFence,
     TaskReaper,
+    RetentionJob,
     OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },

@@ -184,7 +184,7 @@ export class ApplyDeltaUseCase {
             `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
         );
         if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
-          await writeSnapshot(m, state);
+          await writeSnapshot(m, state, this.config.snapshotKeep);
         }
         // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
         // moves; the stepper sends these with the next tasks, in one statement.

@@ -9,6 +9,16 @@ const schema = z.object({
   SWITCHYARD_REAPER_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   // How long a cancel waits for the services holding the run's tasks to acknowledge it.
   SWITCHYARD_CANCEL_ACK_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(1000),
+  // Snapshots kept per thread (older ones are dropped when a new one is written).
+  SWITCHYARD_SNAPSHOT_KEEP: z.coerce.number().int().min(1).max(1000).default(3),
+  // Retention of finished runs' bookkeeping (task rows, full tool outputs, tool receipts); 0 keeps it.
+  SWITCHYARD_RETENTION_HOURS: z.coerce.number().min(0).default(168),
+  // Deltas of runs finished longer ago are compacted into a snapshot (their actions and the
+  // thread's versions before it can no longer be read); 0 (the default) keeps the whole history.
+  SWITCHYARD_HISTORY_RETENTION_HOURS: z.coerce.number().min(0).default(0),
+  // How long a finished run's events stay in Redis (its history is rebuilt from Postgres after).
+  SWITCHYARD_EVENTS_TTL_HOURS: z.coerce.number().min(0.001).default(24),
+  SWITCHYARD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
 });
 
 export class OrchestratorConfig {
@@ -16,11 +26,23 @@ export class OrchestratorConfig {
   readonly taskMaxAttempts: number;
   readonly reaperIntervalMs: number;
   readonly cancelAckWaitMs: number;
+  readonly snapshotKeep: number;
+  /** 0 = kept forever. */
+  readonly retentionMs: number;
+  /** 0 = kept forever. */
+  readonly historyRetentionMs: number;
+  readonly eventsTtlSeconds: number;
+  readonly retentionIntervalMs: number;
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.snapshotEvery = cfg.SWITCHYARD_SNAPSHOT_EVERY;
     this.taskMaxAttempts = cfg.SWITCHYARD_TASK_MAX_ATTEMPTS;
     this.reaperIntervalMs = cfg.SWITCHYARD_REAPER_INTERVAL_MS;
     this.cancelAckWaitMs = cfg.SWITCHYARD_CANCEL_ACK_WAIT_MS;
+    this.snapshotKeep = cfg.SWITCHYARD_SNAPSHOT_KEEP;
+    this.retentionMs = Math.round(cfg.SWITCHYARD_RETENTION_HOURS * 3_600_000);
+    this.historyRetentionMs = Math.round(cfg.SWITCHYARD_HISTORY_RETENTION_HOURS * 3_600_000);
+    this.eventsTtlSeconds = Math.max(1, Math.round(cfg.SWITCHYARD_EVENTS_TTL_HOURS * 3600));
+    this.retentionIntervalMs = cfg.SWITCHYARD_RETENTION_INTERVAL_MS;
   }
 }

@@ -16,6 +16,8 @@ export interface RunRow {
     files?: unknown[];
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
   };
+  /** The thread's latest snapshot version, when the caller read the thread row with the run. */
+  snapshot_version?: number;
 }
 
 export const RUN_COLUMNS =

@@ -8,6 +8,7 @@ import {
   waitingForUserPayload,
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
+import { OrchestratorConfig } from './orchestrator.config';
 import type { RunFailure } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
@@ -23,6 +24,7 @@ export class RunStepper {
   constructor(
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
+    @Inject(OrchestratorConfig) private readonly orchestrator: OrchestratorConfig,
   ) {}
 
   /**
@@ -134,12 +136,15 @@ export class RunStepper {
       // The first answer names the thread; later turns keep that name.
       await m.query('UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [run.thread_id, title]);
     }
-    if (state) {
-      // Bounded load cost for the next turn: its state starts from here.
-      await m.query(
-        'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-        [state.thread_id, state.version, JSON.stringify(state)],
-      );
+    if (
+      state &&
+      (run.snapshot_version === undefined ||
+        state.version - run.snapshot_version >= this.orchestrator.snapshotEvery)
+    ) {
+      // Snapshots every SWITCHYARD_SNAPSHOT_EVERY versions, at a run's end too — not at every end:
+      // a snapshot per run made a long thread's snapshots grow with turns² (each holds the whole
+      // state). Loading the next turn replays at most that many deltas.
+      await writeSnapshot(m, state, this.orchestrator.snapshotKeep);
     }
     if (error) {
       effects.events.push({ type: 'error', payload: { code: error.code, message: error.message } });
@@ -151,8 +156,12 @@ export class RunStepper {
   }
 }
 
-/** Writes the state as the thread's latest snapshot. */
-export async function writeSnapshot(m: StepSql, state: RuntimeState): Promise<void> {
+/**
+ * Writes the state as the thread's latest snapshot and drops the thread's snapshots beyond the
+ * newest `keep` (a version older than those still loads: from the log's base snapshot and the
+ * deltas after it).
+ */
+export async function writeSnapshot(m: StepSql, state: RuntimeState, keep = 3): Promise<void> {
   await m.query(
     'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
     [state.thread_id, state.version, JSON.stringify(state)],
@@ -161,6 +170,14 @@ export async function writeSnapshot(m: StepSql, state: RuntimeState): Promise<vo
     state.thread_id,
     state.version,
   ]);
+  // The snapshot the log starts from (after compaction, see RetentionJob) is the base of every
+  // version still readable: it stays.
+  await m.query(
+    `DELETE FROM state_snapshots WHERE thread_id = $1
+       AND version < (SELECT version FROM state_snapshots WHERE thread_id = $1 ORDER BY version DESC OFFSET $2 LIMIT 1)
+       AND version <> (SELECT COALESCE(min(version), 1) - 1 FROM state_deltas WHERE thread_id = $1)`,
+    [state.thread_id, keep - 1],
+  );
 }
 
 /**

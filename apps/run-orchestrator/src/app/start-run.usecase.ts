@@ -75,7 +75,10 @@ export class StartRunUseCase {
           return null;
         }
         if (run.cancel_requested) {
-          return this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
+          const effects = await this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
+          // Nothing was dispatched: the fence and the (empty) acknowledgement are for the record.
+          effects.broadcastCancel = true;
+          return effects;
         }
         const before =
           thread.version === 0

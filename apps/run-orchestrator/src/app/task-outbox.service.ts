@@ -7,10 +7,11 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DEFAULT_EVENTS_TTL_SECONDS, RunEventReader, RunEventWriter } from '@switchyard/events';
+import { RunEventReader, RunEventWriter } from '@switchyard/events';
 import { type Action, type CommittedDelta, type TaskMessage, isTaskSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { CancelFence } from './cancel-fence.service';
+import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
@@ -39,6 +40,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(CancelFence) private readonly fence: CancelFence,
+    @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -77,7 +79,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
       await this.events.appendMany(
         effects.runId,
         effects.events,
-        effects.finished ? DEFAULT_EVENTS_TTL_SECONDS : undefined,
+        effects.finished ? this.config.eventsTtlSeconds : undefined,
       );
     }
     await this.publish(effects.tasks, effects.deltas);

@@ -1,13 +1,8 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ServiceConfig } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
+import { PeriodicJob } from './periodic-job';
 import { RunFailureCode } from './orchestrator.exception';
 import { reaperRedispatches } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow, type TaskRow } from './run-row';
@@ -25,11 +20,7 @@ const STALE_QUEUED_MS = 5000;
  * Queued runs whose thread went idle without starting them are started.
  */
 @Injectable()
-export class TaskReaper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(TaskReaper.name);
-  private timer?: NodeJS.Timeout;
-  private running = false;
-
+export class TaskReaper extends PeriodicJob {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(RunStepper) private readonly stepper: RunStepper,
@@ -37,30 +28,17 @@ export class TaskReaper implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
     @Inject(ServiceConfig) private readonly service: ServiceConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.tick(), this.config.reaperIntervalMs);
-    this.timer.unref();
+  ) {
+    super();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  protected intervalMs(): number {
+    return this.config.reaperIntervalMs;
   }
 
-  async tick(): Promise<void> {
-    if (this.running) {
-      return;
-    }
-    this.running = true;
-    try {
-      await this.reapOverdueTasks();
-      await this.startStrandedRuns();
-    } catch (err) {
-      this.logger.warn(`reaper pass failed: ${(err as Error).message}`);
-    } finally {
-      this.running = false;
-    }
+  protected async pass(): Promise<void> {
+    await this.reapOverdueTasks();
+    await this.startStrandedRuns();
   }
 
   private async reapOverdueTasks(): Promise<void> {

@@ -50,6 +50,8 @@ export const baseEnvSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/switchyard'),
+  // Connections of this service's Postgres pool; unset, each service's own default (5 to 20).
+  SWITCHYARD_DB_POOL_SIZE: z.coerce.number().int().min(1).max(500).optional(),
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   NATS_URL: z
     .string()

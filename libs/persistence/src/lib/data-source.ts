@@ -18,6 +18,7 @@ import { RegistryRevision1700000000028 } from '../migrations/1700000000028-regis
 import { ProviderKeys1700000000029 } from '../migrations/1700000000029-provider-keys';
 import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
 import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-receipts';
+import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs-finished-index';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   ProviderKeys1700000000029,
   ThreadMetadata1700000000034,
   ToolReceipts1700000000035,
+  RunsFinishedIndex1700000000036,
 ];
 
 export function dataSourceOptions(

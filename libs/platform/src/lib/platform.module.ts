@@ -76,7 +76,7 @@ export class PlatformModule {
           provide: DataSource,
           useFactory: () =>
             createDataSource(env.DATABASE_URL, {
-              poolSize: opts.poolSize,
+              poolSize: env.SWITCHYARD_DB_POOL_SIZE ?? opts.poolSize,
               name: opts.service,
               onConnectionError: (err) => new Logger('Postgres').warn(`connection lost: ${err.message}`),
             }),

@@ -32,6 +32,8 @@ export interface TestStackOptions {
    * image test starts each from the image's file layout, through the Dockerfile's own command).
    */
   launch?: (app: ServiceApp) => ServiceLaunch;
+  /** Postgres connections of every service (SWITCHYARD_DB_POOL_SIZE); unset: each service's own. */
+  dbPoolSize?: number;
 }
 
 export interface ServiceLaunch {
@@ -254,6 +256,11 @@ export class TestStack {
       SWITCHYARD_LLM_MAX_RETRIES: '0',
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
+      // Tests poll runs and streams hard (a slow machine polls more): the rate limit is tested
+      // where a spec sets its own, never tripped by polling elsewhere.
+      SWITCHYARD_RATE_LIMIT_PER_SECOND: '2000',
+      SWITCHYARD_RATE_LIMIT_BURST: '10000',
+      ...(this.opts.dbPoolSize ? { SWITCHYARD_DB_POOL_SIZE: String(this.opts.dbPoolSize) } : {}),
       ...this.opts.env,
     };
     const client = new pg.Client({ connectionString: new URL('/postgres', this.databaseUrl).toString() });
