@@ -154,7 +154,9 @@ ensure_postgres() {
     [ -n "$ver" ] || die "postgres: no PostgreSQL server version found under /usr/lib/postgresql"
     name=main
     if [ -e "/etc/postgresql/$ver/main" ]; then name="switchyard-$PGPORT"; fi
+    # 300 connections: the stack's services pool up to 80, and the test suite runs two stacks side by side.
     pg_createcluster --port "$PGPORT" "$ver" "$name" >&2 || die "postgres: pg_createcluster --port $PGPORT $ver $name failed"
+    mkdir -p "/etc/postgresql/$ver/$name/conf.d" && echo "max_connections = 300" >"/etc/postgresql/$ver/$name/conf.d/switchyard.conf"
     created=1
     status=down
   fi
