@@ -219,7 +219,7 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
 
     const history = await client.threads.getHistory(t.thread_id, { limit: 3 });
     expect(history).toHaveLength(3);
-    expect(history[0].checkpoint.checkpoint_id).toBe(checkpointId);
+    expect(history[0].checkpoint.checkpoint_id as string).toBe(checkpointId);
     expect(history[1].checkpoint.checkpoint_id).toBe(history[0].parent_checkpoint?.checkpoint_id);
     const older = await client.threads.getState(t.thread_id, history[2].checkpoint.checkpoint_id as string);
     expect(older.checkpoint.checkpoint_id).toBe(history[2].checkpoint.checkpoint_id);
@@ -445,7 +445,9 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
     const refused: [string, Record<string, unknown>][] = [
       ['stream_subgraphs', { streamSubgraphs: true }],
       ['multitask_strategy', { multitaskStrategy: 'rollback' }],
-      ['checkpoint', { checkpoint: { checkpoint_id: '1', checkpoint_ns: '' } }],
+      ['checkpoint.checkpoint_ns', { checkpoint: { checkpoint_id: '1', checkpoint_ns: 'sub' } }],
+      // A new turn only from a checkpoint that ends one (version 1 opened the first turn).
+      ['input', { checkpoint: { checkpoint_id: '1', checkpoint_ns: '' } }],
       ['interrupt_before', { interruptBefore: ['planner'] }],
       ['webhook', { webhook: 'http://127.0.0.1:9/hook' }],
       ['input.files', { input: { messages: [{ role: 'user', content: 'x' }], files: [] } }],
@@ -463,6 +465,107 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
     const made = await client.runs.wait(missing, 'agent', { input: human('hello'), ifNotExists: 'create' });
     expect((made as { messages: Message[] }).messages).toHaveLength(2);
   }, 120_000);
+});
+
+describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version, SdkClient) => {
+  let client: Client;
+  type State = Awaited<ReturnType<Client['threads']['getState']>>;
+  const requests = async () =>
+    ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { system: string }[]).map(
+      (r) => /\[switchyard:([a-z-]+)\]/.exec(r.system)?.[1] ?? '?',
+    );
+  const writer = (s: State) => Object.keys((s.metadata as { writes?: object } | null)?.writes ?? {})[0];
+
+  beforeAll(() => {
+    client = new SdkClient({ apiUrl: stack.gatewayUrl, apiKey: stack.key });
+  });
+
+  it('runs from an earlier checkpoint: what came before is reused, the history holds both branches', async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, 'default', { input: human('what is 2+3*4?') });
+    const history = (await client.threads.getHistory(t.thread_id, { limit: 50 })) as State[];
+    expect(history.map(writer)).toEqual([
+      'output',
+      'planner',
+      'reflection',
+      'calculator',
+      'planner',
+      'memory',
+      'intake',
+      'start',
+    ]);
+    const calc = history[3];
+    const before = (await requests()).length;
+    const values = (await client.runs.wait(t.thread_id, 'default', {
+      input: null,
+      checkpointId: calc.checkpoint.checkpoint_id,
+    } as never)) as { messages: Message[] };
+    expect(values.messages.at(-1)?.content).toContain('14');
+    expect(values.messages).toHaveLength(2);
+    // Only what followed the calculator ran again.
+    expect((await requests()).slice(before)).toEqual(['reflection', 'planner', 'output']);
+
+    const after = (await client.threads.getHistory(t.thread_id, { limit: 50 })) as State[];
+    expect(after).toHaveLength(history.length + 4);
+    const fork = after[3];
+    expect(fork.metadata).toMatchObject({ source: 'fork' });
+    expect(fork.parent_checkpoint?.checkpoint_id).toBe(calc.checkpoint.checkpoint_id);
+    expect(after[2].parent_checkpoint?.checkpoint_id).toBe(fork.checkpoint.checkpoint_id);
+    // The abandoned branch is still there, unchanged.
+    expect(after.slice(4).map((s) => s.checkpoint.checkpoint_id)).toEqual(
+      history.map((s) => s.checkpoint.checkpoint_id),
+    );
+    const old = await client.threads.getState(t.thread_id, history[0].checkpoint.checkpoint_id as string);
+    expect(old.values).toEqual(history[0].values);
+  }, 60_000);
+
+  it('updates the state as a new checkpoint parented on the head or on the given one', async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, 'default', { input: human('what is 6*7?') });
+    const head = await client.threads.getState(t.thread_id);
+    const update = (await client.threads.updateState(t.thread_id, {
+      values: { scenario: 'EDITED-BY-SDK', messages: [{ type: 'human', content: 'a note' }] },
+    })) as { checkpoint?: { checkpoint_id: string }; configurable?: { checkpoint_id: string } };
+    const id = update.checkpoint?.checkpoint_id ?? update.configurable?.checkpoint_id;
+    const state = await client.threads.getState(t.thread_id);
+    expect(state.checkpoint.checkpoint_id).toBe(id);
+    expect(state.parent_checkpoint?.checkpoint_id).toBe(head.checkpoint.checkpoint_id as string);
+    const values = state.values as { scenario: string; messages: Message[] };
+    expect(values.scenario).toBe('EDITED-BY-SDK');
+    expect(values.messages.map((m) => m.content).at(-1)).toBe('a note');
+    // The earlier checkpoint is unchanged.
+    expect(
+      (await client.threads.getState(t.thread_id, head.checkpoint.checkpoint_id as string)).values,
+    ).toEqual(head.values);
+
+    // Rewrite the answer (a message id of the thread replaces that message) from the head's checkpoint.
+    const answer = (head.values as { messages: Message[] }).messages[1];
+    await client.threads.updateState(t.thread_id, {
+      values: { messages: [{ ...answer, content: 'forty-two' }] },
+      checkpointId: head.checkpoint.checkpoint_id as string,
+    });
+    const rewritten = (await client.threads.getState(t.thread_id)).values as {
+      messages: Message[];
+      scenario: string;
+    };
+    expect(rewritten.messages.map((m) => m.content)).toEqual(['what is 6*7?', 'forty-two']);
+    expect(rewritten.scenario).not.toBe('EDITED-BY-SDK');
+
+    for (const [values, field] of [
+      [{ turn: 3 }, 'values.turn'],
+      [{ nope: 1 }, 'values.nope'],
+      [{ scenario: 5 }, 'values'],
+    ] as const) {
+      const err = await rejection(client.threads.updateState(t.thread_id, { values }));
+      expect(err.status).toBe(400);
+      expect(err.message).toContain(field);
+    }
+    const asNode = await rejection(
+      client.threads.updateState(t.thread_id, { values: {}, asNode: 'planner' }),
+    );
+    expect(asNode.status).toBe(400);
+    expect(asNode.message).toContain('as_node');
+  }, 60_000);
 });
 
 type UseStream = typeof useStream2;

@@ -12,3 +12,4 @@ export * from './lib/graph-agent';
 export * from './lib/mcp';
 export * from './lib/user-context';
 export * from './lib/data-source';
+export * from './lib/fork';

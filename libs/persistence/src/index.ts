@@ -7,3 +7,4 @@ export {
   MIGRATIONS,
 } from './lib/data-source';
 export { PgStateSource } from './lib/pg-state.source';
+export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';

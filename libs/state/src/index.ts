@@ -16,3 +16,4 @@ export {
   completeTodo,
   type AttemptFailure,
 } from './lib/todo-graph';
+export { rewindPatch, forkDelta } from './lib/fork';

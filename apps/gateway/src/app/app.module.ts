@@ -27,7 +27,7 @@ import { UsageController } from './registry/usage.controller';
 import { VendorKeysController } from './registry/vendor-keys.controller';
 import { VendorsController } from './registry/vendors.controller';
 import { RunsController } from './runs/runs.controller';
-import { ThreadsController } from './threads/threads.controller';
+import { ThreadsModule } from './threads/threads.module';
 import { ToolsController } from './tools/tools.controller';
 import { UsersController } from './users/users.controller';
 
@@ -36,12 +36,12 @@ import { UsersController } from './users/users.controller';
     PlatformModule.forRoot({ service: 'gateway', poolSize: 20 }),
     ModelsModule.forRoot('gateway'),
     GatewayCoreModule,
+    ThreadsModule,
     LangGraphModule,
   ],
   controllers: [
     AgentsController,
     RunsController,
-    ThreadsController,
     TenantsController,
     ChatCompletionsController,
     OpenAiModelsController,

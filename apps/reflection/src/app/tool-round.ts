@@ -1,4 +1,10 @@
-import { type Action, PlannerResultSchema, type Todo, type ToolCall } from '@switchyard/contracts';
+import {
+  type Action,
+  ORCHESTRATOR_NODES,
+  PlannerResultSchema,
+  type Todo,
+  type ToolCall,
+} from '@switchyard/contracts';
 
 /** One tool result of the round with the call it answered (when it can be told). */
 export interface RoundResult {
@@ -26,14 +32,17 @@ export function latestToolRound(actions: readonly Action[]): RoundResult[] {
   const parsed = PlannerResultSchema.safeParse(actions[p].result);
   const calls = parsed.success ? parsed.data.tool_calls : [];
   const seen = new Map<string, number>();
-  return actions
-    .slice(p + 1)
-    .filter((a) => a.node !== 'reflection')
-    .map((action) => {
-      const k = seen.get(action.node) ?? 0;
-      seen.set(action.node, k + 1);
-      return { action, call: calls.filter((c) => c.name === action.node)[k] };
-    });
+  return (
+    actions
+      .slice(p + 1)
+      // Not a tool's result: reflection's own actions, and a `fork` that branched the thread here.
+      .filter((a) => a.node !== 'reflection' && !ORCHESTRATOR_NODES.includes(a.node))
+      .map((action) => {
+        const k = seen.get(action.node) ?? 0;
+        seen.set(action.node, k + 1);
+        return { action, call: calls.filter((c) => c.name === action.node)[k] };
+      })
+  );
 }
 
 /** Groups a round's results by the todo each call is filed under (in todo order, then the unfiled ones). */

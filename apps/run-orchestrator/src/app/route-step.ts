@@ -8,12 +8,12 @@ import {
   describeZodError,
   findToolCall,
   taskSubject,
+  unionOfNext,
 } from '@switchyard/contracts';
 import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import type { RunRow, TaskRow } from './run-row';
 
-const END = 'end';
 const HUMAN_DEADLINE_MS = 30 * 24 * 3600_000;
 
 /** What follows a step: the run ends, its next tasks run, or it waits for a person or the client. */
@@ -179,23 +179,4 @@ export function routeStep(input: StepInput): StepRoute {
   return waiting ? { kind: 'waiting', steps, tasks, humanTasks, waiting } : { kind: 'next', steps, tasks };
 }
 
-/**
- * The join rule: the union of the step's `next` lists, in order. A node named k times by one
- * action is k tasks (a fan-out of k calls); named by several actions it runs as often as the
- * action naming it most often asks, not once per action.
- */
-export function unionOfNext(actions: readonly Pick<Action, 'next'>[]): string[] {
-  const want = new Map<string, number>();
-  for (const a of actions) {
-    const counts = new Map<string, number>();
-    for (const n of a.next) {
-      if (n !== END) {
-        counts.set(n, (counts.get(n) ?? 0) + 1);
-      }
-    }
-    for (const [n, c] of counts) {
-      want.set(n, Math.max(want.get(n) ?? 0, c));
-    }
-  }
-  return [...want].flatMap(([n, c]) => Array<string>(c).fill(n));
-}
+export { unionOfNext };

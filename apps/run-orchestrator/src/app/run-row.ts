@@ -1,4 +1,4 @@
-import type { ClientRequestOptions, RunStatus, TaskSubject } from '@switchyard/contracts';
+import type { ClientRequestOptions, RunFork, RunStatus, TaskSubject } from '@switchyard/contracts';
 
 /** The columns of `runs` the orchestrator reads under the run's row lock. */
 export interface RunRow {
@@ -15,6 +15,7 @@ export interface RunRow {
     prompt: string;
     files?: unknown[];
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
+    fork?: RunFork;
   };
   /** The thread's latest snapshot version, when the caller read the thread row with the run. */
   snapshot_version?: number;

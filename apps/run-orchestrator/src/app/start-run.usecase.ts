@@ -1,20 +1,31 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import {
   type Action,
   type CommittedDelta,
+  FORK_NODE,
   GRAPH_ENTRY_NODE,
+  type RunFork,
   type RuntimeState,
   type StartResult,
   ZERO_USAGE,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
-import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
+import {
+  DeltaRejectedException,
+  StateCache,
+  applyDelta,
+  emptyState,
+  forkDelta,
+  openTurnPatch,
+} from '@switchyard/state';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow } from './run-row';
-import { RunStepper } from './run-stepper.service';
-import { type StepEffects, noEffects } from './step-effects';
+import { OrchestratorConfig } from './orchestrator.config';
+import { RunFailureCode } from './orchestrator.exception';
+import { RunStepper, writeSnapshot } from './run-stepper.service';
+import { type StepEffects, actionEvent, noEffects } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 
 /** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
@@ -36,6 +47,7 @@ export class StartRunUseCase {
     @Inject(PgStateSource) private readonly source: PgStateSource,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
+    @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
   ) {}
 
   /** `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run. */
@@ -80,10 +92,23 @@ export class StartRunUseCase {
           effects.broadcastCancel = true;
           return effects;
         }
-        const before =
+        let before =
           thread.version === 0
             ? emptyState(threadId, run.id)
             : await this.source.load(threadId, thread.version, m);
+        let forked: Action | undefined;
+        if (run.input.fork) {
+          const branch = await this.branch(m, run, before, run.input.fork);
+          if (!branch.state) {
+            return branch.effects;
+          }
+          if (run.input.fork.mode !== 'turn') {
+            committed = branch.state;
+            return branch.effects;
+          }
+          before = branch.state;
+          forked = branch.action;
+        }
         const turn = before.action_history.length;
         const now = new Date().toISOString();
         const action: Action = {
@@ -130,7 +155,10 @@ export class StartRunUseCase {
           turn,
         ]);
         const effects = await this.stepper.advance(m, { ...run, turn }, state, [action], 0);
-        effects.events.unshift({ type: 'status', payload: { status: 'running' } });
+        effects.events.unshift(
+          { type: 'status', payload: { status: 'running' } },
+          ...(forked ? [actionEvent(forked)] : []),
+        );
         committed = state;
         return effects;
       });
@@ -150,5 +178,59 @@ export class StartRunUseCase {
         msg: 'queued run ended before it started; starting the next',
       });
     }
+  }
+
+  /**
+   * A run that forks its thread: the `fork` action takes the thread back to `fork.from_version`
+   * (plus the edits) in a new version, snapshotted so later loads skip the abandoned branch. In
+   * `continue` mode what was pending at the fork point is dispatched as any step's `next`; in
+   * `record` mode the run ends there; in `turn` mode the caller opens a new turn after it.
+   */
+  private async branch(
+    m: EntityManager,
+    run: RunRow,
+    head: RuntimeState,
+    fork: RunFork,
+  ): Promise<{ state: RuntimeState | null; action?: Action; effects: StepEffects }> {
+    const at = await this.source.load(run.thread_id, fork.from_version, m);
+    let branched: ReturnType<typeof forkDelta>;
+    try {
+      branched = forkDelta({ head, at, runId: run.id, edits: fork.edits, next: fork.next });
+    } catch (err) {
+      if (!(err instanceof DeltaRejectedException)) {
+        throw err;
+      }
+      const failure = { code: RunFailureCode.DeltaRejected, message: `the fork's edits: ${err.message}` };
+      const effects = await this.stepper.finish(m, run, null, noEffects(run.id), 0, 'failed', failure);
+      return { state: null, effects };
+    }
+    const { delta, state } = branched;
+    await m.query(
+      'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
+      [run.thread_id, state.version, fork.task_id, run.id, FORK_NODE, JSON.stringify(delta)],
+    );
+    await writeSnapshot(m, state, this.config.snapshotKeep);
+    await m.query('UPDATE threads SET version = $2, turns = $3, active_run_id = $4 WHERE id = $1', [
+      run.thread_id,
+      state.version,
+      state.action_history.length,
+      run.id,
+    ]);
+    await m.query(`UPDATE runs SET status = 'running', started_at = now(), turn = $2 WHERE id = $1`, [
+      run.id,
+      state.turn,
+    ]);
+    const stepRun = { ...run, turn: state.turn, snapshot_version: state.version };
+    let effects: StepEffects;
+    if (fork.mode === 'continue') {
+      effects = await this.stepper.advance(m, stepRun, state, [delta.action], 0);
+    } else if (fork.mode === 'record') {
+      const record: StepEffects = { ...noEffects(run.id), events: [actionEvent(delta.action)] };
+      effects = await this.stepper.finish(m, stepRun, state, record, 1, 'succeeded', null);
+    } else {
+      effects = noEffects(run.id);
+    }
+    effects.events.unshift({ type: 'status', payload: { status: 'running' } });
+    return { state, action: delta.action, effects };
   }
 }

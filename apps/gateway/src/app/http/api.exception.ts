@@ -57,4 +57,9 @@ export class ApiException extends Error {
   static notFound(what: string): ApiException {
     return new ApiException(ApiErrorCode.NotFound, `${what} not found`);
   }
+
+  /** 400 `invalid_request` naming the field: `<field>: <message>`, the field in `details`. */
+  static invalidField(field: string, message: string): ApiException {
+    return new ApiException(ApiErrorCode.InvalidRequest, `${field}: ${message}`, [{ field, message }]);
+  }
 }

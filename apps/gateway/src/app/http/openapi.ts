@@ -35,6 +35,7 @@ import {
   ToolOutputSchema,
 } from '../data-sources/data-sources.schemas';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
+import { ForkSchema } from '../threads/threads.controller';
 import { ApiErrorCode } from './api.exception';
 
 // The OpenAPI description is generated from the zod schemas the gateway validates with, so the
@@ -61,6 +62,12 @@ const CreatedRunSchema = z.object({
   thread_id: z.string().uuid(),
   status: RunStatusSchema,
   created_at: z.string(),
+});
+const ForkResponseSchema = z.object({
+  thread_id: z.string().uuid(),
+  from_version: z.number().int(),
+  pending: z.array(z.string()),
+  run: CreatedRunSchema,
 });
 const RunSchema = z.object({
   run_id: z.string().uuid(),
@@ -243,6 +250,38 @@ export function buildOpenApi(): OpenAPIObject {
             { name: 'version', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
           ],
           responses: { 200: ok('RuntimeState'), ...common },
+        },
+      },
+      '/v1/threads/{thread_id}/versions': {
+        get: {
+          summary: "The thread's versions, newest first (a fork version names the version it branched from)",
+          parameters: [
+            id('thread_id'),
+            { name: 'before', in: 'query', required: false, schema: { type: 'integer', minimum: 1 } },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 1000 },
+            },
+          ],
+          responses: { 200: ok('versions'), ...common },
+        },
+      },
+      '/v1/threads/{thread_id}/fork': {
+        post: {
+          summary:
+            'Branch the thread from a version: go back to it (with edits to the state) and run what was pending there, or a new turn with input',
+          parameters: [id('thread_id')],
+          requestBody: body(ForkSchema),
+          responses: {
+            201: ok('the branch and its run', ForkResponseSchema),
+            400: err(
+              'not a step boundary, an edit that is not allowed or leaves the state invalid, input inside a turn',
+            ),
+            409: err('thread_busy, or the fork point is gone (retention)'),
+            ...common,
+          },
         },
       },
       '/v1/users/{user_id}/profile': {

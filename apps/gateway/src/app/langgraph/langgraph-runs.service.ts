@@ -10,9 +10,14 @@ import type { LgPart } from './langgraph-stream';
 import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
 import type { RunCreate } from './langgraph.schemas';
 import { interruptOf, valuesOf } from './langgraph.views';
-import { refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+import { editsOfValues } from './update-state';
+import { ForksService } from '../threads/forks.service';
+import { ThreadsRepository } from '../threads/threads.repository';
 
 const WATCHDOG_MS = 2000;
+// How long `POST /threads/{id}/state` waits for the orchestrator to write the update.
+const UPDATE_WAIT_MS = 15_000;
 // `runs.wait` has no client timeout; a run still going after this is answered with a 503 inside `__error__`.
 const MAX_WAIT_MS = 30 * 60_000;
 
@@ -41,6 +46,8 @@ export class LangGraphRuns {
     @Inject(RunEventHub) private readonly hub: RunEventHub,
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(ForksService) private readonly forks: ForksService,
+    @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
   ) {}
 
   /** The agent id an assistant id (or graph id, i.e. agent name) stands for. */
@@ -69,8 +76,18 @@ export class LangGraphRuns {
       await this.repo.createThread(tenantId, threadId, {}, agentId);
       thread = await this.repo.threadOrThrow(tenantId, threadId);
     }
+    const checkpointId = checkpointIdOf(body);
     if (resume) {
+      if (checkpointId !== undefined) {
+        throw new ApiException(
+          ApiErrorCode.InvalidRequest,
+          'checkpoint_id: a resume answers the question the thread waits on now; it cannot start from a checkpoint',
+        );
+      }
       return this.resume(tenantId, thread, agentId, resume.value);
+    }
+    if (checkpointId !== undefined) {
+      return this.fork(tenantId, thread, agentId, checkpointId, body);
     }
     if (body.input === undefined || body.input === null) {
       throw new ApiException(
@@ -94,6 +111,93 @@ export class LangGraphRuns {
       metadata: body.metadata ?? {},
     });
     return { runId: run.run_id, threadId: thread.id, assistantId: agentId, liveAfter: null, answered: null };
+  }
+
+  /**
+   * A run from a checkpoint forks the thread there: with `input: null` it goes on from that
+   * state (what was pending there runs; nothing before it runs again), with input it is a new
+   * turn from there (the checkpoint must end a turn).
+   */
+  private async fork(
+    tenantId: string,
+    thread: ThreadRow,
+    agentId: string,
+    checkpointId: string,
+    body: RunCreate,
+  ): Promise<StartedRun> {
+    const version = checkpointVersion(thread.version, checkpointId);
+    const turn = body.input === undefined || body.input === null ? null : turnInputOf(body.input);
+    if (turn?.history.length) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'input.messages: a run from a checkpoint continues its thread; send only the new human message',
+      );
+    }
+    const forked = await this.forks.fork(tenantId, thread.id, {
+      version,
+      edits: [],
+      mode: turn ? 'turn' : 'continue',
+      ...(turn ? { input: { prompt: turn.prompt, ...(turn.inputs ? { inputs: turn.inputs } : {}) } } : {}),
+      agent_id: agentId,
+      multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
+      metadata: body.metadata ?? {},
+    });
+    return {
+      runId: forked.run.run_id,
+      threadId: thread.id,
+      assistantId: agentId,
+      liveAfter: null,
+      answered: null,
+    };
+  }
+
+  /**
+   * `POST /threads/{id}/state`: a new checkpoint parented on the head or the given checkpoint,
+   * with `values` written — a branch that only records (its run ends at once). Answered once the
+   * orchestrator wrote it, with its checkpoint.
+   */
+  async updateState(
+    tenantId: string,
+    thread: ThreadRow,
+    checkpointId: string | undefined,
+    values: unknown,
+  ): Promise<{ version: number }> {
+    const version =
+      checkpointId === undefined ? thread.version : checkpointVersion(thread.version, checkpointId);
+    if (version === 0) {
+      throw new ApiException(ApiErrorCode.InvalidRequest, 'the thread has no state yet: start a run first');
+    }
+    const edits = editsOfValues(values, await this.states.load(thread.id, version));
+    const forked = await this.forks.fork(tenantId, thread.id, {
+      version,
+      edits,
+      mode: 'record',
+      editsField: 'values',
+      multitask: 'reject',
+      metadata: {},
+    });
+    const runId = forked.run.run_id;
+    const deadline = Date.now() + UPDATE_WAIT_MS;
+    for (;;) {
+      const run = await this.repo.run(runId);
+      if (run && ['succeeded', 'failed', 'cancelled'].includes(run.status)) {
+        const written = await this.threads.forkVersion(runId);
+        if (run.status !== 'succeeded' || written === null) {
+          throw new ApiException(
+            ApiErrorCode.InvalidRequest,
+            `values: the update was not applied (${run.error?.message ?? run.status})`,
+          );
+        }
+        return { version: written };
+      }
+      if (Date.now() > deadline) {
+        throw new ApiException(
+          ApiErrorCode.Unavailable,
+          `the update (run ${runId}) was not written in time; retry`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   private async resume(
@@ -187,4 +291,15 @@ export class LangGraphRuns {
     }
     return [];
   }
+}
+
+/** A checkpoint id is a thread version, 1 to the thread's latest (404 otherwise). */
+export function checkpointVersion(latest: number, checkpointId: string): number {
+  const version = /^\d{1,9}$/.test(checkpointId) ? Number(checkpointId) : NaN;
+  if (!(version >= 1 && version <= latest)) {
+    throw ApiException.notFound(
+      `checkpoint "${checkpointId}" (the thread's checkpoints are its versions 1..${latest})`,
+    );
+  }
+  return version;
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ThreadsModule } from '../threads/threads.module';
 import { LangGraphAssistantsController } from './assistants.controller';
 import { LangGraphRuns } from './langgraph-runs.service';
 import { LangGraphRepository } from './langgraph.repository';
@@ -11,6 +12,7 @@ import { LangGraphThreadsController } from './threads.controller';
  * runs, threads and agents (docs/api.md "LangGraph Platform compatibility").
  */
 @Module({
+  imports: [ThreadsModule],
   controllers: [LangGraphAssistantsController, LangGraphThreadsController, LangGraphRunsController],
   providers: [LangGraphRepository, LangGraphRuns],
 })

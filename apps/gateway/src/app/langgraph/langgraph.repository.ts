@@ -48,13 +48,6 @@ export interface LgRunRow {
   waiting: RunWaiting | null;
 }
 
-export interface CheckpointRow {
-  version: number;
-  run_id: string;
-  node: string;
-  created_at: Date;
-}
-
 export interface AgentSearch {
   graphId?: string;
   name?: string;
@@ -244,14 +237,5 @@ export class LangGraphRepository {
       version: number;
     }[];
     return row?.version ?? 0;
-  }
-
-  /** The thread's versions (checkpoints) at or below `below`, newest first. */
-  async checkpoints(threadId: string, atMost: number, limit: number): Promise<CheckpointRow[]> {
-    return (await this.ds.query(
-      `SELECT version, run_id, node, created_at FROM state_deltas
-       WHERE thread_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3`,
-      [threadId, atMost, limit],
-    )) as CheckpointRow[];
   }
 }

@@ -97,3 +97,14 @@ export const HistorySchema = z.object({
   select: z.array(z.string()).optional(),
 });
 export type History = z.infer<typeof HistorySchema>;
+
+/** `POST /threads/{id}/state` (the SDK's `threads.updateState`). */
+export const UpdateStateSchema = z
+  .object({
+    values: z.unknown().optional(),
+    as_node: z.string().nullable().optional(),
+    checkpoint: z.unknown().optional(),
+    checkpoint_id: z.string().optional(),
+  })
+  .strict();
+export type UpdateState = z.infer<typeof UpdateStateSchema>;

@@ -1,6 +1,7 @@
 import type { RunStatus, RuntimeState } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
-import type { AgentRow, CheckpointRow, LgRunRow, ThreadRow } from './langgraph.repository';
+import type { VersionRecord } from '../threads/threads.repository';
+import type { AgentRow, LgRunRow, ThreadRow } from './langgraph.repository';
 
 // How Switchyard's objects look to a LangGraph client (docs/api.md "LangGraph Platform
 // compatibility"): pure mappings, no I/O.
@@ -140,7 +141,7 @@ export function checkpointOf(threadId: string, version: number) {
 export function threadStateView(
   threadId: string,
   state: RuntimeState | null,
-  checkpoint: CheckpointRow | null,
+  checkpoint: VersionRecord | null,
   waiting: RunWaiting | null,
 ) {
   const version = state?.version ?? 0;
@@ -163,10 +164,22 @@ export function threadStateView(
       : [],
     checkpoint: version > 0 ? checkpointOf(threadId, version) : null,
     metadata: checkpoint
-      ? { source: 'loop', step: version, run_id: checkpoint.run_id, writes: { [checkpoint.node]: null } }
+      ? {
+          // A branch's first checkpoint is LangGraph's `fork` (the state written, not a node's step).
+          source: checkpoint.from_version !== null ? 'fork' : 'loop',
+          step: version,
+          run_id: checkpoint.run_id,
+          writes: { [checkpoint.node]: null },
+        }
       : {},
     created_at: iso(checkpoint?.created_at),
-    parent_checkpoint: version > 1 ? checkpointOf(threadId, version - 1) : null,
+    // A branch hangs off its fork point; every other version off the one before it.
+    parent_checkpoint:
+      checkpoint && checkpoint.from_version !== null
+        ? checkpointOf(threadId, checkpoint.from_version)
+        : version > 1
+          ? checkpointOf(threadId, version - 1)
+          : null,
     interrupts: waiting ? [interruptOf(waiting)] : [],
   };
 }

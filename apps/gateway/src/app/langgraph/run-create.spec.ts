@@ -1,6 +1,6 @@
 import { ApiException } from '../http/api.exception';
 import { RunCreateSchema } from './langgraph.schemas';
-import { refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-create';
 
 const body = (extra: Record<string, unknown>) => RunCreateSchema.parse({ assistant_id: 'agent', ...extra });
 
@@ -74,8 +74,6 @@ describe('refuseUnsupported', () => {
   });
 
   it.each([
-    ['checkpoint', { checkpoint: { checkpoint_id: '1' } }],
-    ['checkpoint_id', { checkpoint_id: '1' }],
     ['stream_subgraphs', { stream_subgraphs: true }],
     ['multitask_strategy', { multitask_strategy: 'rollback' }],
     ['on_completion', { on_completion: 'delete' }],
@@ -92,6 +90,22 @@ describe('refuseUnsupported', () => {
     const parsed = RunCreateSchema.safeParse({ assistant_id: 'a', stream_mode: ['values', 'debug'] });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0].message).toMatch(/"debug"/);
+  });
+});
+
+describe('checkpointIdOf', () => {
+  it('reads the checkpoint a run starts from, in either form; refuses namespaces and a mismatch', () => {
+    expect(checkpointIdOf({})).toBeUndefined();
+    expect(checkpointIdOf({ checkpoint: null, checkpoint_id: '3' })).toBe('3');
+    expect(checkpointIdOf({ checkpoint: { checkpoint_id: '4', checkpoint_ns: '' } })).toBe('4');
+    expect(checkpointIdOf({ checkpoint: { checkpoint_id: '4' }, checkpoint_id: '4' })).toBe('4');
+    expect(refusal(() => checkpointIdOf({ checkpoint: { checkpoint_id: '4', checkpoint_ns: 'x' } }))).toMatch(
+      /^checkpoint\.checkpoint_ns/,
+    );
+    expect(refusal(() => checkpointIdOf({ checkpoint: { checkpoint_id: '4' }, checkpoint_id: '5' }))).toMatch(
+      /^checkpoint_id/,
+    );
+    expect(refusal(() => checkpointIdOf({ checkpoint: 'x' }))).toMatch(/^checkpoint/);
   });
 });
 

@@ -1,24 +1,17 @@
 import type { ChatMessage } from '@switchyard/contracts';
-import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { ApiException } from '../http/api.exception';
 import type { RunCreate } from './langgraph.schemas';
 
 // What a LangGraph RunCreate body asks of Switchyard: the checks that refuse what cannot be
 // honoured (a clear 400 naming the option) and the reading of `input` and `command`.
 
-const invalid = (field: string, message: string) =>
-  new ApiException(ApiErrorCode.InvalidRequest, `${field}: ${message}`, [{ field, message }]);
+const invalid = ApiException.invalidField;
 
 const isEmpty = (v: unknown): boolean =>
   v === undefined || v === null || (typeof v === 'object' && Object.keys(v).length === 0);
 
 /** Refuses the options Switchyard does not implement (never silently ignored). */
 export function refuseUnsupported(body: RunCreate): void {
-  if (body.checkpoint !== undefined && body.checkpoint !== null) {
-    throw invalid('checkpoint', 'runs from an earlier checkpoint (forks) are not supported yet');
-  }
-  if (body.checkpoint_id !== undefined) {
-    throw invalid('checkpoint_id', 'runs from an earlier checkpoint (forks) are not supported yet');
-  }
   if (body.stream_subgraphs) {
     throw invalid('stream_subgraphs', 'Switchyard agents have no subgraphs; send false or leave it out');
   }
@@ -52,6 +45,31 @@ export function refuseUnsupported(body: RunCreate): void {
   if (!isEmpty(body.context)) {
     throw invalid('context', 'run context is not supported: an assistant (agent version) carries it');
   }
+}
+
+/**
+ * The checkpoint a request names (`checkpoint_id`, or `checkpoint: {checkpoint_id, checkpoint_ns}`):
+ * a run from it forks the thread there. Only the root namespace exists (no subgraphs).
+ */
+export function checkpointIdOf(body: { checkpoint?: unknown; checkpoint_id?: string }): string | undefined {
+  let fromObject: string | undefined;
+  if (body.checkpoint !== undefined && body.checkpoint !== null) {
+    const c = body.checkpoint as { checkpoint_id?: unknown; checkpoint_ns?: unknown };
+    if (typeof c !== 'object' || Array.isArray(c) || typeof c.checkpoint_id !== 'string') {
+      throw invalid('checkpoint', 'must be an object {checkpoint_id, checkpoint_ns?}');
+    }
+    if (c.checkpoint_ns !== undefined && c.checkpoint_ns !== '') {
+      throw invalid(
+        'checkpoint.checkpoint_ns',
+        'only the root namespace ("") exists: agents have no subgraphs',
+      );
+    }
+    fromObject = c.checkpoint_id;
+  }
+  if (fromObject !== undefined && body.checkpoint_id !== undefined && fromObject !== body.checkpoint_id) {
+    throw invalid('checkpoint_id', 'names another checkpoint than checkpoint.checkpoint_id');
+  }
+  return body.checkpoint_id ?? fromObject;
 }
 
 /** `command`: only `{resume: <answer>}` (the answer to the question the thread waits on). */

@@ -5,9 +5,19 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { ThreadsRepository } from '../threads/threads.repository';
+import { LangGraphRuns, checkpointVersion } from './langgraph-runs.service';
 import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
-import { type History, HistorySchema, type ThreadCreate, ThreadCreateSchema } from './langgraph.schemas';
-import { threadStateView, threadView, pick } from './langgraph.views';
+import {
+  type History,
+  HistorySchema,
+  type ThreadCreate,
+  ThreadCreateSchema,
+  type UpdateState,
+  UpdateStateSchema,
+} from './langgraph.schemas';
+import { checkpointOf, threadStateView, threadView, pick } from './langgraph.views';
+import { checkpointIdOf } from './run-create';
 
 /**
  * LangGraph threads = Switchyard threads; a checkpoint is a thread version (`checkpoint_id` is
@@ -19,6 +29,8 @@ export class LangGraphThreadsController {
   constructor(
     @Inject(LangGraphRepository) private readonly repo: LangGraphRepository,
     @Inject(PgStateSource) private readonly states: PgStateSource,
+    @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
+    @Inject(LangGraphRuns) private readonly runs: LangGraphRuns,
   ) {}
 
   @Post()
@@ -53,7 +65,7 @@ export class LangGraphThreadsController {
     @Param('checkpoint_id') checkpointId: string,
   ) {
     const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
-    return this.stateAt(t, versionOf(t, checkpointId));
+    return this.stateAt(t, checkpointVersion(t.version, checkpointId));
   }
 
   /** The SDK's form for a checkpoint given as an object. */
@@ -69,7 +81,7 @@ export class LangGraphThreadsController {
     if (typeof id !== 'string') {
       throw new ApiException(ApiErrorCode.InvalidRequest, 'checkpoint.checkpoint_id is required');
     }
-    return this.stateAt(t, versionOf(t, id));
+    return this.stateAt(t, checkpointVersion(t.version, id));
   }
 
   /** The thread's states, newest first (`before` and `checkpoint` name versions; `metadata` filters). */
@@ -83,17 +95,17 @@ export class LangGraphThreadsController {
     const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
     let top = t.version;
     if (q.checkpoint?.checkpoint_id !== undefined) {
-      top = versionOf(t, q.checkpoint.checkpoint_id);
+      top = checkpointVersion(t.version, q.checkpoint.checkpoint_id);
     }
     if (q.before !== undefined) {
       const before = typeof q.before === 'string' ? q.before : q.before.configurable.checkpoint_id;
-      top = Math.min(top, versionOf(t, before) - 1);
+      top = Math.min(top, checkpointVersion(t.version, before) - 1);
     }
     const filter = Object.entries(q.metadata ?? {});
     const out: ReturnType<typeof threadStateView>[] = [];
     // A metadata filter reads on until the page is full (or the versions run out).
     for (let at = top; at > 0 && out.length < q.limit;) {
-      const rows = await this.repo.checkpoints(t.id, at, q.limit);
+      const rows = await this.threads.versions(t.id, at, q.limit);
       for (const row of rows) {
         const state = threadStateView(
           t.id,
@@ -114,11 +126,35 @@ export class LangGraphThreadsController {
     return q.select ? out.map((s) => pick(s, q.select ?? [])) : out;
   }
 
+  /**
+   * Update state: a new checkpoint parented on the head (or `checkpoint`), with `values` written
+   * (see editsOfValues). `as_node` is refused: what runs next is what was pending at the
+   * checkpoint, whichever node is named.
+   */
+  @Post(':thread_id/state')
+  @HttpCode(200)
+  async updateState(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string,
+    @Body(new ZodPipe(UpdateStateSchema)) body: UpdateState,
+  ) {
+    if (body.as_node !== undefined && body.as_node !== null) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'as_node: not supported — the next steps are what was pending at the checkpoint',
+        [{ field: 'as_node', message: 'not supported' }],
+      );
+    }
+    const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
+    const { version } = await this.runs.updateState(tenant.tenantId, t, checkpointIdOf(body), body.values);
+    return { checkpoint: checkpointOf(t.id, version), configurable: checkpointOf(t.id, version) };
+  }
+
   private async stateAt(t: ThreadRow, version: number) {
     if (version === 0) {
       return threadStateView(t.id, null, null, null);
     }
-    const [row] = await this.repo.checkpoints(t.id, version, 1);
+    const [row] = await this.threads.versions(t.id, version, 1);
     return threadStateView(
       t.id,
       await this.states.load(t.id, version),
@@ -130,15 +166,4 @@ export class LangGraphThreadsController {
   private async view(t: ThreadRow) {
     return threadView(t, t.version > 0 ? await this.states.load(t.id, t.version) : null);
   }
-}
-
-/** A checkpoint id is a thread version, 1 to the thread's latest. */
-function versionOf(t: ThreadRow, checkpointId: string): number {
-  const version = /^\d{1,9}$/.test(checkpointId) ? Number(checkpointId) : NaN;
-  if (!(version >= 1 && version <= t.version)) {
-    throw ApiException.notFound(
-      `checkpoint "${checkpointId}" (the thread's checkpoints are its versions 1..${t.version})`,
-    );
-  }
-  return version;
 }

@@ -12,6 +12,7 @@ import {
   DEFAULT_AGENT_ID,
   type DeltaMessage,
   type RunCancelMessage,
+  type RunFork,
   type RunStartMessage,
   SUBJECTS,
   type RunStatus,
@@ -51,6 +52,12 @@ export interface UsageByModel {
   cost: number;
 }
 
+/** The agent configuration a run pins (a branch keeps the one of the run it continues). */
+export interface PinnedAgent {
+  versionId: string | null;
+  config: AgentConfig;
+}
+
 export interface CreatedRun {
   run_id: string;
   thread_id: string;
@@ -84,8 +91,9 @@ export class RunsService {
     tenantId: string,
     body: CreateRunBody,
     client: ClientRequestOptions = {},
+    branch?: { fork: RunFork; pinned?: PinnedAgent },
   ): Promise<{ created: boolean; run: CreatedRun }> {
-    const agent = await this.agentConfig(tenantId, body.agent_id, body.agent_version);
+    const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
     const runId = randomUUID();
     const result = await this.ds
       .transaction(async (m) => {
@@ -137,6 +145,7 @@ export class RunsService {
               ...(body.history?.length ? { history: body.history } : {}),
               ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
               ...(client.response_format ? { response_format: client.response_format } : {}),
+              ...(branch ? { fork: branch.fork } : {}),
             } satisfies RunInput),
             JSON.stringify(body.metadata),
             agent.config.max_steps,
@@ -245,11 +254,7 @@ export class RunsService {
    * The configuration a run pins: the built-in agent, or the tenant's agent at its latest
    * published version, at `draft`, or at a given version id.
    */
-  private async agentConfig(
-    tenantId: string,
-    agentId: string,
-    agentVersion?: string,
-  ): Promise<{ versionId: string | null; config: AgentConfig }> {
+  private async agentConfig(tenantId: string, agentId: string, agentVersion?: string): Promise<PinnedAgent> {
     if (agentId === DEFAULT_AGENT_ID) {
       if (agentVersion) {
         throw ApiException.notFound(`version "${agentVersion}" of the built-in agent`);

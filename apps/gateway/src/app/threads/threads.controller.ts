@@ -1,28 +1,71 @@
-import { Controller, Get, Inject, Param, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
 import { z } from 'zod';
-import { DataSource } from 'typeorm';
+import { StateEditSchema } from '@switchyard/contracts';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-import { RunIdSchema } from '../runs/run.dto';
-import { type RunRecord, RunsService, runView } from '../runs/runs.service';
+import { CreateRunSchema, RunIdSchema } from '../runs/run.dto';
+import { runView } from '../runs/runs.service';
+import { ForksService } from './forks.service';
+import { ThreadsRepository } from './threads.repository';
 
 const VersionSchema = z.coerce.number().int().min(0).optional();
+const VersionsQuerySchema = z
+  .object({
+    before: z.coerce.number().int().min(1).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
+
+/** `POST /v1/threads/:id/fork`: branch the thread from a version (docs/api.md "Forks"). */
+export const ForkSchema = z
+  .object({
+    version: z.number().int().min(1),
+    edits: z.array(StateEditSchema).max(100).default([]),
+    // With input: a new turn from the fork point (which must end a turn).
+    input: CreateRunSchema.shape.input.optional(),
+    // Without input: run what was pending at the fork point (false: only record the branch).
+    continue: z.boolean().default(true),
+    agent_id: z.string().min(1).max(128).optional(),
+    agent_version: CreateRunSchema.shape.agent_version,
+    request_id: CreateRunSchema.shape.request_id,
+    multitask: CreateRunSchema.shape.multitask,
+    metadata: CreateRunSchema.shape.metadata,
+  })
+  .strict()
+  .superRefine((b, ctx) => {
+    if (b.input && !b.continue) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['continue'],
+        message: 'a fork with input starts a turn: leave continue out',
+      });
+    }
+    if (!b.input && (b.agent_id !== undefined || b.agent_version !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [b.agent_id !== undefined ? 'agent_id' : 'agent_version'],
+        message: 'a fork without input continues the turn with the agent that ran it',
+      });
+    }
+  });
+type ForkBody = z.infer<typeof ForkSchema>;
 
 @Controller('v1/threads')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class ThreadsController {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
     @Inject(PgStateSource) private readonly states: PgStateSource,
-    @Inject(RunsService) private readonly runs: RunsService,
+    @Inject(ForksService) private readonly forks: ForksService,
   ) {}
 
   @Get(':thread_id')
   async get(@Tenant() tenant: TenantContext, @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string) {
-    const t = await this.thread(tenant.tenantId, threadId);
+    const t = await this.threads.threadOrThrow(tenant.tenantId, threadId);
     return {
       thread_id: t.id,
       agent_id: t.agent_id,
@@ -39,14 +82,8 @@ export class ThreadsController {
     @Tenant() tenant: TenantContext,
     @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
   ) {
-    await this.thread(tenant.tenantId, threadId);
-    const rows = (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
-              output, error, metadata
-       FROM runs WHERE thread_id = $1 ORDER BY created_at`,
-      [threadId],
-    )) as RunRecord[];
-    return { runs: rows.map(runView) };
+    await this.threads.threadOrThrow(tenant.tenantId, threadId);
+    return { runs: (await this.threads.runsOf(threadId)).map(runView) };
   }
 
   /** The RuntimeState at a version (default: the latest), rebuilt from snapshot + deltas. */
@@ -56,7 +93,7 @@ export class ThreadsController {
     @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
     @Query('version', new ZodPipe(VersionSchema)) version: number | undefined,
   ) {
-    const t = await this.thread(tenant.tenantId, threadId);
+    const t = await this.threads.threadOrThrow(tenant.tenantId, threadId);
     if (t.version === 0) {
       throw ApiException.notFound('thread state (no run has started yet)');
     }
@@ -66,22 +103,62 @@ export class ThreadsController {
     return this.states.load(threadId, version ?? t.version);
   }
 
-  private async thread(tenantId: string, threadId: string) {
-    const [t] = (await this.ds.query(
-      'SELECT id, agent_id, created_at, turns, version, active_run_id, title FROM threads WHERE id = $1 AND tenant_id = $2',
-      [threadId, tenantId],
-    )) as {
-      id: string;
-      agent_id: string;
-      created_at: Date;
-      turns: number;
-      version: number;
-      active_run_id: string | null;
-      title: string | null;
-    }[];
-    if (!t) {
-      throw ApiException.notFound('thread');
+  /**
+   * The thread's versions, newest first: which run's which node wrote each; a `fork` version
+   * names the version its branch started from (`from_version`).
+   */
+  @Get(':thread_id/versions')
+  async versions(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
+    @Query(new ZodPipe(VersionsQuerySchema)) q: z.infer<typeof VersionsQuerySchema>,
+  ) {
+    const t = await this.threads.threadOrThrow(tenant.tenantId, threadId);
+    const rows = await this.threads.versions(
+      threadId,
+      Math.min(t.version, (q.before ?? Infinity) - 1),
+      q.limit,
+    );
+    return {
+      versions: rows.map((r) => ({
+        version: r.version,
+        run_id: r.run_id,
+        node: r.node,
+        created_at: new Date(r.created_at).toISOString(),
+        ...(r.from_version !== null ? { from_version: r.from_version } : {}),
+      })),
+    };
+  }
+
+  /**
+   * Branches the thread from `version`: a run whose first action (`fork`) takes the thread back
+   * to that version with `edits` applied, then runs what was pending there (or, with `input`, a
+   * new turn). Nothing before the fork point runs again; the versions after it stay readable.
+   */
+  @Post(':thread_id/fork')
+  @HttpCode(201)
+  async fork(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
+    @Body(new ZodPipe(ForkSchema)) body: ForkBody,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const forked = await this.forks.fork(tenant.tenantId, threadId, {
+      version: body.version,
+      edits: body.edits,
+      mode: body.input ? 'turn' : body.continue ? 'continue' : 'record',
+      ...(body.input ? { input: body.input } : {}),
+      ...(body.agent_id ? { agent_id: body.agent_id } : {}),
+      ...(body.agent_version ? { agent_version: body.agent_version } : {}),
+      ...(body.request_id ? { request_id: body.request_id } : {}),
+      multitask: body.multitask,
+      metadata: body.metadata,
+    });
+    if (!forked.created) {
+      res.status(200);
     }
-    return t;
+    res.setHeader('Location', `/v1/runs/${forked.run.run_id}`);
+    const { created: _created, ...view } = forked;
+    return view;
   }
 }

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ClientRequestOptions, RunStatus, Usage } from '@switchyard/contracts';
+import type { ClientRequestOptions, RunFork, RunStatus, Usage } from '@switchyard/contracts';
 
 export interface RunInput extends ClientRequestOptions {
   prompt: string;
@@ -13,6 +13,8 @@ export interface RunInput extends ClientRequestOptions {
    * inputs into prompts as text, so their key order is part of what the model is sent.
    */
   inputs_json?: string;
+  /** A run that branches its thread from an earlier version (`POST /v1/threads/:id/fork`). */
+  fork?: RunFork;
 }
 
 /** A client function call a waiting run waits for (its `client_tool` task). */

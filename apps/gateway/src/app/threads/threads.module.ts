@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ForksService } from './forks.service';
+import { ThreadsController } from './threads.controller';
+import { ThreadsRepository } from './threads.repository';
+
+/** Switchyard's threads (`/v1/threads`): state at any version, the version log, forks. */
+@Module({
+  controllers: [ThreadsController],
+  providers: [ThreadsRepository, ForksService],
+  exports: [ThreadsRepository, ForksService],
+})
+export class ThreadsModule {}

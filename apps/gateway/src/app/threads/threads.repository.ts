@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AgentConfig } from '@switchyard/contracts';
+import { ApiException } from '../http/api.exception';
+import type { RunRecord } from '../runs/runs.service';
+
+export interface ThreadRecord {
+  id: string;
+  agent_id: string;
+  created_at: Date;
+  turns: number;
+  version: number;
+  active_run_id: string | null;
+  title: string | null;
+}
+
+/** The agent a run pinned: a branch that continues the run's turn pins the same. */
+export interface RunAgentRecord {
+  agent_id: string;
+  agent_version_id: string | null;
+  agent_config: AgentConfig;
+}
+
+/** A version of the thread's log: which run's which node wrote it, and a fork's origin. */
+export interface VersionRecord {
+  version: number;
+  run_id: string;
+  node: string;
+  created_at: Date;
+  /** For a `fork` version: the version it branched from. */
+  from_version: number | null;
+}
+
+/** The queries of Switchyard's thread resources (the controllers hold no SQL). */
+@Injectable()
+export class ThreadsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  /** The tenant's thread, or 404 (another tenant's thread is not found either). */
+  async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRecord> {
+    const [t] = (await this.ds.query(
+      'SELECT id, agent_id, created_at, turns, version, active_run_id, title FROM threads WHERE id = $1 AND tenant_id = $2',
+      [threadId, tenantId],
+    )) as ThreadRecord[];
+    if (!t) {
+      throw ApiException.notFound('thread');
+    }
+    return t;
+  }
+
+  async runsOf(threadId: string): Promise<RunRecord[]> {
+    return (await this.ds.query(
+      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
+              output, error, metadata
+       FROM runs WHERE thread_id = $1 ORDER BY created_at`,
+      [threadId],
+    )) as RunRecord[];
+  }
+
+  async runAgent(runId: string): Promise<RunAgentRecord> {
+    const [r] = (await this.ds.query(
+      'SELECT agent_id, agent_version_id, agent_config FROM runs WHERE id = $1',
+      [runId],
+    )) as RunAgentRecord[];
+    return r;
+  }
+
+  /** Versions at or below `atMost`, newest first. */
+  async versions(threadId: string, atMost: number, limit: number): Promise<VersionRecord[]> {
+    return (await this.ds.query(
+      `SELECT version, run_id, node, created_at,
+              CASE WHEN node = 'fork' THEN (delta->'action'->'result'->>'from_version')::int END AS from_version
+       FROM state_deltas WHERE thread_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3`,
+      [threadId, atMost, limit],
+    )) as VersionRecord[];
+  }
+
+  /** The version a branch's `fork` action wrote (once its run started). */
+  async forkVersion(runId: string): Promise<number | null> {
+    const [row] = (await this.ds.query(
+      `SELECT version FROM state_deltas WHERE run_id = $1 AND node = 'fork'`,
+      [runId],
+    )) as { version: number }[];
+    return row?.version ?? null;
+  }
+}
