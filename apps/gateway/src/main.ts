@@ -7,7 +7,7 @@ import { runMigrationsLocked } from '@switchyard/persistence';
 import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
 import { GatewayConfig } from './app/gateway.config';
-import { buildOpenApi } from './app/http/openapi';
+import { buildOpenApi } from './app/docs/openapi';
 
 void bootstrapService(AppModule, {
   service: 'gateway',

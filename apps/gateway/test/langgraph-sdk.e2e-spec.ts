@@ -519,6 +519,38 @@ describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version
     expect(old.values).toEqual(history[0].values);
   }, 60_000);
 
+  it('edits the state at an earlier checkpoint, then a run without input goes on from there', async () => {
+    const t = await client.threads.create();
+    await client.runs.wait(t.thread_id, 'default', { input: human('what is 2+3*4?') });
+    const history = (await client.threads.getHistory(t.thread_id, { limit: 50 })) as State[];
+    const calc = history.find((s) => writer(s) === 'calculator') as State;
+    await client.threads.updateState(t.thread_id, {
+      values: { scenario: 'SCENARIO-FROM-THE-SDK' },
+      checkpointId: calc.checkpoint.checkpoint_id as string,
+    });
+    const logBefore = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as unknown[];
+    const values = (await client.runs.wait(t.thread_id, 'default', { input: null } as never)) as {
+      messages: Message[];
+      scenario: string;
+    };
+    expect(values.scenario).toBe('SCENARIO-FROM-THE-SDK');
+    expect(values.messages.at(-1)?.content).toContain('14');
+    const made = ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { system: string }[]).slice(
+      logBefore.length,
+    );
+    expect(made.map((r) => /\[switchyard:([a-z-]+)\]/.exec(r.system)?.[1])).toEqual([
+      'reflection',
+      'planner',
+      'output',
+    ]);
+    expect(JSON.stringify(made.at(-1))).toContain('SCENARIO-FROM-THE-SDK');
+    // A thread with no state has nothing to go on from.
+    const empty = await client.threads.create();
+    const err = await rejection(client.runs.wait(empty.thread_id, 'default', { input: null } as never));
+    expect(err.status).toBe(400);
+    expect(err.message).toContain('input is required');
+  }, 60_000);
+
   it('updates the state as a new checkpoint parented on the head or on the given one', async () => {
     const t = await client.threads.create();
     await client.runs.wait(t.thread_id, 'default', { input: human('what is 6*7?') });

@@ -9,53 +9,44 @@ import { APP_FILTER } from '@nestjs/core';
 import { RunEventHub } from '@switchyard/events';
 import { ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
-import { AgentsController } from './agents/agents.controller';
-import { ProviderKeysController } from './admin/provider-keys.controller';
-import { DataSourcesController } from './data-sources/data-sources.controller';
-import { ToolOutputsController } from './data-sources/tool-outputs.controller';
-import { TenantsController } from './admin/tenants.controller';
+import { AdminModule } from './admin/admin.module';
+import { AgentsModule } from './agents/agents.module';
 import { GatewayCoreModule } from './core.module';
-import { LangGraphModule } from './langgraph/langgraph.module';
-import { CollectionsController } from './knowledge/collections.controller';
+import { DataSourcesModule } from './data-sources/data-sources.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
-import { ChatCompletionsController } from './openai/chat-completions.controller';
-import { OpenAiModelsController } from './openai/openai-models.controller';
-import { ModelsController } from './registry/models.controller';
-import { McpServersController } from './mcp/mcp-servers.controller';
-import { UsageController } from './registry/usage.controller';
-import { VendorKeysController } from './registry/vendor-keys.controller';
-import { VendorsController } from './registry/vendors.controller';
-import { RunsController } from './runs/runs.controller';
+import { KnowledgeModule } from './knowledge/knowledge.module';
+import { LangGraphModule } from './langgraph/langgraph.module';
+import { McpModule } from './mcp/mcp.module';
+import { OpenAiModule } from './openai/openai.module';
+import { RegistryModule } from './registry/registry.module';
+import { RunsModule } from './runs/runs.module';
 import { ThreadsModule } from './threads/threads.module';
-import { ToolsController } from './tools/tools.controller';
-import { UsersController } from './users/users.controller';
+import { ToolsModule } from './tools/tools.module';
+import { UsersModule } from './users/users.module';
 
+/**
+ * The gateway: one module per feature (its controllers, and its queries behind a repository),
+ * over the shared core (configuration, auth, runs, events). The OpenAI- and LangGraph-compatible
+ * surfaces are adapters over the same services.
+ */
 @Module({
   imports: [
     PlatformModule.forRoot({ service: 'gateway', poolSize: 20 }),
     ModelsModule.forRoot('gateway'),
     GatewayCoreModule,
+    RunsModule,
     ThreadsModule,
+    AgentsModule,
+    KnowledgeModule,
+    ToolsModule,
+    McpModule,
+    DataSourcesModule,
+    UsersModule,
+    RegistryModule,
+    AdminModule,
+    OpenAiModule,
     LangGraphModule,
-  ],
-  controllers: [
-    AgentsController,
-    RunsController,
-    TenantsController,
-    ChatCompletionsController,
-    OpenAiModelsController,
-    ToolsController,
-    CollectionsController,
-    VendorsController,
-    VendorKeysController,
-    ModelsController,
-    UsageController,
-    McpServersController,
-    DataSourcesController,
-    ProviderKeysController,
-    ToolOutputsController,
-    UsersController,
   ],
   providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
 })

@@ -4,13 +4,12 @@ import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { RunEventHub } from '@switchyard/events';
 import { NodeDirectory } from '@switchyard/platform';
-import { AdminTokenGuard } from './admin/admin-token.guard';
+import { AdminTokenGuard } from './auth/admin-token.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { BootstrapTenant } from './auth/bootstrap-tenant.service';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { GatewayConfig } from './gateway.config';
 import { McpGatewayConfig } from './mcp/mcp-gateway.config';
-import { AgentModels } from './openai/agent-models.service';
 import { RagflowRuns } from './runs/ragflow-run.source';
 import { endedRuns } from './runs/run-event-stream';
 import { RunEventStreams } from './runs/run-event-streams.service';
@@ -31,7 +30,6 @@ const PROVIDERS = [
   RunsService,
   RagflowRuns,
   RunEventStreams,
-  AgentModels,
   NodeDirectory,
   { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
   {

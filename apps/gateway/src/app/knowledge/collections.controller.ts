@@ -13,8 +13,7 @@ import {
 } from '@nestjs/common';
 import { FilesInterceptor } from '@nestjs/platform-express';
 import type { Request } from 'express';
-import { DataSource } from 'typeorm';
-import { EmbeddingModels, LlmCallException } from '@switchyard/models';
+import { LlmCallException } from '@switchyard/models';
 import { z } from 'zod';
 import {
   type CollectionBlock,
@@ -83,11 +82,7 @@ export const SearchResponseSchema = z.object({
 @Controller('v1/collections')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class CollectionsController {
-  private readonly store: KnowledgeStore;
-
-  constructor(@Inject(DataSource) ds: DataSource, @Inject(EmbeddingModels) embeddings: EmbeddingModels) {
-    this.store = new KnowledgeStore(ds, (name, scope) => embeddings.model(name, scope));
-  }
+  constructor(@Inject(KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   @Post()
   async create(

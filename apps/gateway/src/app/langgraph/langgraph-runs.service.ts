@@ -90,10 +90,14 @@ export class LangGraphRuns {
       return this.fork(tenantId, thread, agentId, checkpointId, body);
     }
     if (body.input === undefined || body.input === null) {
-      throw new ApiException(
-        ApiErrorCode.InvalidRequest,
-        'input is required (or command.resume to answer the question the thread waits on)',
-      );
+      if (thread.version === 0) {
+        throw new ApiException(
+          ApiErrorCode.InvalidRequest,
+          'input is required: the thread has no state to continue (or send command.resume to answer the question it waits on)',
+        );
+      }
+      // No input: go on from the thread's current checkpoint (what is pending there runs).
+      return this.fork(tenantId, thread, agentId, String(thread.version), body);
     }
     const turn = turnInputOf(body.input);
     if (turn.history.length && (await this.repo.hasRuns(thread.id))) {

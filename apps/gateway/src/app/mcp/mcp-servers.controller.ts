@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import {
   MCP_MAX_OUTPUT_BYTES,
@@ -12,18 +11,11 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-import { pgCode } from '../registry/pg-errors';
 import { McpGatewayConfig } from './mcp-gateway.config';
 import { type CreateMcpServer, CreateMcpServerSchema, type McpServerView } from './mcp-servers.schemas';
 import { refuseMcpUrl } from './mcp-url';
+import { type McpServerRow, McpServersRepository } from './mcp-servers.repository';
 import { IdSchema } from '../registry/registry.schemas';
-import type { McpServerRow as McpRow } from '@switchyard/persistence';
-
-const COLUMNS = `id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-  max_output_bytes, enabled, created_at, updated_at`;
-
-/** What the gateway selects (COLUMNS). */
-type McpServerRow = Omit<McpRow, 'tenant_id'>;
 
 /**
  * A tenant's MCP servers (API key). The tool-executor connects every enabled one and registers
@@ -37,7 +29,7 @@ type McpServerRow = Omit<McpRow, 'tenant_id'>;
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class McpServersController {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(McpServersRepository) private readonly servers: McpServersRepository,
     @Inject(SecretBox) private readonly box: SecretBox,
     @Inject(McpGatewayConfig) private readonly config: McpGatewayConfig,
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
@@ -72,68 +64,36 @@ export class McpServersController {
       headersSealed =
         body.headers && Object.keys(body.headers).length ? this.box.seal(JSON.stringify(body.headers)) : null;
     }
-    try {
-      const [row] = (await this.ds.query(
-        `INSERT INTO mcp_servers (tenant_id, name, transport, command, args, env_sealed, url, headers_sealed,
-           timeout_ms, max_output_bytes, enabled)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
-        [
-          tenant.tenantId,
-          body.name,
-          body.transport,
-          command,
-          JSON.stringify(args),
-          envSealed,
-          url,
-          headersSealed,
-          body.timeout_ms ?? MCP_TIMEOUT_MS.default,
-          body.max_output_bytes ?? MCP_MAX_OUTPUT_BYTES.default,
-          body.enabled ?? true,
-        ],
-      )) as McpServerRow[];
-      return this.view(row);
-    } catch (err) {
-      if (pgCode(err) === '23505') {
-        // Names are global (they name nodes): say so without revealing whose server it is.
-        throw new ApiException(ApiErrorCode.Conflict, `an MCP server named ${body.name} exists already`);
-      }
-      throw err;
-    }
+    const row = await this.servers.create(tenant.tenantId, {
+      name: body.name,
+      transport: body.transport,
+      command,
+      args,
+      envSealed,
+      url,
+      headersSealed,
+      timeoutMs: body.timeout_ms ?? MCP_TIMEOUT_MS.default,
+      maxOutputBytes: body.max_output_bytes ?? MCP_MAX_OUTPUT_BYTES.default,
+      enabled: body.enabled ?? true,
+    });
+    return this.view(row);
   }
 
   @Get()
   async list(@Tenant() tenant: TenantContext) {
-    const rows = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM mcp_servers WHERE tenant_id = $1 ORDER BY name`,
-      [tenant.tenantId],
-    )) as McpServerRow[];
-    return { servers: rows.map((r) => this.view(r)) };
+    return { servers: (await this.servers.list(tenant.tenantId)).map((r) => this.view(r)) };
   }
 
   @Get(':id')
   async get(@Tenant() tenant: TenantContext, @Param('id', new ZodPipe(IdSchema)) id: string) {
-    const [row] = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM mcp_servers WHERE id = $1 AND tenant_id = $2`,
-      [id, tenant.tenantId],
-    )) as McpServerRow[];
-    if (!row) {
-      throw ApiException.notFound('MCP server');
-    }
-    return this.view(row);
+    return this.view(await this.servers.getOrThrow(tenant.tenantId, id));
   }
 
   /** The tool-executor notices within its poll interval, closes the connection and deregisters the tools. */
   @Delete(':id')
   @HttpCode(200)
   async remove(@Tenant() tenant: TenantContext, @Param('id', new ZodPipe(IdSchema)) id: string) {
-    const [rows] = (await this.ds.query(
-      `DELETE FROM mcp_servers WHERE id = $1 AND tenant_id = $2 RETURNING ${COLUMNS}`,
-      [id, tenant.tenantId],
-    )) as [McpServerRow[], number];
-    if (rows.length === 0) {
-      throw ApiException.notFound('MCP server');
-    }
-    return { deleted: true, ...this.view(rows[0]) };
+    return { deleted: true, ...this.view(await this.servers.remove(tenant.tenantId, id)) };
   }
 
   private view(row: McpServerRow): McpServerView {

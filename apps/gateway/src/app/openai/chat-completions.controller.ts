@@ -10,7 +10,7 @@ import {
   isUuid,
 } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
-import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
+import type { WaitingClientCall } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
@@ -237,13 +237,7 @@ export class ChatCompletionsController {
       }
     }
     const callId = results[0].message.tool_call_id ?? '';
-    const rows = (await this.ds.query(
-      `SELECT id, thread_id, agent_id, waiting FROM runs
-       WHERE tenant_id = $1 AND status = 'waiting' AND waiting->'client_calls' @> $2::jsonb
-         AND ($3::uuid IS NULL OR thread_id = $3::uuid)
-       LIMIT 2`,
-      [tenantId, JSON.stringify([{ id: callId }]), threadHeader ?? null],
-    )) as { id: string; thread_id: string; agent_id: string; waiting: RunWaiting }[];
+    const rows = await this.runs.waitingForClientCall(tenantId, callId, threadHeader, 2);
     if (rows.length === 0) {
       throw new OpenAiException(
         400,
@@ -298,10 +292,7 @@ export class ChatCompletionsController {
   private async outcome(turn: Turn, tenantId: string, ended: RunStatus): Promise<Outcome> {
     const { runId } = turn;
     if (ended === 'waiting') {
-      const [row] = (await this.ds.query('SELECT waiting FROM runs WHERE id = $1', [runId])) as {
-        waiting: RunWaiting | null;
-      }[];
-      const waiting = row?.waiting;
+      const waiting = await this.runs.waitingOf(runId);
       // Calls this request answered may still be listed while an ask_user of the same step waits.
       const calls = (waiting?.client_calls ?? []).filter((c) => !turn.answered.has(c.task_id));
       if (calls.length) {

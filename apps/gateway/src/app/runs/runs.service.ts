@@ -479,6 +479,30 @@ export class RunsService {
   }
 
   /** The run's metered model usage so far (every model call of it, `model_usage`). */
+  /** The tenant's runs waiting for the client's result of call `callId` (at most `limit`). */
+  async waitingForClientCall(
+    tenantId: string,
+    callId: string,
+    threadId: string | undefined,
+    limit: number,
+  ): Promise<{ id: string; thread_id: string; agent_id: string; waiting: RunWaiting }[]> {
+    return (await this.ds.query(
+      `SELECT id, thread_id, agent_id, waiting FROM runs
+       WHERE tenant_id = $1 AND status = 'waiting' AND waiting->'client_calls' @> $2::jsonb
+         AND ($3::uuid IS NULL OR thread_id = $3::uuid)
+       LIMIT $4`,
+      [tenantId, JSON.stringify([{ id: callId }]), threadId ?? null, limit],
+    )) as { id: string; thread_id: string; agent_id: string; waiting: RunWaiting }[];
+  }
+
+  /** What a run waits for (null when it does not). */
+  async waitingOf(runId: string): Promise<RunWaiting | null> {
+    const [row] = (await this.ds.query('SELECT waiting FROM runs WHERE id = $1', [runId])) as {
+      waiting: RunWaiting | null;
+    }[];
+    return row?.waiting ?? null;
+  }
+
   async meteredUsage(runId: string): Promise<Usage> {
     const sum = (await this.usageByModel(runId)).reduce(
       (u, m) => ({

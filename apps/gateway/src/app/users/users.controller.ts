@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Put, UseGuards } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   USER_PROFILE_MAX_BYTES,
   type UserProfile,
@@ -10,12 +9,7 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-
-interface ProfileRow {
-  user_id: string;
-  profile: UserProfile;
-  updated_at: Date;
-}
+import { type ProfileRow, UsersRepository } from './users.repository';
 
 const view = (row: ProfileRow) => ({
   user_id: row.user_id,
@@ -31,7 +25,7 @@ const view = (row: ProfileRow) => ({
 @Controller('v1/users')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class UsersController {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(UsersRepository) private readonly users: UsersRepository) {}
 
   @Put(':user_id/profile')
   @HttpCode(200)
@@ -48,25 +42,12 @@ export class UsersController {
         `the profile is ${bytes} bytes of JSON; the limit is ${USER_PROFILE_MAX_BYTES}`,
       );
     }
-    const [row] = (await this.ds.query(
-      `INSERT INTO user_profiles (tenant_id, user_id, profile) VALUES ($1, $2, $3)
-       ON CONFLICT (tenant_id, user_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()
-       RETURNING user_id, profile, updated_at`,
-      [tenant.tenantId, userId, json],
-    )) as ProfileRow[];
-    return view(row);
+    return view(await this.users.put(tenant.tenantId, userId, json));
   }
 
   @Get(':user_id/profile')
   async get(@Tenant() tenant: TenantContext, @Param('user_id', new ZodPipe(UserIdSchema)) userId: string) {
-    const [row] = (await this.ds.query(
-      'SELECT user_id, profile, updated_at FROM user_profiles WHERE tenant_id = $1 AND user_id = $2',
-      [tenant.tenantId, userId],
-    )) as ProfileRow[];
-    if (!row) {
-      throw ApiException.notFound(`profile of user "${userId}"`);
-    }
-    return view(row);
+    return view(await this.users.getOrThrow(tenant.tenantId, userId));
   }
 
   @Delete(':user_id/profile')
@@ -75,12 +56,6 @@ export class UsersController {
     @Tenant() tenant: TenantContext,
     @Param('user_id', new ZodPipe(UserIdSchema)) userId: string,
   ): Promise<void> {
-    const [, affected] = (await this.ds.query(
-      'DELETE FROM user_profiles WHERE tenant_id = $1 AND user_id = $2',
-      [tenant.tenantId, userId],
-    )) as [unknown, number];
-    if (affected === 0) {
-      throw ApiException.notFound(`profile of user "${userId}"`);
-    }
+    await this.users.remove(tenant.tenantId, userId);
   }
 }

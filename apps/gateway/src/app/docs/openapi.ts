@@ -36,7 +36,7 @@ import {
 } from '../data-sources/data-sources.schemas';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ForkSchema } from '../threads/threads.controller';
-import { ApiErrorCode } from './api.exception';
+import { ApiErrorCode } from '../http/api.exception';
 
 // The OpenAPI description is generated from the zod schemas the gateway validates with, so the
 // two cannot drift apart.
