@@ -209,7 +209,10 @@ export class StartRunUseCase {
       'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
       [run.thread_id, state.version, fork.task_id, run.id, FORK_NODE, JSON.stringify(delta)],
     );
-    await writeSnapshot(m, state, this.config.snapshotKeep);
+    if (fork.from_version !== head.version) {
+      // Loading the branch must not replay the versions it abandoned.
+      await writeSnapshot(m, state, this.config.snapshotKeep);
+    }
     await m.query('UPDATE threads SET version = $2, turns = $3, active_run_id = $4 WHERE id = $1', [
       run.thread_id,
       state.version,
@@ -220,7 +223,11 @@ export class StartRunUseCase {
       run.id,
       state.turn,
     ]);
-    const stepRun = { ...run, turn: state.turn, snapshot_version: state.version };
+    const stepRun = {
+      ...run,
+      turn: state.turn,
+      ...(fork.from_version !== head.version ? { snapshot_version: state.version } : {}),
+    };
     let effects: StepEffects;
     if (fork.mode === 'continue') {
       effects = await this.stepper.advance(m, stepRun, state, [delta.action], 0);

@@ -75,6 +75,11 @@ describe(forkDelta.name, () => {
     expect(ops.map((o) => o.path)).not.toContain('/thread_id');
   });
 
+  it('writes only the run id when the branch goes on from the head itself', () => {
+    const s = thread();
+    expect(rewindPatch(s[4], s[4], R2)).toEqual([{ op: 'replace', path: '/run_id', value: R2 }]);
+  });
+
   it('rejects an edit that leaves the state invalid', () => {
     const s = thread();
     expect(() =>

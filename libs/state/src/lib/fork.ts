@@ -19,6 +19,10 @@ const KEPT = new Set(['thread_id', 'version']);
  * O(state) — a fork is rare; a step's delta stays O(delta).
  */
 export function rewindPatch(head: RuntimeState, at: RuntimeState, runId: string): JsonPatchOperation[] {
+  if (head.version === at.version) {
+    // Going on from the head itself: nothing to take back (O(1), not O(state)).
+    return [{ op: 'replace', path: '/run_id', value: runId }];
+  }
   const ops: JsonPatchOperation[] = [];
   const fields = new Set([...Object.keys(head), ...Object.keys(at)]);
   for (const field of fields) {
