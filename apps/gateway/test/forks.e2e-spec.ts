@@ -28,18 +28,8 @@ const requests = async (): Promise<LoggedRequest[]> =>
   (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as LoggedRequest[];
 const kindOf = (r: LoggedRequest) => /\[switchyard:([a-z-]+)\]/.exec(r.system)?.[1] ?? '?';
 
-async function finished(runId: string): Promise<{ status: string; output: { answer?: string } | null }> {
-  let run: { status: string; output: { answer?: string } | null } = { status: 'queued', output: null };
-  await waitFor(
-    `run ${runId} to end`,
-    async () => {
-      run = (await stack.api('GET', `/v1/runs/${runId}`)).body;
-      return ['succeeded', 'failed', 'cancelled'].includes(run.status);
-    },
-    60_000,
-  );
-  return run;
-}
+const finished = (runId: string) =>
+  stack.ended(runId) as Promise<{ status: string; output: { answer?: string } | null }>;
 
 async function actions(runId: string): Promise<Action[]> {
   return (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];

@@ -9,3 +9,4 @@ export { failingPorts } from './lib/failing-ports';
 export { dropDatabase } from './lib/scratch-database';
 export { nextPause, type RunPause } from './lib/run-pause';
 export { ProviderStandIn, type StandInRequest, yahooTimeseries } from './lib/provider-stand-in';
+export { REPO_ROOT } from './lib/repo-root';

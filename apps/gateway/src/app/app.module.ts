@@ -1,5 +1,6 @@
 import {
   Inject,
+  Logger,
   type MiddlewareConsumer,
   Module,
   type NestModule,
@@ -55,6 +56,7 @@ export class AppModule implements NestModule, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.hub.close();
+    new Logger('Gateway').log({ msg: 'event hub closed' });
   }
 
   configure(consumer: MiddlewareConsumer): void {

@@ -9,6 +9,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { BootstrapTenant } from './auth/bootstrap-tenant.service';
 import { RateLimitGuard } from './auth/rate-limit.guard';
 import { GatewayConfig } from './gateway.config';
+import { HttpDrain } from './http/http-drain.service';
 import { McpGatewayConfig } from './mcp/mcp-gateway.config';
 import { RagflowRuns } from './runs/ragflow-run.source';
 import { endedRuns } from './runs/run-event-stream';
@@ -30,6 +31,7 @@ const PROVIDERS = [
   RunsService,
   RagflowRuns,
   RunEventStreams,
+  HttpDrain,
   NodeDirectory,
   { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
   {

@@ -39,4 +39,6 @@ export interface TaskRow {
   version: number;
   attempt: number;
   deadline: Date;
+  /** The trace it was dispatched under (see TaskOutbox.publish). */
+  trace_parent?: string | null;
 }

@@ -8,6 +8,7 @@ import {
   waitingForUserPayload,
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
+import { currentTraceparent, tracingEnabled } from '@switchyard/telemetry';
 import { OrchestratorConfig } from './orchestrator.config';
 import type { RunFailure } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
@@ -63,6 +64,12 @@ export class RunStepper {
       now: new Date(),
       newId: randomUUID,
     });
+    if (tracingEnabled() && route.kind !== 'finish') {
+      const traceParent = currentTraceparent() ?? null;
+      for (const t of route.tasks) {
+        t.trace_parent = traceParent;
+      }
+    }
     if (writes && route.kind !== 'next') {
       await m.query(...statementOf(writes));
     }
@@ -219,11 +226,12 @@ async function insertTasks(
     'version',
     'attempt',
     'deadline',
+    'trace_parent',
   ] as const;
   const values: unknown[] = [...(writes?.params ?? []), ...(run ? [run.runId, run.steps] : [])];
   const offset = values.length;
   const rows = tasks.map((t, i) => {
-    values.push(...cols.map((c) => t[c]));
+    values.push(...cols.map((c) => t[c] ?? null));
     return `(${cols.map((_, j) => `$${offset + i * cols.length + j + 1}`).join(', ')}, 'pending')`;
   });
   const insert = `INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`;

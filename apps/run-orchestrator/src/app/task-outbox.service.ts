@@ -14,6 +14,7 @@ import { CancelFence } from './cancel-fence.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
+import { context, contextOfTraceparent, tracingEnabled } from '@switchyard/telemetry';
 import { type StepEffects, actionEvent } from './step-effects';
 
 const SWEEP_MS = 2000;
@@ -122,7 +123,12 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           deadline: new Date(t.deadline).toISOString(),
           ...(shipped?.length ? { deltas: shipped } : {}),
         };
-        return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
+        const send = () => this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
+        // In the trace the task was dispatched under, whoever publishes it (the step, the sweep,
+        // the reaper).
+        return t.trace_parent && tracingEnabled()
+          ? context.with(contextOfTraceparent(t.trace_parent), send)
+          : send();
       }),
     );
     // Off the step's critical path, batched: should a mark be lost, the sweeper publishes the
@@ -172,7 +178,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
 
   private async sweep(): Promise<void> {
     const rows: TaskRow[] = await this.ds.query(
-      `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline
+      `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, trace_parent
        FROM run_tasks WHERE published_at IS NULL AND created_at < now() - $1 * interval '1 millisecond'
        ORDER BY created_at LIMIT 200`,
       [STALE_MS],

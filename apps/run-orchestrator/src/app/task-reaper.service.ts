@@ -50,7 +50,7 @@ export class TaskReaper extends PeriodicJob {
     for (const { id } of overdue) {
       const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
         const [task] = (await m.query(
-          `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline
+          `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, trace_parent
            FROM run_tasks WHERE id = $1`,
           [id],
         )) as TaskRow[];

@@ -63,6 +63,9 @@ export const baseEnvSchema = z.object({
   SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // JetStream redelivers a message not acked (nor marked in progress) within this time.
   SWITCHYARD_ACK_WAIT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  // On SIGTERM: how long in-flight tasks may take to finish before they are handed back (nak) for
+  // another replica; keep it below the pod's termination grace period.
+  SWITCHYARD_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(45_000),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 

@@ -1,4 +1,4 @@
-import { type CustomTransportStrategy, Server } from '@nestjs/microservices';
+import { type CustomTransportStrategy, type MessageHandler, Server } from '@nestjs/microservices';
 import type { ConsumerMessages, JsMsg } from 'nats';
 import { lastValueFrom } from 'rxjs';
 import {
@@ -10,6 +10,7 @@ import {
 import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
 import { subjectMatches } from './subject-match';
+import { SpanKind, extractTrace, inSpan, tracingEnabled } from '@switchyard/telemetry';
 
 // A pull waits this long for messages before it is renewed.
 const FETCH_EXPIRES_MS = 5000;
@@ -28,6 +29,14 @@ export interface JetStreamServerOptions {
   onReady?: (conn: JetStreamConnection) => Promise<void> | void;
   /** Upper bound of the nak back-off. */
   maxBackoffMs?: number;
+  /**
+   * On close: how long in-flight handlers may take to finish (they keep their messages with
+   * in-progress acks meanwhile); what is still running then is handed back at once (nak) for
+   * another replica, instead of waiting out the ack wait. Default 45 s.
+   */
+  drainTimeoutMs?: number;
+  /** Told when the drain ends (counts of handlers finished and handed back). */
+  onDrained?: (report: { finished: number; handedBack: number }) => void;
 }
 
 /**
@@ -41,7 +50,8 @@ export interface JetStreamServerOptions {
 export class JetStreamServer extends Server implements CustomTransportStrategy {
   private conn?: JetStreamConnection;
   private readonly batches = new Set<ConsumerMessages>();
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Handlers running, with the message each works on. */
+  private readonly inFlight = new Map<Promise<void>, JsMsg>();
   private closing = false;
 
   constructor(private readonly options: JetStreamServerOptions) {
@@ -74,13 +84,29 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     }
   }
 
+  /**
+   * Drains: stops pulling, lets in-flight handlers finish (publish, ack) within the drain timeout,
+   * hands what is left back to the stream (nak without delay: another replica takes it at once),
+   * then flushes the acks.
+   */
   async close(): Promise<void> {
     this.closing = true;
     for (const batch of this.batches) {
       batch.stop();
     }
-    const deadline = new Promise((resolve) => setTimeout(resolve, 10_000).unref());
-    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    const running = this.inFlight.size;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.options.drainTimeoutMs ?? 45_000);
+      timer.unref();
+    });
+    await Promise.race([Promise.allSettled([...this.inFlight.keys()]), deadline]);
+    clearTimeout(timer);
+    const left = [...this.inFlight.values()];
+    for (const msg of left) {
+      msg.nak();
+    }
+    this.options.onDrained?.({ finished: running - left.length, handedBack: left.length });
     // The handlers' acks are plain publishes: a round trip to the server sees them delivered.
     if (this.conn && !this.conn.nc.isClosed()) {
       await this.conn.nc.flush().catch(() => undefined);
@@ -115,12 +141,17 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
           this.batches.add(batch);
           try {
             for await (const msg of batch) {
+              if (this.closing) {
+                // Pulled before the drain stopped the batch: not started here, handed back at once.
+                msg.nak();
+                continue;
+              }
               const work = this.handle(msg, spec).finally(() => {
                 mine.delete(work);
                 this.inFlight.delete(work);
               });
               mine.add(work);
-              this.inFlight.add(work);
+              this.inFlight.set(work, msg);
             }
           } finally {
             this.batches.delete(batch);
@@ -153,6 +184,31 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       msg.term();
       return;
     }
+    if (tracingEnabled()) {
+      // The publisher's trace (traceparent header) is this consumer span's parent.
+      const run = (data as { run_id?: unknown } | null)?.run_id;
+      return inSpan(
+        `consume ${msg.subject}`,
+        {
+          'messaging.system': 'nats',
+          'messaging.destination.name': msg.subject,
+          'messaging.consumer.group.name': spec.durable,
+          'messaging.message.delivery_count': msg.info.redeliveryCount,
+          ...(typeof run === 'string' ? { run_id: run } : {}),
+        },
+        () => this.work(msg, spec, handler, data),
+        { parent: extractTrace(msg.headers), kind: SpanKind.CONSUMER },
+      );
+    }
+    return this.work(msg, spec, handler, data);
+  }
+
+  private async work(
+    msg: JsMsg,
+    spec: JetStreamConsumerOptions,
+    handler: MessageHandler,
+    data: unknown,
+  ): Promise<void> {
     // Keep the message ours while the handler works (LLM calls are slow).
     const ackWait = spec.ackWaitMs ?? 30_000;
     const heartbeat = setInterval(() => msg.working(), Math.max(100, Math.floor(ackWait / 3)));

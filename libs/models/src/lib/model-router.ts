@@ -26,6 +26,7 @@ import type {
 import { ENV_VENDOR } from './registry.store';
 import type { RunScopes } from './run-scope';
 import { countUsage, llmCalls, llmFailovers } from './llm.metrics';
+import { type Span, SpanKind, SpanStatusCode, tracer, tracingEnabled } from '@switchyard/telemetry';
 import { type UsageMeter, costOf } from './usage-meter';
 
 const DEFAULT_STRUCTURED_OUTPUT: Record<VendorKind, StructuredOutputMode> = {
@@ -56,6 +57,8 @@ export interface CallTarget {
 export interface Lease {
   key: RegistryKey | null;
   client: BaseChatModel;
+  /** The try's span, when tracing is on (ended by succeeded/failed). */
+  span?: Span;
 }
 
 /**
@@ -310,7 +313,23 @@ export class KeyFailover {
   /** The next chat client to try, with its key; throws a clear error when none is left. */
   async next(): Promise<Lease> {
     const key = await this.nextKey();
-    return { key, client: await this.router.client(this.target, key, this.temperature) };
+    const client = await this.router.client(this.target, key, this.temperature);
+    if (!tracingEnabled()) {
+      return { key, client };
+    }
+    // One span per try (a failover to the next key is a second span of the same node task).
+    const span = tracer().startSpan(`llm ${this.target.model.name}`, {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'gen_ai.system': this.target.vendor.kind,
+        'gen_ai.request.model': this.target.model.name,
+        model: this.target.model.name,
+        vendor: this.target.vendor.name,
+        'llm.try': this.handedOut,
+        ...(key ? { 'llm.key_fingerprint': key.fingerprint } : {}),
+      },
+    });
+    return { key, client, span };
   }
 
   /** The next key to try (null: a keyless Ollama server); throws a clear error when none is left. */
@@ -352,7 +371,12 @@ export class KeyFailover {
     }
   }
 
-  async succeeded(lease: Pick<Lease, 'key'>, usage: Usage): Promise<void> {
+  async succeeded(lease: Pick<Lease, 'key' | 'span'>, usage: Usage): Promise<void> {
+    lease.span?.setAttributes({
+      'gen_ai.usage.input_tokens': usage.prompt_tokens,
+      'gen_ai.usage.output_tokens': usage.completion_tokens,
+    });
+    lease.span?.end();
     await this.router.record(this.target, lease.key, usage);
   }
 
@@ -360,8 +384,18 @@ export class KeyFailover {
    * Decides what a failure means: the key's fault (rate limit, refused, server or network
    * trouble) → the caller tries `next()`; anything else (bad request…) → thrown, redacted.
    */
-  async failed(lease: Pick<Lease, 'key'>, err: unknown): Promise<void> {
+  async failed(lease: Pick<Lease, 'key' | 'span'>, err: unknown): Promise<void> {
     const error = this.redacted(lease, err);
+    if (lease.span) {
+      const status = httpStatusOf(err);
+      lease.span.recordException(error);
+      lease.span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+      lease.span.setAttributes({
+        'error.type': error.code,
+        ...(status !== undefined ? { 'http.response.status_code': status } : {}),
+      });
+      lease.span.end();
+    }
     if (this.signal?.aborted) {
       throw err;
     }

@@ -19,6 +19,7 @@ import { ProviderKeys1700000000029 } from '../migrations/1700000000029-provider-
 import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
 import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-receipts';
 import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs-finished-index';
+import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-trace-parent';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   ThreadMetadata1700000000034,
   ToolReceipts1700000000035,
   RunsFinishedIndex1700000000036,
+  TaskTraceParent1700000000030,
 ];
 
 export function dataSourceOptions(

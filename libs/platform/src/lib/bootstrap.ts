@@ -10,6 +10,8 @@ import {
   type StreamSpec,
 } from '@switchyard/jetstream';
 import { watchConsumerLag } from './consumer-lag.metrics';
+import { ServiceConfig } from './platform.tokens';
+import { initTelemetry } from '@switchyard/telemetry';
 
 export interface BootstrapOptions {
   service: string;
@@ -27,6 +29,8 @@ export async function bootstrapService(
   module: Type<unknown>,
   opts: BootstrapOptions,
 ): Promise<INestApplication> {
+  // Before the app is made: spans of start-up work are exported too (no-op unless configured).
+  initTelemetry(opts.service);
   let app: INestApplication;
   try {
     app = await NestFactory.create(module, { bufferLogs: true });
@@ -45,11 +49,14 @@ export async function bootstrapService(
   // planner restarted under load offered no tools to the tasks it took in its first milliseconds).
   await app.init();
   if (opts.consumers?.length) {
+    const logger = app.get(Logger);
     app.connectMicroservice({
       strategy: new JetStreamServer({
         connection: app.get(JetStreamConnection),
         streams: opts.streams ?? [],
         consumers: opts.consumers,
+        drainTimeoutMs: app.get(ServiceConfig).env.SWITCHYARD_DRAIN_TIMEOUT_MS,
+        onDrained: (r) => logger.log({ msg: 'drained', service: opts.service, ...r }),
       }),
     });
     await app.startAllMicroservices();

@@ -15,6 +15,7 @@ import { type BaseEnv, baseEnvSchema, loadConfigOrExit } from '@switchyard/confi
 import { RunEventReader, RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { PgStateSource, createDataSource } from '@switchyard/persistence';
+import { shutdownTelemetry, traceIds } from '@switchyard/telemetry';
 import { HealthController } from './health.controller';
 import { ServiceConfig } from './platform.tokens';
 import { Readiness } from './readiness';
@@ -36,6 +37,8 @@ class Shutdown implements OnApplicationShutdown {
     await this.nats.close().catch(() => undefined);
     this.redis.disconnect();
     await this.ds.destroy().catch(() => undefined);
+    // The spans of the drain itself are exported before the process goes.
+    await shutdownTelemetry();
   }
 }
 
@@ -62,6 +65,8 @@ export class PlatformModule {
             level: env.LOG_LEVEL,
             autoLogging: false,
             redact: ['req.headers.authorization', 'req.headers.cookie', '*.api_key', '*.secret'],
+            // Every log line written inside a span carries its trace (trace_id, span_id).
+            mixin: () => traceIds(),
             transport:
               env.LOG_FORMAT === 'pretty'
                 ? { target: 'pino-pretty', options: { singleLine: true } }

@@ -112,6 +112,21 @@ export class TestStack {
     return { status: res.status, body: parsed };
   }
 
+  /** Waits for the run to end (succeeded, failed or cancelled) and answers GET /v1/runs/:id then. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
+  async ended(runId: string, timeoutMs = 60_000): Promise<any> {
+    let run: { status?: string } = {};
+    await waitFor(
+      `run ${runId} to end`,
+      async () => {
+        run = (await this.api('GET', `/v1/runs/${runId}`)).body;
+        return ['succeeded', 'failed', 'cancelled'].includes(run.status ?? '');
+      },
+      timeoutMs,
+    );
+    return run;
+  }
+
   /** A tenant of its own with a gateway API key, made through the admin API (needs its token). */
   async newTenant(name: string, adminToken: string): Promise<{ id: string; key: string }> {
     const admin = { Authorization: `Bearer ${adminToken}` };

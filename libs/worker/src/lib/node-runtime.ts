@@ -28,6 +28,7 @@ import {
 import { runWithLlmCallContext } from '@switchyard/models';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
+import { inSpan, trace, tracingEnabled } from '@switchyard/telemetry';
 import { CancelRegistry } from './cancel.registry';
 
 /** What a node's code receives. Treat `state` as read-only: it is shared with the cache. */
@@ -145,7 +146,23 @@ export class NodeRuntime {
       this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
       return;
     }
-    const work = this.work(task, log, ctx, impl).finally(() => this.working.delete(task.task_id));
+    const run = () => this.work(task, log, ctx, impl);
+    const work = (
+      tracingEnabled()
+        ? inSpan(
+            `node ${task.node}`,
+            {
+              run_id: task.run_id,
+              thread_id: task.thread_id,
+              task_id: task.task_id,
+              node: task.node,
+              attempt: task.attempt + ctx.getDeliveryCount() - 1,
+              'state.version': task.version,
+            },
+            run,
+          )
+        : run()
+    ).finally(() => this.working.delete(task.task_id));
     this.working.set(task.task_id, work);
     return work;
   }
@@ -215,6 +232,15 @@ export class NodeRuntime {
       release();
     }
 
+    if (tracingEnabled()) {
+      const usage = out.usage ?? ZERO_USAGE;
+      trace.getActiveSpan()?.setAttributes({
+        'gen_ai.usage.input_tokens': usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': usage.completion_tokens,
+        next: out.next.join(','),
+        ...(out.error ? { 'error.type': out.error.code } : {}),
+      });
+    }
     const delta = {
       action: {
         node: task.node,

@@ -15,6 +15,7 @@ import { type StreamEncoding, streamRunEvents } from './run-event-stream';
 @Injectable()
 export class RunEventStreams implements BeforeApplicationShutdown {
   private readonly open = new Set<AbortController>();
+  private closing = false;
 
   constructor(
     @Inject(RunEventHub) private readonly hub: RunEventHub,
@@ -26,6 +27,8 @@ export class RunEventStreams implements BeforeApplicationShutdown {
 
   /** Before the HTTP server closes (it would wait for every open stream): end them all. */
   beforeApplicationShutdown(): void {
+    // Streams opened from now on (clients reconnecting while the server still listens) end at once.
+    this.closing = true;
     for (const stop of this.open) {
       stop.abort('shutdown');
     }
@@ -38,6 +41,9 @@ export class RunEventStreams implements BeforeApplicationShutdown {
     encoding?: StreamEncoding,
   ): Promise<void> {
     const stop = new AbortController();
+    if (this.closing) {
+      stop.abort('shutdown');
+    }
     this.open.add(stop);
     const lifetime =
       this.config.sseMaxLifetimeMs > 0

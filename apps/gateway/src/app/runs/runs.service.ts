@@ -23,6 +23,7 @@ import {
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persistence';
+import { SpanKind, contextOfTraceparent, inSpan } from '@switchyard/telemetry';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody } from './run.dto';
@@ -221,7 +222,13 @@ export class RunsService {
       agent_id: body.agent_id,
     };
     try {
-      await this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` });
+      // The run's trace begins here: every step, task, model and tool call of the run is in it.
+      await inSpan(
+        'run.create',
+        { run_id: row.id, thread_id: row.thread_id, tenant_id: tenantId, agent_id: body.agent_id },
+        () => this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` }),
+        { kind: SpanKind.PRODUCER },
+      );
     } catch (err) {
       this.logger.error({ run_id: row.id, err, msg: 'could not hand the run to the orchestrator' });
       await this.ds.query(
@@ -385,9 +392,9 @@ export class RunsService {
       );
     }
     const [task] = (await this.ds.query(
-      `SELECT version FROM run_tasks WHERE id = $1 AND status = 'pending'`,
+      `SELECT version, trace_parent FROM run_tasks WHERE id = $1 AND status = 'pending'`,
       [waiting.task_id],
-    )) as { version: number }[];
+    )) as { version: number; trace_parent: string | null }[];
     if (!task) {
       throw new ApiException(ApiErrorCode.RunNotWaiting, `run ${runId} was already resumed`);
     }
@@ -411,8 +418,14 @@ export class RunsService {
         },
       },
     };
-    // The task id de-duplicates concurrent resumes: one answer is applied.
-    await this.nats.publish(deltaSubject('gateway'), message, { msgId: waiting.task_id });
+    // The task id de-duplicates concurrent resumes: one answer is applied. The answer joins the
+    // run's trace (the one its question was asked in).
+    await inSpan(
+      'run.resume',
+      { run_id: runId, node: waiting.node, task_id: waiting.task_id },
+      () => this.nats.publish(deltaSubject('gateway'), message, { msgId: waiting.task_id }),
+      { parent: contextOfTraceparent(task.trace_parent), kind: SpanKind.PRODUCER },
+    );
     return { run_id: runId, status: 'resuming' };
   }
 

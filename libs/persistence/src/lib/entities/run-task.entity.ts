@@ -29,4 +29,6 @@ export class RunTaskEntity {
   @Column({ type: 'timestamptz', nullable: true }) published_at!: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
   @Column({ type: 'timestamptz', nullable: true }) finished_at!: Date | null;
+  /** The W3C traceparent the task was dispatched under (null when tracing is off). */
+  @Column({ type: 'text', nullable: true }) trace_parent!: string | null;
 }

@@ -5,6 +5,7 @@ import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
 import { asToolOutput } from '../tool-args';
 import { jsonBytes, jsonbSafe, shrinkToFit, truncatedResult } from './output-cap';
+import { SpanStatusCode, inSpan, tracingEnabled } from '@switchyard/telemetry';
 import { ToolReceipts } from './tool-receipts';
 
 /** The environment variables of the limits every tool runs under (validated by each tool service). */
@@ -118,7 +119,18 @@ export class ToolRunner {
         input.lastDelivery,
       ).then((out) => (out.error ? out : this.capOutput(tool.name, input, out)));
     // A tool that is not safe to run twice acts at most once per task (see ToolReceipts).
-    return tool.idempotent ? call() : this.receipts.once(input, tool.name, call);
+    const once = () => (tool.idempotent ? call() : this.receipts.once(input, tool.name, call));
+    if (!tracingEnabled()) {
+      return once();
+    }
+    return inSpan(`tool ${tool.name}`, { tool: tool.name, run_id: input.task.run_id }, async (span) => {
+      const out = await once();
+      if (out.error) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message: out.error.message });
+        span.setAttribute('error.type', out.error.code);
+      }
+      return out;
+    });
   }
 
   private async capOutput(tool: string, input: NodeInput, out: NodeOutput): Promise<NodeOutput> {

@@ -1,0 +1,172 @@
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { TestStack, waitFor } from '@switchyard/testing';
+
+// One trace per run across every NATS hop: the services export OTLP/HTTP (JSON) to a receiver in
+// this test process; the spans of a run with a tool call, and of a task delivered twice (its
+// service killed while it worked), must form one connected trace, with the run's attributes.
+
+interface Span {
+  service: string;
+  endTimeUnixNano: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  attributes: Record<string, unknown>;
+  status?: { code?: number };
+}
+
+const spans: Span[] = [];
+let receiver: Server;
+let stack: TestStack;
+
+function attrs(list: { key: string; value: Record<string, unknown> }[] = []): Record<string, unknown> {
+  return Object.fromEntries(
+    list.map((a) => {
+      const v = a.value;
+      return [
+        a.key,
+        v['stringValue'] ??
+          (v['intValue'] !== undefined ? Number(v['intValue']) : (v['boolValue'] ?? v['doubleValue'])),
+      ];
+    }),
+  );
+}
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const doc = JSON.parse(body) as {
+        resourceSpans: {
+          resource: { attributes: { key: string; value: Record<string, unknown> }[] };
+          scopeSpans: { spans: (Omit<Span, 'attributes' | 'service'> & { attributes: [] })[] }[];
+        }[];
+      };
+      for (const rs of doc.resourceSpans ?? []) {
+        const service = String(attrs(rs.resource.attributes)['service.name']);
+        for (const ss of rs.scopeSpans ?? []) {
+          for (const s of ss.spans ?? []) {
+            spans.push({ ...s, service, attributes: attrs(s.attributes) });
+          }
+        }
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  stack = await TestStack.start({
+    script: 'apps/gateway/test/fixtures/skeleton.script.json',
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      // A killed planner's task comes back soon.
+      SWITCHYARD_ACK_WAIT_MS: '2000',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await new Promise((r) => receiver?.close(r));
+});
+
+/** The run's trace: every span whose trace holds the run's `run.create` span. */
+async function traceOf(runId: string, until: (trace: Span[]) => boolean): Promise<Span[]> {
+  let trace: Span[] = [];
+  await waitFor(
+    `the spans of run ${runId}`,
+    async () => {
+      const root = spans.find((s) => s.name === 'run.create' && s.attributes['run_id'] === runId);
+      trace = root ? spans.filter((s) => s.traceId === root.traceId) : [];
+      return until(trace);
+    },
+    20_000,
+  );
+  return trace;
+}
+
+/** One root, `run.create`; `orphansBefore`: spans that ended before then may miss their parent (below). */
+function expectConnected(trace: Span[], orphansBefore?: { service: string; atMs: number }): void {
+  const ids = new Set(trace.map((s) => s.spanId));
+  const roots = trace.filter((s) => !s.parentSpanId || !ids.has(s.parentSpanId));
+  const orphans = roots.filter((s) => s.name !== 'run.create');
+  expect(roots.filter((s) => s.name === 'run.create')).toHaveLength(1);
+  for (const o of orphans) {
+    // A process killed mid-task never ends (nor exports) its open spans: the children it had
+    // already ended are in the trace without their parent — only those.
+    expect(orphansBefore && o.service === `switchyard-${orphansBefore.service}`).toBe(true);
+    expect(Number(BigInt(o.endTimeUnixNano) / 1_000_000n)).toBeLessThan(orphansBefore?.atMs ?? 0);
+  }
+}
+
+it('traces a run with a tool call end to end: gateway, orchestrator, every node, model and tool calls', async () => {
+  const res = await stack.api('POST', '/v1/runs', { input: { prompt: 'what is 2+3*4?' } });
+  const runId = res.body.run_id as string;
+  expect((await stack.ended(runId)).status).toBe('succeeded');
+  const nodes = ['intake', 'memory', 'planner', 'calculator', 'reflection', 'output'];
+  const trace = await traceOf(
+    runId,
+    (t) =>
+      nodes.every((n) => t.some((s) => s.name === `node ${n}`)) && t.some((s) => s.name.startsWith('llm ')),
+  );
+  expectConnected(trace);
+  expect(new Set(trace.map((s) => s.service))).toEqual(
+    new Set([
+      'switchyard-gateway',
+      'switchyard-run-orchestrator',
+      'switchyard-planner',
+      'switchyard-tool-executor',
+      'switchyard-reflection',
+      'switchyard-retrieval',
+      'switchyard-output',
+    ]),
+  );
+  const node = trace.find((s) => s.name === 'node planner');
+  expect(node?.attributes).toMatchObject({ run_id: runId, node: 'planner', attempt: 1 });
+  expect(node?.attributes['thread_id']).toBe(res.body.thread_id);
+  const llm = trace.find((s) => s.name.startsWith('llm '));
+  expect(llm?.attributes).toMatchObject({ model: 'scripted' });
+  expect(Number(llm?.attributes['gen_ai.usage.output_tokens'])).toBeGreaterThan(0);
+  expect(trace.find((s) => s.name === 'tool calculator')?.attributes).toMatchObject({ tool: 'calculator' });
+  // The orchestrator's consumer spans carry the run too.
+  expect(
+    trace.some((s) => s.service === 'switchyard-run-orchestrator' && s.attributes['run_id'] === runId),
+  ).toBe(true);
+  // Logs written inside a span carry its trace id.
+  expect(stack.log('planner')).toContain(`"trace_id":"${node?.traceId}"`);
+});
+
+it('keeps a redelivered task in the run\u2019s trace', async () => {
+  // The planner sleeps 4 s on [slow]: killed meanwhile, its task comes back to a new planner.
+  const res = await stack.api('POST', '/v1/runs', { input: { prompt: '[slow] what now?' } });
+  const runId = res.body.run_id as string;
+  await waitFor(
+    'the planner to take the task',
+    async () =>
+      (
+        await stack.sql(
+          `SELECT 1 FROM run_tasks WHERE run_id = $1 AND node = 'planner' AND published_at IS NOT NULL`,
+          [runId],
+        )
+      ).length > 0,
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const killedAt = Date.now();
+  stack.kill('planner');
+  await stack.restart('planner');
+  expect((await stack.ended(runId)).status).toBe('succeeded');
+  const trace = await traceOf(
+    runId,
+    (t) =>
+      t.some((s) => s.name === 'node planner' && Number(s.attributes['attempt']) >= 2) &&
+      t.some((s) => s.name === 'node output'),
+  );
+  expectConnected(trace, { service: 'planner', atMs: killedAt });
+  const redelivered = trace.find((s) => s.name === 'node planner' && Number(s.attributes['attempt']) >= 2);
+  const consumer = trace.find((s) => s.spanId === redelivered?.parentSpanId);
+  expect(Number(consumer?.attributes['messaging.message.delivery_count'])).toBeGreaterThanOrEqual(2);
+});
