@@ -10,7 +10,7 @@ import {
 import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
 import { subjectMatches } from './subject-match';
-import { SpanKind, extractTrace, inSpan, tracingEnabled } from '@switchyard/telemetry';
+import { SpanKind, context, extractTrace, inSpan, tracingEnabled } from '@switchyard/telemetry';
 
 // A pull waits this long for messages before it is renewed.
 const FETCH_EXPIRES_MS = 5000;
@@ -18,6 +18,11 @@ const FETCH_EXPIRES_MS = 5000;
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
   concurrency?: number;
+  /**
+   * `span` (default): a consumer span per message, child of the trace the message brought;
+   * `context`: only that trace made current — for handlers that open their own span (node tasks).
+   */
+  tracing?: 'span' | 'context';
 }
 
 export interface JetStreamServerOptions {
@@ -183,6 +188,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       this.logger.error(`message on ${msg.subject} is not JSON; terminating it`);
       msg.term();
       return;
+    }
+    if (tracingEnabled() && spec.tracing === 'context') {
+      return context.with(extractTrace(msg.headers), () => this.work(msg, spec, handler, data));
     }
     if (tracingEnabled()) {
       // The publisher's trace (traceparent header) is this consumer span's parent.

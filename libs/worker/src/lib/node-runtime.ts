@@ -158,6 +158,7 @@ export class NodeRuntime {
               node: task.node,
               attempt: task.attempt + ctx.getDeliveryCount() - 1,
               'state.version': task.version,
+              'messaging.message.delivery_count': ctx.getDeliveryCount(),
             },
             run,
           )
