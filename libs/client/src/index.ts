@@ -2,3 +2,4 @@ export { SwitchyardClient, type EventsOptions, type SwitchyardClientOptions } fr
 export { API_ERROR_CODES, type ApiErrorCode, SwitchyardApiError, SwitchyardNetworkError } from './lib/errors';
 export { type SseFrame, sseFrames } from './lib/sse';
 export type * from './lib/types';
+export { TokenText } from './lib/token-text';

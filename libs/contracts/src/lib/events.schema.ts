@@ -61,7 +61,13 @@ export const EventPayloadSchemas = {
     usage: UsageLike,
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   }),
-  token: z.object({ node: z.string(), task_id: z.string(), text: z.string() }),
+  // `attempt`: tokens of a higher attempt of the same task replace the earlier attempt's text.
+  token: z.object({
+    node: z.string(),
+    task_id: z.string(),
+    attempt: z.number().int().min(1).optional(),
+    text: z.string(),
+  }),
   // `tool_calls`: the client functions the run waits for (see CLIENT_TOOL), when it waits for those.
   waiting_for_user: z.object({
     question: z.string(),

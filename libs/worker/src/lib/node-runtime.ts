@@ -201,7 +201,13 @@ export class NodeRuntime {
           attempt,
           lastDelivery: deliveries >= MAX_DELIVER,
           emitToken: async (text) => {
-            await this.events.append(task.run_id, 'token', { node: task.node, task_id: task.task_id, text });
+            // `attempt`: a retried task's tokens replace the earlier attempt's (docs/api.md).
+            await this.events.append(task.run_id, 'token', {
+              node: task.node,
+              task_id: task.task_id,
+              attempt,
+              text,
+            });
           },
         }),
       );

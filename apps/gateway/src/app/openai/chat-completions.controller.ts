@@ -24,6 +24,7 @@ import {
   type ChatMessage,
   textOf,
 } from './chat-completions.dto';
+import { AnswerRelay } from './answer-relay';
 import { OpenAiExceptionFilter } from './openai-exception.filter';
 import { OpenAiErrorCode, OpenAiException } from './openai.exception';
 
@@ -132,10 +133,32 @@ export class ChatCompletionsController {
     });
     res.write(chunk({ role: 'assistant', content: '' }, null));
     let streamed = '';
-    const ended = await this.follow(turn, (text) => {
-      streamed += text;
-      res.write(chunk({ content: text }, null));
+    let diverged = false;
+    const relay = new AnswerRelay();
+    const ended = await this.follow(turn, (token) => {
+      if (diverged) {
+        return;
+      }
+      const text = relay.accept(token);
+      if (typeof text !== 'string') {
+        diverged = true;
+        return;
+      }
+      if (text) {
+        streamed += text;
+        res.write(chunk({ content: text }, null));
+      }
     });
+    if (diverged) {
+      // A retried answer departed from the text already sent, which cannot be taken back: the
+      // stream ends in an error rather than with two attempts' texts run together.
+      res.write(
+        `data: ${JSON.stringify({ error: { message: `the answer was regenerated after ${streamed.length} characters had been sent and differs from them; read it whole from run ${turn.runId} (X-Run-Id) or ask again`, type: 'server_error', param: null, code: 'stream_interrupted' } })}\n\n`,
+      );
+      res.write('data: [DONE]\n\n');
+      res.end();
+      return;
+    }
     const outcome = await this.outcome(turn, tenant.tenantId, ended);
     switch (outcome.kind) {
       case 'answer':
@@ -324,7 +347,10 @@ export class ChatCompletionsController {
    * Follows the run's events after the turn's cursor until it ends or waits again (not for a
    * task this request answered), handing the answer nodes' tokens to `onToken`.
    */
-  private follow(turn: Turn, onToken?: (text: string) => void): Promise<RunStatus> {
+  private follow(
+    turn: Turn,
+    onToken?: (token: { task_id: string; attempt?: number; text: string }) => void,
+  ): Promise<RunStatus> {
     return followRun({
       hub: this.hub,
       ds: this.ds,
@@ -335,7 +361,7 @@ export class ChatCompletionsController {
       maxWaitMs: MAX_WAIT_MS,
       onEvent: (e) => {
         if (e.event_type === 'token' && onToken && isAnswerNode((e.payload as { node: string }).node)) {
-          onToken((e.payload as { text: string }).text);
+          onToken(e.payload as { task_id: string; attempt?: number; text: string });
         }
       },
     });

@@ -1,0 +1,30 @@
+import type { RunEvent } from '@switchyard/contracts';
+
+/**
+ * The text a run's `token` events make, as a reader should assemble it: per task, in the order
+ * tasks first streamed; a task's tokens of a higher `attempt` (the task was retried after its
+ * earlier attempt died mid-answer) replace that task's earlier text instead of running on after
+ * it, and a late token of a replaced attempt is dropped.
+ */
+export class TokenText {
+  private readonly tasks = new Map<string, { attempt: number; text: string }>();
+
+  /** Takes any run event; only `token` events change the text. Returns the text so far. */
+  add(event: Pick<RunEvent, 'event_type' | 'payload'>): string {
+    if (event.event_type === 'token') {
+      const p = event.payload as { task_id: string; attempt?: number; text: string };
+      const attempt = p.attempt ?? 1;
+      const t = this.tasks.get(p.task_id);
+      if (!t || attempt > t.attempt) {
+        this.tasks.set(p.task_id, { attempt, text: p.text });
+      } else if (attempt === t.attempt) {
+        t.text += p.text;
+      }
+    }
+    return this.text;
+  }
+
+  get text(): string {
+    return [...this.tasks.values()].map((t) => t.text).join('');
+  }
+}
