@@ -13,6 +13,8 @@ const schema = z.object({
   SWITCHYARD_RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(200),
   // Runs of one tenant queued, running or waiting at once.
   SWITCHYARD_MAX_ACTIVE_RUNS: z.coerce.number().int().min(1).default(200),
+  // A tenant's runs running at once (the orchestrator holds the rest queued; same variable there).
+  SWITCHYARD_TENANT_MAX_RUNNING: z.coerce.number().int().min(1).max(100_000).default(64),
   SWITCHYARD_DEFAULT_MAX_STEPS: z.coerce.number().int().min(1).max(10_000).default(50),
   // Browser origins allowed to call the API (comma-separated `https://host[:port]`, or `*`); unset: none.
   SWITCHYARD_CORS_ORIGINS: z
@@ -38,6 +40,7 @@ export class GatewayConfig {
   readonly rateLimitPerSecond: number;
   readonly rateLimitBurst: number;
   readonly maxActiveRuns: number;
+  readonly tenantMaxRunning: number;
   /** Browser origins allowed by CORS (`*` for any); empty: CORS off. */
   readonly corsOrigins: string[];
   /** Seals vendor keys at rest (SecretBox); validated here so a bad key stops start-up. */
@@ -52,6 +55,7 @@ export class GatewayConfig {
     this.rateLimitPerSecond = cfg.SWITCHYARD_RATE_LIMIT_PER_SECOND;
     this.rateLimitBurst = cfg.SWITCHYARD_RATE_LIMIT_BURST;
     this.maxActiveRuns = cfg.SWITCHYARD_MAX_ACTIVE_RUNS;
+    this.tenantMaxRunning = cfg.SWITCHYARD_TENANT_MAX_RUNNING;
     this.corsOrigins = cfg.SWITCHYARD_CORS_ORIGINS;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }

@@ -223,9 +223,7 @@ export class ApplyDeltaUseCase {
       );
     }
     await this.outbox.apply(effects);
-    if (effects.continueThread) {
-      await this.startRun.startNext(effects.continueThread);
-    }
+    await this.startRun.continueAfter(effects);
   }
 
   private reject(m: StepSql, run: RunRow, err: unknown): Promise<StepEffects> {

@@ -48,8 +48,6 @@ export class EndRunUseCase {
       return effects;
     });
     await this.outbox.apply(effects);
-    if (effects.continueThread) {
-      await this.startRun.startNext(effects.continueThread);
-    }
+    await this.startRun.continueAfter(effects);
   }
 }

@@ -19,6 +19,9 @@ const schema = z.object({
   // How long a finished run's events stay in Redis (its history is rebuilt from Postgres after).
   SWITCHYARD_EVENTS_TTL_HOURS: z.coerce.number().min(0.001).default(24),
   SWITCHYARD_RETENTION_INTERVAL_MS: z.coerce.number().int().min(100).max(86_400_000).default(3_600_000),
+  // Runs of one tenant running at once (tenants.max_running_runs overrides it); the others wait
+  // queued, so a tenant's burst cannot fill the task queues ahead of the other tenants' runs.
+  SWITCHYARD_TENANT_MAX_RUNNING: z.coerce.number().int().min(1).max(100_000).default(64),
 });
 
 export class OrchestratorConfig {
@@ -33,6 +36,7 @@ export class OrchestratorConfig {
   readonly historyRetentionMs: number;
   readonly eventsTtlSeconds: number;
   readonly retentionIntervalMs: number;
+  readonly tenantMaxRunning: number;
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.snapshotEvery = cfg.SWITCHYARD_SNAPSHOT_EVERY;
@@ -44,5 +48,6 @@ export class OrchestratorConfig {
     this.historyRetentionMs = Math.round(cfg.SWITCHYARD_HISTORY_RETENTION_HOURS * 3_600_000);
     this.eventsTtlSeconds = Math.max(1, Math.round(cfg.SWITCHYARD_EVENTS_TTL_HOURS * 3600));
     this.retentionIntervalMs = cfg.SWITCHYARD_RETENTION_INTERVAL_MS;
+    this.tenantMaxRunning = cfg.SWITCHYARD_TENANT_MAX_RUNNING;
   }
 }

@@ -158,6 +158,9 @@ export class RunStepper {
     }
     effects.events.push({ type: 'status', payload: { status } }, { type: 'done', payload: { status } });
     effects.finished = true;
+    // After the commit: the thread's next queued run, and the tenant's runs its cap held back.
+    effects.continueThread = run.thread_id;
+    effects.continueTenant = run.tenant_id;
     effects.tasks = [];
     return effects;
   }

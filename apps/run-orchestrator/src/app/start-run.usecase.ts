@@ -31,6 +31,8 @@ import { TaskOutbox } from './task-outbox.service';
 /** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
 const ENTRY = ['intake'];
 const GRAPH_ENTRY = [GRAPH_ENTRY_NODE];
+/** Runs one `startTenant` call starts at most (the rest start as those end, or by the reaper). */
+const MAX_STARTS_PER_CALL = 64;
 
 /**
  * Starts the thread's next turn: the oldest queued run of the thread, once no other run of the
@@ -64,9 +66,41 @@ export class StartRunUseCase {
     await this.startNext(run.thread_id);
   }
 
-  /** Starts queued runs of the thread until one is running (cancelled ones end at once). */
-  async startNext(threadId: string): Promise<void> {
+  /** After a run ended: the thread's next queued run, then the runs its tenant's cap held back. */
+  async continueAfter(effects: Pick<StepEffects, 'continueThread' | 'continueTenant'>): Promise<void> {
+    if (effects.continueThread) {
+      await this.startNext(effects.continueThread);
+    }
+    if (effects.continueTenant) {
+      await this.startTenant(effects.continueTenant);
+    }
+  }
+
+  /** Starts the tenant's oldest queued runs on free threads while its running cap allows. */
+  async startTenant(tenantId: string): Promise<void> {
+    for (let i = 0; i < MAX_STARTS_PER_CALL; i++) {
+      const [next] = (await this.ds.query(
+        `SELECT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
+         LEFT JOIN runs a ON a.id = t.active_run_id
+         WHERE r.tenant_id = $1 AND r.status = 'queued'
+           AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
+         ORDER BY r.created_at, r.id LIMIT 1`,
+        [tenantId],
+      )) as { thread_id: string }[];
+      if (!next || (await this.startNext(next.thread_id)) !== 'started') {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Starts queued runs of the thread until one is running (cancelled ones end at once).
+   * `held`: the thread's next run waits for its tenant's running cap (it starts when one of the
+   * tenant's runs ends); `idle`: nothing to start (none queued, or the thread is busy).
+   */
+  async startNext(threadId: string): Promise<'started' | 'held' | 'idle'> {
     for (;;) {
+      let held = false;
       let committed: RuntimeState | undefined;
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
       const effects = await this.ds.transaction(async (m): Promise<StepEffects | null> => {
@@ -91,6 +125,10 @@ export class StartRunUseCase {
           // Nothing was dispatched: the fence and the (empty) acknowledgement are for the record.
           effects.broadcastCancel = true;
           return effects;
+        }
+        if (!(await this.underRunningCap(m, run.tenant_id))) {
+          held = true;
+          return null;
         }
         let before =
           thread.version === 0
@@ -164,20 +202,36 @@ export class StartRunUseCase {
       });
       endCommit();
       if (!effects) {
-        return;
+        return held ? 'held' : 'idle';
       }
       if (committed) {
         this.cache.put(committed);
       }
       await this.outbox.apply(effects);
       if (!effects.finished) {
-        return;
+        return 'started';
       }
       this.logger.log({
         run_id: effects.runId,
         msg: 'queued run ended before it started; starting the next',
       });
     }
+  }
+
+  /**
+   * Whether the tenant may have one more run running: fewer than its `max_running_runs` (else
+   * SWITCHYARD_TENANT_MAX_RUNNING). The tenant's starts are serialised for the check by a
+   * transaction-scoped advisory lock, taken last (after the thread and run locks), so it cannot
+   * deadlock with them. Waiting runs do not count: they hold no task.
+   */
+  private async underRunningCap(m: EntityManager, tenantId: string): Promise<boolean> {
+    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sy-tenant-start:${tenantId}`]);
+    const [{ running, cap }] = (await m.query(
+      `SELECT count(*)::int AS running, (SELECT max_running_runs FROM tenants WHERE id = $1) AS cap
+       FROM runs WHERE tenant_id = $1 AND status = 'running'`,
+      [tenantId],
+    )) as { running: number; cap: number | null }[];
+    return running < (cap ?? this.config.tenantMaxRunning);
   }
 
   /**

@@ -11,6 +11,8 @@ export interface StepEffects {
   broadcastCancel?: boolean;
   /** The run ended: the next queued run of this thread may start. */
   continueThread?: string;
+  /** The run ended: the tenant's runs held back by its running cap may start. */
+  continueTenant?: string;
   /** A redelivered step: its action events are written again where Redis does not have them. */
   repairActions?: Action[];
   /** Per task id: committed deltas up to the task's version that go with it (RecentDeltas). */

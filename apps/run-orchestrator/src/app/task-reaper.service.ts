@@ -104,9 +104,7 @@ export class TaskReaper extends PeriodicJob {
         };
       });
       await this.outbox.apply(effects);
-      if (effects.continueThread) {
-        await this.startRun.startNext(effects.continueThread);
-      }
+      await this.startRun.continueAfter(effects);
     }
   }
 
@@ -120,8 +118,11 @@ export class TaskReaper extends PeriodicJob {
       [STALE_QUEUED_MS],
     )) as { thread_id: string }[];
     for (const { thread_id } of threads) {
-      this.logger.warn({ thread_id, msg: 'starting a queued run whose start was lost' });
-      await this.startRun.startNext(thread_id);
+      // Runs held back by their tenant's running cap are queued on purpose: only a start that
+      // goes through was a lost one.
+      if ((await this.startRun.startNext(thread_id)) === 'started') {
+        this.logger.warn({ thread_id, msg: 'started a queued run whose start was lost' });
+      }
     }
   }
 }

@@ -20,6 +20,7 @@ import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-
 import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-receipts';
 import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs-finished-index';
 import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-trace-parent';
+import { TenantLimits1700000000031 } from '../migrations/1700000000031-tenant-limits';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   ToolReceipts1700000000035,
   RunsFinishedIndex1700000000036,
   TaskTraceParent1700000000030,
+  TenantLimits1700000000031,
 ];
 
 export function dataSourceOptions(

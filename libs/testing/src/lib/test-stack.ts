@@ -112,14 +112,17 @@ export class TestStack {
     return { status: res.status, body: parsed };
   }
 
-  /** Waits for the run to end (succeeded, failed or cancelled) and answers GET /v1/runs/:id then. */
+  /**
+   * Waits for the run to end (succeeded, failed or cancelled) and answers GET /v1/runs/:id then
+   * (`headers`: another tenant's key, say).
+   */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON the gateway answered
-  async ended(runId: string, timeoutMs = 60_000): Promise<any> {
+  async ended(runId: string, timeoutMs = 60_000, headers: Record<string, string> = {}): Promise<any> {
     let run: { status?: string } = {};
     await waitFor(
       `run ${runId} to end`,
       async () => {
-        run = (await this.api('GET', `/v1/runs/${runId}`)).body;
+        run = (await this.api('GET', `/v1/runs/${runId}`, undefined, headers)).body;
         return ['succeeded', 'failed', 'cancelled'].includes(run.status ?? '');
       },
       timeoutMs,

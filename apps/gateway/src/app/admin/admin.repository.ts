@@ -23,6 +23,14 @@ export interface ProviderKeyRow {
 }
 
 const KEY_COLUMNS = 'id, prefix, label, created_at, revoked_at';
+/** The tenant columns PATCH /v1/admin/tenants/:id may set. */
+export const TENANT_SETTINGS = [
+  'token_budget',
+  'rate_limit_per_second',
+  'rate_limit_burst',
+  'max_active_runs',
+  'max_running_runs',
+] as const;
 const PROVIDER_KEY_COLUMNS = 'id, tenant_id, provider, fingerprint, status, created_at, revoked_at';
 
 /** The admin API's queries: tenants, their API keys and their provider keys. */
@@ -55,9 +63,17 @@ export class AdminRepository {
     return row;
   }
 
-  /** Sets the token budget (null = unlimited). */
-  setBudget(tenantId: string, budget: number | null): Promise<TenantRow> {
-    return this.updateTenant(tenantId, 'token_budget = $2', [budget]);
+  /** Sets the named fields (budget, limits); null = unlimited / the default. */
+  patchTenant(
+    tenantId: string,
+    fields: Partial<Record<(typeof TENANT_SETTINGS)[number], number | null>>,
+  ): Promise<TenantRow> {
+    const names = TENANT_SETTINGS.filter((f) => fields[f] !== undefined);
+    return this.updateTenant(
+      tenantId,
+      names.map((f, i) => `${f} = $${i + 2}`).join(', '),
+      names.map((f) => fields[f]),
+    );
   }
 
   /** A new budget period: tokens_used back to 0 (model_usage keeps the history). */

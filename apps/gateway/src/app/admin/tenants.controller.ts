@@ -50,15 +50,16 @@ export class TenantsController {
   }
 
   /**
-   * Sets the tenant's token budget (null = unlimited). Runs of a tenant whose tokens_used reached
-   * the budget fail with `budget_exceeded` before their next model call.
+   * Sets the tenant's token budget (null = unlimited; runs of a tenant whose tokens_used reached
+   * it fail with `budget_exceeded` before their next model call) and its own limits (null = the
+   * defaults): request rate and burst, active runs, runs running at once.
    */
   @Patch(':tenant_id')
   async patch(
     @Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string,
     @Body(new ZodPipe(PatchTenantSchema)) body: PatchTenant,
   ) {
-    return tenantView(await this.admin.setBudget(tenantId, body.token_budget));
+    return tenantView(await this.admin.patchTenant(tenantId, body));
   }
 
   /** Starts a new budget period: tokens_used back to 0 (model_usage keeps the history). */

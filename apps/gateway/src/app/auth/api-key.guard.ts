@@ -13,6 +13,8 @@ import { hashApiKey } from './api-key.util';
 export interface TenantContext {
   tenantId: string;
   keyId: string;
+  /** The tenant's own request rate and burst (null: the gateway's defaults). */
+  rateLimit?: { perSecond: number | null; burst: number | null };
 }
 
 type AuthedRequest = Request & { tenant?: TenantContext };
@@ -42,14 +44,26 @@ export class ApiKeyGuard implements CanActivate {
         'send an API key as "Authorization: Bearer <key>" or as "x-api-key: <key>"',
       );
     }
+    // The tenant's limits come with the key (a primary-key join): a change applies to the next request.
     const rows = (await this.ds.query(
-      'SELECT id, tenant_id FROM api_keys WHERE hash = $1 AND revoked_at IS NULL',
+      `SELECT k.id, k.tenant_id, t.rate_limit_per_second, t.rate_limit_burst
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
       [hashApiKey(key)],
-    )) as { id: string; tenant_id: string }[];
+    )) as {
+      id: string;
+      tenant_id: string;
+      rate_limit_per_second: number | null;
+      rate_limit_burst: number | null;
+    }[];
     if (rows.length === 0) {
       throw new ApiException(ApiErrorCode.Unauthorized, 'the API key is not valid');
     }
-    req.tenant = { tenantId: rows[0].tenant_id, keyId: rows[0].id };
+    const row = rows[0];
+    req.tenant = {
+      tenantId: row.tenant_id,
+      keyId: row.id,
+      rateLimit: { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
+    };
     return true;
   }
 }

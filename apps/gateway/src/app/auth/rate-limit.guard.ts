@@ -30,7 +30,10 @@ redis.call('PEXPIRE', key, math.ceil(burst * 1000 / rate) + 1000)
 return {allowed, wait}
 `;
 
-/** Per-tenant request rate limit (after authentication): 429 `rate_limited` with `Retry-After`. */
+/**
+ * Per-tenant request rate limit (after authentication): 429 `rate_limited` with `Retry-After`. The
+ * tenant's own rate and burst when the admin set them, else SWITCHYARD_RATE_LIMIT_*.
+ */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   private readonly logger = new Logger(RateLimitGuard.name);
@@ -52,8 +55,8 @@ export class RateLimitGuard implements CanActivate {
         TOKEN_BUCKET,
         1,
         `sy:ratelimit:${tenant.tenantId}`,
-        this.config.rateLimitPerSecond,
-        this.config.rateLimitBurst,
+        tenant.rateLimit?.perSecond ?? this.config.rateLimitPerSecond,
+        tenant.rateLimit?.burst ?? this.config.rateLimitBurst,
         Date.now(),
       )) as [number, number];
     } catch (err) {

@@ -109,12 +109,20 @@ export const UsageQuerySchema = z
   .strict();
 export type UsageQuery = z.infer<typeof UsageQuerySchema>;
 
+const limit = (max: number) => z.number().int().min(1).max(max).nullable().optional();
 export const PatchTenantSchema = z
   .object({
     // null = unlimited.
-    token_budget: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+    token_budget: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional(),
+    // null = the services' defaults (SWITCHYARD_RATE_LIMIT_*, SWITCHYARD_MAX_ACTIVE_RUNS,
+    // SWITCHYARD_TENANT_MAX_RUNNING).
+    rate_limit_per_second: limit(1_000_000),
+    rate_limit_burst: limit(10_000_000),
+    max_active_runs: limit(1_000_000),
+    max_running_runs: limit(100_000),
   })
-  .strict();
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'name at least one field to change' });
 export type PatchTenant = z.infer<typeof PatchTenantSchema>;
 
 // ---- responses ----
@@ -182,6 +190,10 @@ export const TenantSchema = z.object({
   name: z.string(),
   token_budget: z.number().int().nullable(),
   tokens_used: z.number().int(),
+  rate_limit_per_second: z.number().int().nullable(),
+  rate_limit_burst: z.number().int().nullable(),
+  max_active_runs: z.number().int().nullable(),
+  max_running_runs: z.number().int().nullable(),
   created_at: z.string(),
 });
 export const UsageByModelSchema = z.array(

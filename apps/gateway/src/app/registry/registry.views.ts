@@ -129,12 +129,21 @@ export interface TenantRow {
   token_budget: string | null;
   tokens_used: string;
   created_at: Date;
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
+  max_active_runs: number | null;
+  max_running_runs: number | null;
 }
-export const TENANT_COLUMNS = 'id, name, token_budget, tokens_used, created_at';
+export const TENANT_COLUMNS =
+  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs';
 export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   id: r.id,
   name: r.name,
   token_budget: r.token_budget === null ? null : num(r.token_budget),
   tokens_used: num(r.tokens_used),
   created_at: iso(r.created_at),
+  rate_limit_per_second: r.rate_limit_per_second,
+  rate_limit_burst: r.rate_limit_burst,
+  max_active_runs: r.max_active_runs,
+  max_running_runs: r.max_running_runs,
 });

@@ -96,19 +96,29 @@ export class RunsService {
   ): Promise<{ created: boolean; run: CreatedRun }> {
     const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
     const runId = randomUUID();
+    let held = false;
     const result = await this.ds
       .transaction(async (m) => {
         // The cap is checked without serialising a tenant's creates: under concurrency it may be
         // passed by the number of requests in flight, which keeps creates fast.
-        const [{ active }] = (await m.query(
-          `SELECT count(*)::int AS active FROM runs
-           WHERE tenant_id = $1 AND status IN ('queued', 'running', 'waiting')`,
+        const [{ active, ahead, cap, runningCap }] = (await m.query(
+          `SELECT count(*)::int AS active,
+                  count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS ahead,
+                  (SELECT max_active_runs FROM tenants WHERE id = $1) AS cap,
+                  (SELECT max_running_runs FROM tenants WHERE id = $1) AS "runningCap"
+           FROM runs WHERE tenant_id = $1 AND status IN ('queued', 'running', 'waiting')`,
           [tenantId],
-        )) as { active: number }[];
-        if (active >= this.config.maxActiveRuns && !(await this.known(m, tenantId, body.request_id))) {
+        )) as { active: number; ahead: number; cap: number | null; runningCap: number | null }[];
+        // At its running cap (counting the queued runs ahead), the tenant's new run waits queued:
+        // the orchestrator starts it when one of the tenant's runs ends, so no start message is
+        // sent for it now — a burst does not put hundreds of them ahead of other tenants' starts.
+        held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
+        // The tenant's own cap when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS.
+        const limit = cap ?? this.config.maxActiveRuns;
+        if (active >= limit && !(await this.known(m, tenantId, body.request_id))) {
           throw new ApiException(
             ApiErrorCode.RateLimited,
-            `the tenant has ${active} active runs (limit ${this.config.maxActiveRuns}); retry when some have ended`,
+            `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
           );
         }
         let threadId = body.thread_id;
@@ -215,6 +225,17 @@ export class RunsService {
       await this.requestCancel(id);
     }
     await this.events.append(row.id, 'status', { status: 'queued' });
+    if (held && !result.interrupted.length && !branch) {
+      return {
+        created: true,
+        run: {
+          run_id: row.id,
+          thread_id: row.thread_id,
+          status: 'queued',
+          created_at: new Date(row.created_at).toISOString(),
+        },
+      };
+    }
     const start: RunStartMessage = {
       run_id: row.id,
       thread_id: row.thread_id,

@@ -9,4 +9,9 @@ export class TenantEntity {
   /** Incremented by the model runtime with every metered call. */
   @Column({ type: 'bigint', default: 0 }) tokens_used!: string;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
+  /** The tenant's own limits (NULL: the services' defaults), see migration 031. */
+  @Column({ type: 'integer', nullable: true }) rate_limit_per_second!: number | null;
+  @Column({ type: 'integer', nullable: true }) rate_limit_burst!: number | null;
+  @Column({ type: 'integer', nullable: true }) max_active_runs!: number | null;
+  @Column({ type: 'integer', nullable: true }) max_running_runs!: number | null;
 }

@@ -1,0 +1,103 @@
+import { TestStack } from '@switchyard/testing';
+
+// Per-tenant limits through the admin API, and fairness between tenants: a tenant's burst of 500
+// runs waits behind its own running cap (SWITCHYARD_TENANT_MAX_RUNNING, 64 by default) instead of
+// filling every task queue, so another tenant's single run goes through among the first.
+
+const ADMIN = `admin_${'z'.repeat(24)}`;
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await TestStack.start({
+    script: 'apps/gateway/test/fixtures/skeleton.script.json',
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const admin = { Authorization: `Bearer ${ADMIN}` };
+const as = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+it("sets a tenant's rate limit and active-run cap; the defaults apply to the others", async () => {
+  const t = await stack.newTenant('limited', ADMIN);
+  const patched = await stack.api(
+    'PATCH',
+    `/v1/admin/tenants/${t.id}`,
+    { rate_limit_per_second: 1, rate_limit_burst: 2, max_active_runs: 1 },
+    admin,
+  );
+  expect(patched.status).toBe(200);
+  expect(patched.body).toMatchObject({ rate_limit_per_second: 1, rate_limit_burst: 2, max_active_runs: 1 });
+  const first = await stack.api('POST', '/v1/runs', { input: { prompt: '[slow] hold on' } }, as(t.key));
+  expect(first.status).toBe(202);
+  // The active-run cap: one run under way, the next is refused.
+  const second = await stack.api('POST', '/v1/runs', { input: { prompt: 'two' } }, as(t.key));
+  expect(second.status).toBe(429);
+  expect(second.body.error.message).toContain('limit 1');
+  // The rate: the burst of 2 is spent (two requests above), the third is refused with Retry-After.
+  const third = await stack.api('GET', `/v1/runs/${first.body.run_id}`, undefined, as(t.key));
+  expect(third.status).toBe(429);
+  // Other tenants keep the defaults.
+  expect((await stack.api('GET', `/v1/runs/${first.body.run_id}`)).status).toBe(404);
+  // Back to the defaults; bad values are refused by name.
+  const reset = await stack.api(
+    'PATCH',
+    `/v1/admin/tenants/${t.id}`,
+    { rate_limit_per_second: null, rate_limit_burst: null, max_active_runs: null },
+    admin,
+  );
+  expect(reset.body).toMatchObject({ rate_limit_per_second: null, max_active_runs: null });
+  for (const [body, field] of [
+    [{ max_running_runs: 0 }, 'max_running_runs'],
+    [{}, '(body)'],
+    [{ rate_limit_burst: 'x' }, 'rate_limit_burst'],
+  ] as const) {
+    const res = await stack.api('PATCH', `/v1/admin/tenants/${t.id}`, body, admin);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+  }
+});
+
+it("a tenant's burst of 500 runs does not hold back another tenant's single run", async () => {
+  const a = await stack.newTenant('bursty', ADMIN);
+  const b = await stack.newTenant('quiet', ADMIN);
+  await stack.api('PATCH', `/v1/admin/tenants/${a.id}`, { max_active_runs: 1000 }, admin);
+  // B alone first: what its run takes on an idle stack.
+  const t0 = Date.now();
+  const alone = await stack.api('POST', '/v1/runs', { input: { prompt: 'what is 2+3*4?' } }, as(b.key));
+  expect((await stack.ended(alone.body.run_id, 60_000, as(b.key))).status).toBe('succeeded');
+  const idleMs = Date.now() - t0;
+
+  const burst = await Promise.all(
+    Array.from({ length: 500 }, () =>
+      stack.api('POST', '/v1/runs', { input: { prompt: 'what is 2+3*4?' } }, as(a.key)),
+    ),
+  );
+  expect(burst.filter((r) => r.status !== 202)).toEqual([]);
+  const t1 = Date.now();
+  const run = await stack.api('POST', '/v1/runs', { input: { prompt: 'what is 6*7?' } }, as(b.key));
+  expect((await stack.ended(run.body.run_id, 120_000, as(b.key))).status).toBe('succeeded');
+  const underLoadMs = Date.now() - t1;
+  const [counts] = await stack.sql<{ finished: number; running: number }>(
+    `SELECT count(*) FILTER (WHERE finished_at IS NOT NULL)::int AS finished,
+            count(*) FILTER (WHERE status = 'running')::int AS running
+     FROM runs WHERE tenant_id = $1`,
+    [a.id],
+  );
+  const [bRun] = await stack.sql<{ start_ms: number; run_ms: number }>(
+    `SELECT (extract(epoch FROM started_at - created_at) * 1000)::int AS start_ms,
+            (extract(epoch FROM finished_at - started_at) * 1000)::int AS run_ms FROM runs WHERE id = $1`,
+    [run.body.run_id],
+  );
+  process.stdout.write(`fairness: B's run waited ${bRun.start_ms} ms to start, then ran ${bRun.run_ms} ms\n`);
+  process.stdout.write(
+    `fairness: B alone ${idleMs} ms, B under A's burst ${underLoadMs} ms; A had ${counts.finished}/500 finished, ${counts.running} running\n`,
+  );
+  // A ran at most its cap at once, and B's run did not wait for A's burst to drain: most of A's
+  // runs had not even finished when B's had.
+  expect(counts.running).toBeLessThanOrEqual(64);
+  expect(counts.finished).toBeLessThan(250);
+}, 180_000);
