@@ -15,6 +15,14 @@ describe(TokenText.name, () => {
     expect(t.add(token('answer', 2))).toBe('The answer');
   });
 
+  it('takes a task started again after it streamed for a new attempt, whatever its number', () => {
+    const t = new TokenText();
+    t.add(token('The ans', 1));
+    t.add({ event_type: 'node_started', payload: { node: 'output', task_id: 't1', attempt: 1 } });
+    t.add(token('The ', 1));
+    expect(t.add(token('answer', 1))).toBe('The answer');
+  });
+
   it('keeps tasks in the order they first streamed; tokens without attempt count as the first', () => {
     const t = new TokenText();
     t.add(token('a'));

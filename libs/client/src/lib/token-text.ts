@@ -7,15 +7,25 @@ import type { RunEvent } from '@switchyard/contracts';
  * it, and a late token of a replaced attempt is dropped.
  */
 export class TokenText {
-  private readonly tasks = new Map<string, { attempt: number; text: string }>();
+  private readonly tasks = new Map<string, { attempt: number; text: string; restarted?: boolean }>();
 
-  /** Takes any run event; only `token` events change the text. Returns the text so far. */
+  /**
+   * Takes any run event; `token` events change the text, and a task's `node_started` after it
+   * streamed marks a new attempt (whatever its number): that attempt's tokens replace the text.
+   * Returns the text so far.
+   */
   add(event: Pick<RunEvent, 'event_type' | 'payload'>): string {
+    if (event.event_type === 'node_started') {
+      const t = this.tasks.get((event.payload as { task_id: string }).task_id);
+      if (t) {
+        t.restarted = true;
+      }
+    }
     if (event.event_type === 'token') {
       const p = event.payload as { task_id: string; attempt?: number; text: string };
       const attempt = p.attempt ?? 1;
       const t = this.tasks.get(p.task_id);
-      if (!t || attempt > t.attempt) {
+      if (!t || attempt > t.attempt || (t.restarted && attempt === t.attempt)) {
         this.tasks.set(p.task_id, { attempt, text: p.text });
       } else if (attempt === t.attempt) {
         t.text += p.text;

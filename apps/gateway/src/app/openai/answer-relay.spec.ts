@@ -21,6 +21,13 @@ describe(AnswerRelay.name, () => {
     expect(r.accept(tok('late', 1))).toBe('');
   });
 
+  it('takes a task started again for a retry, whatever its attempt number', () => {
+    const r = new AnswerRelay();
+    r.accept(tok('The ans'));
+    r.started('t1');
+    expect(['The ', 'answer'].map((t) => r.accept(tok(t, 1)))).toEqual(['', 'wer']);
+  });
+
   it('says when a retry departs from what the client already has', () => {
     const r = new AnswerRelay();
     r.accept(tok('The answer is 14'));

@@ -9,6 +9,17 @@
 export class AnswerRelay {
   private readonly tasks = new Map<string, { attempt: number; sent: string; replay: string | null }>();
 
+  /**
+   * The task started again (its `node_started` came after it streamed): what it streams next is a
+   * new attempt, held as a retry — however the attempt is numbered.
+   */
+  started(taskId: string): void {
+    const t = this.tasks.get(taskId);
+    if (t && t.sent) {
+      t.replay = '';
+    }
+  }
+
   /** The text to forward for this token ('' for none), or `diverged`. */
   accept(token: { task_id: string; attempt?: number; text: string }): string | { diverged: true } {
     const attempt = token.attempt ?? 1;

@@ -135,20 +135,24 @@ export class ChatCompletionsController {
     let streamed = '';
     let diverged = false;
     const relay = new AnswerRelay();
-    const ended = await this.follow(turn, (token) => {
-      if (diverged) {
-        return;
-      }
-      const text = relay.accept(token);
-      if (typeof text !== 'string') {
-        diverged = true;
-        return;
-      }
-      if (text) {
-        streamed += text;
-        res.write(chunk({ content: text }, null));
-      }
-    });
+    const ended = await this.follow(
+      turn,
+      (token) => {
+        if (diverged) {
+          return;
+        }
+        const text = relay.accept(token);
+        if (typeof text !== 'string') {
+          diverged = true;
+          return;
+        }
+        if (text) {
+          streamed += text;
+          res.write(chunk({ content: text }, null));
+        }
+      },
+      (taskId) => relay.started(taskId),
+    );
     if (diverged) {
       // A retried answer departed from the text already sent, which cannot be taken back: the
       // stream ends in an error rather than with two attempts' texts run together.
@@ -350,6 +354,7 @@ export class ChatCompletionsController {
   private follow(
     turn: Turn,
     onToken?: (token: { task_id: string; attempt?: number; text: string }) => void,
+    onStart?: (taskId: string) => void,
   ): Promise<RunStatus> {
     return followRun({
       hub: this.hub,
@@ -360,6 +365,9 @@ export class ChatCompletionsController {
       watchdogMs: WATCHDOG_MS,
       maxWaitMs: MAX_WAIT_MS,
       onEvent: (e) => {
+        if (e.event_type === 'node_started' && onStart) {
+          onStart((e.payload as { task_id: string }).task_id);
+        }
         if (e.event_type === 'token' && onToken && isAnswerNode((e.payload as { node: string }).node)) {
           onToken(e.payload as { task_id: string; attempt?: number; text: string });
         }
