@@ -123,7 +123,7 @@ export class RunStepper {
   ): Promise<StepEffects> {
     const usage = state && run.turn !== null ? (state.usage[state.turn] ?? null) : null;
     await m.query(
-      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = now(), waiting = NULL
+      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = clock_timestamp(), waiting = NULL
        WHERE id = $1`,
       [
         run.id,

@@ -188,10 +188,12 @@ export class StartRunUseCase {
           'UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1',
           [threadId, state.version, run.id],
         );
-        await m.query(`UPDATE runs SET status = 'running', started_at = now(), turn = $2 WHERE id = $1`, [
-          run.id,
-          turn,
-        ]);
+        // clock_timestamp(), not now(): a start that waited for the thread's lock while the
+        // previous run ended must not read as having started before that run finished.
+        await m.query(
+          `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
+          [run.id, turn],
+        );
         const effects = await this.stepper.advance(m, { ...run, turn }, state, [action], 0);
         effects.events.unshift(
           { type: 'status', payload: { status: 'running' } },
@@ -273,10 +275,10 @@ export class StartRunUseCase {
       state.action_history.length,
       run.id,
     ]);
-    await m.query(`UPDATE runs SET status = 'running', started_at = now(), turn = $2 WHERE id = $1`, [
-      run.id,
-      state.turn,
-    ]);
+    await m.query(
+      `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
+      [run.id, state.turn],
+    );
     const stepRun = {
       ...run,
       turn: state.turn,
