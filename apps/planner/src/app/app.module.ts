@@ -20,6 +20,7 @@ import { IntakeController } from './intake.controller';
 import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
 import { RunAgentConfig } from './run-agent-config.service';
+import { TenantCollections } from './tenant-collections.loader';
 import { UserProfileLoader } from './user-profile.loader';
 
 @Module({
@@ -35,6 +36,7 @@ import { UserProfileLoader } from './user-profile.loader';
     NodeDirectory,
     RunAgentConfig,
     UserProfileLoader,
+    TenantCollections,
     GraphCanvasLoader,
     GraphComponents,
     AgentComponent,

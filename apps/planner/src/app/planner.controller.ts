@@ -38,6 +38,8 @@ import {
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
 import { type PlanReply, PlanReplySchema, todosOfPlan } from './plan.schema';
 import { PlannerConfig } from './planner.config';
+import { type PlannerBackground, plannerBackground } from './planner-context';
+import { TenantCollections } from './tenant-collections.loader';
 import { type RunContext, RunAgentConfig } from './run-agent-config.service';
 import { type OfferedFunction, ToolCatalog } from './tool-catalog';
 
@@ -99,6 +101,8 @@ interface StepPlan {
   usages: Usage[];
   notes: string[];
   mode: Mode;
+  /** What the calls know besides the prompt: the user, memory, files, collections, the conversation. */
+  background: PlannerBackground;
 }
 
 /**
@@ -117,6 +121,7 @@ export class PlannerController {
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(RunAgentConfig) private readonly agents: RunAgentConfig,
     @Inject(PlannerConfig) private readonly config: PlannerConfig,
+    @Inject(TenantCollections) private readonly collections: TenantCollections,
   ) {}
 
   @NodeHandler({ name: 'planner', description: 'Chooses the next steps: tool calls, or the answer.' })
@@ -135,7 +140,14 @@ export class PlannerController {
     });
     const actions = state.action_history[turn] ?? [];
     const before = (state.todos[turn] ?? []).map((t) => TodoSchema.parse(t));
+    const retrievalOffered = catalog.names.includes('retrieval');
+    const background = plannerBackground(state, {
+      historyTokens: this.config.historyTokens,
+      retrievalOffered,
+      collections: retrievalOffered ? await this.collections.forTenant(run.tenant_id) : [],
+    });
     const step: StepPlan = {
+      background,
       todos: settleHumanAnswers(before, actions, new Date()),
       usages: [],
       notes: [
@@ -143,13 +155,18 @@ export class PlannerController {
       ],
       mode: turnMode(actions),
     };
+    if (background.omitted > 0) {
+      step.notes.push(
+        `Showed the newest ${background.history.length} earlier messages; left out ${background.omitted} older ones (history budget ${this.config.historyTokens} tokens).`,
+      );
+    }
     if (catalog.skipped.length) {
       step.notes.push(
         `Left out ${catalog.skipped.join(', ')}: their function names clash with another tool.`,
       );
     }
     if (!actions.some((a) => a.node === 'planner') && step.todos.length === 0) {
-      const plan = await this.upfrontPlan(state, catalog, run, signal);
+      const plan = await this.upfrontPlan(state, step.background, catalog, run, signal);
       step.usages.push(...plan.usages);
       step.todos = todosOfPlan(plan.value);
       step.mode = step.todos.length ? 'plan' : 'adhoc';
@@ -178,6 +195,7 @@ export class PlannerController {
   /** The planning call: `{"todos": [...]}` (an empty list means no upfront plan). */
   private async upfrontPlan(
     state: Readonly<RuntimeState>,
+    background: PlannerBackground,
     catalog: ToolCatalog,
     run: RunContext,
     signal: AbortSignal,
@@ -186,6 +204,7 @@ export class PlannerController {
     const system = [
       PLAN_SYSTEM,
       run.agent.system_prompt ?? '',
+      ...background.sections,
       state.task_goals[state.turn] ? `Task goal: ${state.task_goals[state.turn]}` : '',
       tools.length ? `Tools:\n${tools.join('\n')}` : 'No tools are available.',
     ]
@@ -193,7 +212,7 @@ export class PlannerController {
       .join('\n\n');
     const { value, usages } = await invokeStructured(
       this.models.chat({ role: 'planner' }),
-      [new SystemMessage(system), new HumanMessage(state.prompts[state.turn])],
+      withHistory(system, background, state.prompts[state.turn]),
       PlanReplySchema,
       { maxRetries: PLAN_PARSE_RETRIES, signal, label: 'plan', promptShape: PLAN_PROMPT_SHAPE },
     );
@@ -244,7 +263,7 @@ export class PlannerController {
       }
       const picked = ready.slice(0, this.config.maxParallel);
       const replies = await Promise.all(
-        picked.map((t) => this.callForTodo(state, step.todos, t, catalog, run, signal)),
+        picked.map((t) => this.callForTodo(state, step, t, catalog, run, signal)),
       );
       const seen = new Set(calls.map((c) => c.id));
       picked.forEach((todo, i) => {
@@ -293,7 +312,7 @@ export class PlannerController {
   /** One tool-calling call for one todo: its task, tips, suggested tools, earlier errors, dependency results. */
   private async callForTodo(
     state: Readonly<RuntimeState>,
-    todos: readonly Todo[],
+    { todos, background }: Pick<StepPlan, 'todos' | 'background'>,
     todo: Todo,
     catalog: ToolCatalog,
     run: RunContext,
@@ -310,6 +329,7 @@ export class PlannerController {
     const system = [
       TODO_SYSTEM,
       run.agent.system_prompt ?? '',
+      ...background.sections,
       state.task_goals[turn] ? `Task goal: ${state.task_goals[turn]}` : '',
       `Current todo ${todo.id}: ${todo.task}`,
       todo.execution_tips ? `Tips: ${todo.execution_tips}` : '',
@@ -322,7 +342,7 @@ export class PlannerController {
       .join('\n\n');
     const started = Date.now();
     const reply = await this.invoke(
-      [new SystemMessage(system), new HumanMessage(state.prompts[turn])],
+      withHistory(system, background, state.prompts[turn]),
       catalog.functions(),
       signal,
     );
@@ -347,6 +367,7 @@ export class PlannerController {
       state.prompts[turn],
       state.task_goals[turn],
       state.action_history[turn] ?? [],
+      step.background,
       run.agent.system_prompt,
     );
     const reply = await this.invoke(messages, catalog.functions(), signal);
@@ -525,25 +546,40 @@ function clientFunctionOf(call: ToolCall): string {
   return args.success ? args.data.name : CLIENT_TOOL.name;
 }
 
+/** The system prompt, the thread's earlier messages within the budget, then the current prompt. */
+function withHistory(system: string, background: PlannerBackground, prompt: string): BaseMessage[] {
+  return [
+    new SystemMessage(system),
+    // A system message mid-conversation is refused by some providers (Anthropic): shown as a note.
+    ...background.history.map((m) =>
+      m.role === 'assistant'
+        ? new AIMessage(m.content)
+        : new HumanMessage(m.role === 'user' ? m.content : `(system note) ${m.content}`),
+    ),
+    new HumanMessage(prompt),
+  ];
+}
+
 /** The turn so far as chat messages: each planner call followed by its tools' results. */
 function conversation(
   prompt: string,
   goal: string,
   actions: readonly Action[],
+  background: PlannerBackground,
   agentPrompt?: string,
 ): BaseMessage[] {
-  const notes = actions
-    .filter((a) => a.node === 'reflection' || a.node === 'memory')
-    .map((a) => `- ${a.node}: ${a.summary}`);
+  // Recalled memory is in the background; the memory action's summary would repeat it.
+  const notes = actions.filter((a) => a.node === 'reflection').map((a) => `- ${a.node}: ${a.summary}`);
   const system = [
     ADHOC_SYSTEM,
     agentPrompt ?? '',
+    ...background.sections,
     goal ? `Task goal: ${goal}` : '',
     notes.length ? `Notes so far:\n${notes.join('\n')}` : '',
   ]
     .filter(Boolean)
     .join('\n\n');
-  const messages: BaseMessage[] = [new SystemMessage(system), new HumanMessage(prompt)];
+  const messages = withHistory(system, background, prompt);
   let pending: PlannerResult['tool_calls'] = [];
   for (const a of actions) {
     if (a.node === 'planner') {
