@@ -141,20 +141,16 @@ it('traces a run with a tool call end to end: gateway, orchestrator, every node,
 });
 
 it('keeps a redelivered task in the run\u2019s trace', async () => {
-  // The planner sleeps 4 s on [slow]: killed meanwhile, its task comes back to a new planner.
+  // The planner's model call sleeps 4 s on [slow]: killed meanwhile, its task comes back to a new
+  // planner. Killed only once the call reached the model server: a task published but not yet
+  // pulled would come back as a first delivery.
+  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
   const res = await stack.api('POST', '/v1/runs', { input: { prompt: '[slow] what now?' } });
   const runId = res.body.run_id as string;
-  await waitFor(
-    'the planner to take the task',
-    async () =>
-      (
-        await stack.sql(
-          `SELECT 1 FROM run_tasks WHERE run_id = $1 AND node = 'planner' AND published_at IS NOT NULL`,
-          [runId],
-        )
-      ).length > 0,
-  );
-  await new Promise((r) => setTimeout(r, 500));
+  await waitFor('the planner to call the model', async () => {
+    const records = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string | null }[];
+    return records.some((r) => r.rule === 'planner-slow');
+  });
   const killedAt = Date.now();
   stack.kill('planner');
   await stack.restart('planner');

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { connect } from 'nats';
@@ -108,6 +108,14 @@ describe('MCP servers: registration', () => {
     });
     expect(priv.status).toBe(400);
     expect(priv.body.error.message).toContain('private');
+    const badTypes = await stack.api('POST', '/v1/mcp-servers', {
+      name: 'typed',
+      transport: 'http',
+      url: everythingUrl,
+      tool_types: { echo: ['answer'] },
+    });
+    expect(badTypes.status).toBe(400);
+    expect(JSON.stringify(badTypes.body.error)).toContain('tool_types.echo');
     const bad = await stack.api('POST', '/v1/mcp-servers', {
       name: 'Bad__Name',
       transport: 'http',
@@ -124,6 +132,7 @@ describe('MCP servers: registration', () => {
       args: [FS_BIN, dir],
       env: { FS_TOKEN: 's3cr3t-env-value' },
       max_output_bytes: 1000,
+      tool_types: { write_file: ['output'] },
     });
     expect(fs.status).toBe(201);
     expect(fs.body).toMatchObject({
@@ -134,6 +143,7 @@ describe('MCP servers: registration', () => {
       env_keys: ['FS_TOKEN'],
       max_output_bytes: 1000,
       enabled: true,
+      tool_types: { write_file: ['output'] },
     });
     expect(JSON.stringify(fs.body)).not.toContain('s3cr3t');
     servers['fs'] = fs.body.id;
@@ -182,7 +192,10 @@ describe('MCP servers: registration', () => {
     expect(read?.description).toMatch(/^\[MCP fs\] /);
     expect(Object.keys(read?.input_schema.properties ?? {})).toContain('path');
     expect(tools.map((t) => t.name)).toContain('mcp.everything.trigger-long-running-operation');
-    expect(tools.find((t) => t.name === 'mcp.fs.write_file')).toBeDefined();
+    // Seed 003's tool types: write_file was declared an output tool, the others are call tools.
+    expect(tools.find((t) => t.name === 'mcp.fs.write_file')).toMatchObject({ types: ['output'] });
+    expect(read).toMatchObject({ types: ['call'] });
+    expect(tools.find((t) => t.name === 'calculator')).toMatchObject({ types: ['call'] });
 
     const others = await toolNames('other');
     expect(others).toContain('calculator');
@@ -196,6 +209,53 @@ describe('MCP servers: registration', () => {
 });
 
 describe('MCP servers: tools called by a run', () => {
+  it('presents the answer with an MCP output tool, offered only when the work is done', async () => {
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: 'reporter',
+      output_tools: ['output', 'mcp.fs.write_file'],
+    });
+    expect(agent.status).toBe(201);
+    const report = join(dir, 'report.md');
+    const res = await stack.api('POST', '/v1/runs', {
+      agent_id: agent.body.id,
+      input: { prompt: `[mcp-present] write the report to path=${report}` },
+    });
+    expect(res.status).toBe(202);
+    await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+    const ended = await stack.ended(res.body.run_id as string);
+    expect(ended.status).toBe('succeeded');
+    expect(ended.output.answer).toBe('Done.');
+    // The tool ran with the arguments the model gave it: the file is there.
+    expect(readFileSync(report, 'utf8')).toBe('# Report\nPresented by the output tool.');
+    const actions = (await stack.api('GET', `/v1/runs/${res.body.run_id}/actions`)).body.actions as Action[];
+    expect(actions.map((a) => a.node)).toEqual([
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'mcp.fs.write_file',
+      'reflection',
+      'planner',
+      'output',
+    ]);
+    const [presenting, closing] = actions.filter((a) => a.node === 'planner');
+    expect(presenting.next).toEqual(['mcp.fs.write_file']);
+    expect(presenting.result).toMatchObject({ output_tools: ['mcp.fs.write_file'] });
+    expect(closing.summary).toBe('Presented with mcp.fs.write_file: writing the closing answer with output.');
+    expect(closing.result).toMatchObject({ output_tools: ['output'] });
+    // While the work went on, the output tool was not offered as a call tool.
+    const rules = ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string }[]).map(
+      (r) => r.rule,
+    );
+    expect(rules).toContain('final-present-report');
+    expect(rules).not.toContain('planner-offered-output-only-tool');
+    const todos = (await stack.api('GET', `/v1/threads/${res.body.thread_id}/state`)).body.todos[0] as {
+      id: string;
+      status: string;
+    }[];
+    expect(todos).toContainEqual(expect.objectContaining({ id: 'present', status: 'completed' }));
+  }, 30_000);
+
   it('reads a file through the filesystem server: the output is marked untrusted', async () => {
     const { status, actions } = await run(`[mcp-read] path=${join(dir, 'hello.txt')}`);
     expect(status).toBe('succeeded');

@@ -135,6 +135,7 @@ export class PlannerController {
     const client = clientRequestOf(state);
     const catalog = ToolCatalog.build(this.directory.list(), {
       allowed: run.agent.tools,
+      outputAllowed: run.agent.output_tools,
       tenantId: run.tenant_id,
       clientTools: client.client_tools,
     });
@@ -164,6 +165,23 @@ export class PlannerController {
       step.notes.push(
         `Left out ${catalog.skipped.join(', ')}: their function names clash with another tool.`,
       );
+    }
+    const presented = presentedWith(actions);
+    if (presented) {
+      // An output tool of the registry presented the answer: the output step closes the turn, with
+      // the agent's first built-in output tool (output when it names none).
+      const closing = run.agent.output_tools?.find((t) => t in OUTPUT_FUNCTIONS) ?? 'output';
+      return {
+        preparation: step.notes.join(' '),
+        summary: `Presented with ${presented}: writing the closing answer with ${closing}.`,
+        result: {
+          content: '',
+          tool_calls: [],
+          output_tools: [closing],
+          mode: step.mode,
+        } satisfies PlannerResult,
+        next: ['output'],
+      };
     }
     if (!actions.some((a) => a.node === 'planner') && step.todos.length === 0) {
       const plan = await this.upfrontPlan(state, step.background, catalog, run, signal);
@@ -230,7 +248,7 @@ export class PlannerController {
     const verdict = latestVerdict(state.action_history[state.turn] ?? []);
     if (verdict?.is_finished && verdict.is_sufficient) {
       step.notes.push('Reflection found the goal met.');
-      return this.finish(state, step, run, signal, 'The goal is met');
+      return this.finish(state, step, catalog, run, signal, 'The goal is met');
     }
     const contents: string[] = [];
     const calls: ToolCall[] = [];
@@ -306,7 +324,7 @@ export class PlannerController {
     const reason = allSettled(step.todos)
       ? `All todos are settled (${done} completed, ${failed} failed)`
       : `Nothing more can progress (${done} completed, ${failed} failed, ${step.todos.length - done - failed} open)`;
-    return this.finish(state, step, run, signal, reason, contents.join('\n'));
+    return this.finish(state, step, catalog, run, signal, reason, contents.join('\n'));
   }
 
   /** One tool-calling call for one todo: its task, tips, suggested tools, earlier errors, dependency results. */
@@ -375,7 +393,7 @@ export class PlannerController {
     const calls = callsOf(reply, catalog, `call_${turn}_${state.version}`);
     const content = textOf(reply);
     if (calls.length === 0) {
-      return this.finish(state, step, run, signal, 'Ready to answer', content);
+      return this.finish(state, step, catalog, run, signal, 'Ready to answer', content);
     }
     const taken = new Set(step.todos.map((t) => t.id));
     let n = step.todos.length;
@@ -404,54 +422,111 @@ export class PlannerController {
   }
 
   /**
-   * The last step: `next: ['output']` with the output tools to use. When the agent allows more
-   * than one, one call offering them as functions picks; otherwise the only one is used.
+   * The last step: the output tools present the answer. Built-in ones (`output`,
+   * `output_structured`) are the output node's: `next: ['output']` with the chosen ones. An output
+   * tool of the registry (an MCP tool typed `output`) is called like any tool, with the arguments
+   * the model gives it, filed under a todo of its own; once it ran, the next planner step hands
+   * over to `output` for the closing message (presentedWith). With more than one candidate, or an
+   * external one that needs arguments, one call offering them as functions decides.
    */
   private async finish(
     state: Readonly<RuntimeState>,
     step: StepPlan,
+    catalog: ToolCatalog,
     run: RunContext,
     signal: AbortSignal,
     reason: string,
     content = '',
   ): Promise<Pick<NodeOutput, 'summary' | 'result' | 'next'>> {
-    const allowed = (run.agent.output_tools?.length ? run.agent.output_tools : ['output']).filter(
-      (t) => t in OUTPUT_FUNCTIONS,
-    );
-    let outputTools = allowed.length ? allowed.slice(0, 1) : ['output'];
+    const external = new Set(catalog.outputs.map((o) => o.name));
+    const candidates = run.agent.output_tools?.length
+      ? run.agent.output_tools.filter((t) => t in OUTPUT_FUNCTIONS || external.has(t))
+      : ['output', ...external];
+    let outputTools = candidates.length ? candidates.slice(0, 1) : ['output'];
     if (clientRequestOf(state).response_format) {
       // The client asked for JSON (response_format): the structured output tool writes it.
-      outputTools = ['output_structured'];
       step.notes.push('The request has a response_format: answering with output_structured.');
-    } else if (allowed.length > 1) {
+      return this.toOutput(step, reason, content, ['output_structured']);
+    }
+    if (candidates.length > 1 || external.has(outputTools[0])) {
       const turn = state.turn;
       const system = [
         FINAL_SYSTEM,
+        ...step.background.sections,
         state.task_goals[turn] ? `Task goal: ${state.task_goals[turn]}` : '',
         state.output_structure.length
           ? `Output structure: ${JSON.stringify(state.output_structure.map((s) => ({ id: s.id, expected: s.expected })))}`
           : '',
+        outcomeOf(step.todos, content),
       ]
         .filter(Boolean)
         .join('\n\n');
-      const reply = await this.invoke(
-        [new SystemMessage(system), new HumanMessage(state.prompts[turn])],
-        allowed.map((t) => OUTPUT_FUNCTIONS[t]),
-        signal,
-      );
+      const fns = candidates.flatMap((t) => {
+        const fn = t in OUTPUT_FUNCTIONS ? OUTPUT_FUNCTIONS[t] : catalog.outputFunction(t);
+        return fn ? [fn] : [];
+      });
+      const reply = await this.invoke(withHistory(system, step.background, state.prompts[turn]), fns, signal);
       step.usages.push(usageOf(reply));
-      const chosen = [
-        ...new Set((reply.tool_calls ?? []).map((c) => c.name).filter((n) => allowed.includes(n))),
-      ];
-      if (chosen.length) {
-        outputTools = chosen;
+      const calls = callsOf(reply, catalog, `call_${turn}_${state.version}_out`).filter((c) =>
+        candidates.includes(c.name),
+      );
+      const presenter = calls.find((c) => external.has(c.name));
+      step.notes.push(
+        `Offered the output tools ${candidates.join(', ')}; chose ${calls.map((c) => c.name).join(', ') || 'none'}.`,
+      );
+      if (presenter) {
+        return this.present(step, reason, content, presenter);
       }
-      step.notes.push(`Offered the output tools ${allowed.join(', ')}; chose ${outputTools.join(', ')}.`);
+      const chosen = [...new Set(calls.map((c) => c.name))];
+      outputTools = chosen.length ? chosen : ['output'];
     }
+    return this.toOutput(step, reason, content, outputTools);
+  }
+
+  private toOutput(
+    step: StepPlan,
+    reason: string,
+    content: string,
+    outputTools: string[],
+  ): Pick<NodeOutput, 'summary' | 'result' | 'next'> {
     return {
       summary: `${reason}: answering with ${outputTools.join(', ')}.`,
       result: { content, tool_calls: [], output_tools: outputTools, mode: step.mode } satisfies PlannerResult,
       next: ['output'],
+    };
+  }
+
+  /** An external output tool presents the answer: a tool call filed under a todo of its own. */
+  private present(
+    step: StepPlan,
+    reason: string,
+    content: string,
+    call: ToolCall,
+  ): Pick<NodeOutput, 'summary' | 'result' | 'next'> {
+    const taken = new Set(step.todos.map((t) => t.id));
+    let id = 'present';
+    for (let n = 2; taken.has(id); n++) {
+      id = `present_${n}`;
+    }
+    step.todos.push(
+      TodoSchema.parse({
+        id,
+        task: `Present the answer with ${call.name}`,
+        status: 'processing',
+        suggested_tools: [call.name],
+        max_retry: 0,
+        call_ids: [call.id],
+      }),
+    );
+    return {
+      summary: `${reason}: presenting the answer with ${call.name}.`,
+      result: {
+        content,
+        tool_calls: [call],
+        output_tools: [call.name],
+        mode: step.mode,
+      } satisfies PlannerResult,
+      next: [call.name],
     };
   }
 
@@ -487,6 +562,39 @@ function turnMode(actions: readonly Action[]): Mode {
   const first = actions.find((a) => a.node === 'planner');
   const parsed = first ? PlannerResultSchema.safeParse(first.result) : undefined;
   return parsed?.success && parsed.data.mode === 'plan' ? 'plan' : 'adhoc';
+}
+
+const BUILTIN_OUTPUT_TOOLS = new Set(Object.keys(OUTPUT_FUNCTIONS));
+
+/**
+ * The registry output tool that presented this turn's answer: the latest planner step called it
+ * as its output tool and its action came back (success or error: either way the turn closes).
+ */
+function presentedWith(actions: readonly Action[]): string | undefined {
+  const p = actions.map((a) => a.node).lastIndexOf('planner');
+  if (p < 0) {
+    return undefined;
+  }
+  const parsed = PlannerResultSchema.safeParse(actions[p].result);
+  const tool = parsed.success
+    ? parsed.data.output_tools?.find(
+        (t) => !BUILTIN_OUTPUT_TOOLS.has(t) && parsed.data.tool_calls.some((c) => c.name === t),
+      )
+    : undefined;
+  return tool && actions.slice(p + 1).some((a) => a.node === tool) ? tool : undefined;
+}
+
+/** What the work came to, for the call that picks the output tool (it may have to fill arguments). */
+function outcomeOf(todos: readonly Todo[], content: string): string {
+  const done = todos
+    .filter((t) => t.status === 'completed' && t.completion_details)
+    .map((t) => `- ${t.task}: ${quote(t.completion_details?.output)}`);
+  return [
+    done.length ? `Results of the work:\n${done.join('\n')}` : '',
+    content ? `Notes: ${quote(content)}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 /** Reflection's verdict on the latest tool round, when it came after the latest planner step. */

@@ -103,4 +103,36 @@ describe('ToolCatalog', () => {
     expect(c.functions().map((f) => f.function.name)).toEqual(['mcp__fs__read', 'calculator']);
     expect(c.toolCall('calculator', 'x', {}).name).toBe(CLIENT_TOOL.name);
   });
+  describe('tool types', () => {
+    const typed = [
+      node('calculator'),
+      node('mcp.fs.write', { types: ['output'] }),
+      node('mcp.fs.both', { types: ['call', 'output'] }),
+      node('mcp.acme.post', { types: ['output'], tenant_id: 'tenant-a' }),
+    ];
+
+    it('offers call tools during the work and output tools for the answer', () => {
+      const c = ToolCatalog.build(typed, { tenantId: 'tenant-a' });
+      expect(c.names).toEqual(['calculator', 'mcp.fs.both']);
+      expect(c.outputs.map((t) => t.name)).toEqual(['mcp.fs.write', 'mcp.fs.both', 'mcp.acme.post']);
+      expect(c.outputFunction('mcp.fs.write')?.function.name).toBe('mcp__fs__write');
+      expect(c.outputFunction('calculator')).toBeUndefined();
+      // An output tool's call maps back to its node like any other.
+      expect(c.toolCall('mcp__fs__write', 'c1', {}).name).toBe('mcp.fs.write');
+    });
+
+    it("keeps to the agent's output tools, and a tenant's own to that tenant", () => {
+      const c = ToolCatalog.build(typed, {
+        tenantId: 'tenant-b',
+        allowed: ['calculator'],
+        outputAllowed: ['mcp.fs.write', 'mcp.acme.post'],
+      });
+      expect(c.names).toEqual(['calculator']);
+      expect(c.outputs.map((t) => t.name)).toEqual(['mcp.fs.write']);
+      // Without output_tools the agent's tools decide.
+      expect(
+        ToolCatalog.build(typed, { tenantId: null, allowed: ['mcp.fs.both'] }).outputs.map((t) => t.name),
+      ).toEqual(['mcp.fs.both']);
+    });
+  });
 });

@@ -4,6 +4,7 @@ import {
   type NodeRegistration,
   type ToolCall,
   toolFunctionName,
+  toolTypesOf,
 } from '@switchyard/contracts';
 
 export interface OfferedFunction {
@@ -16,7 +17,9 @@ export interface OfferedFunction {
  * run's tenant may use (a node registered with a `tenant_id` belongs to that tenant alone), and
  * the functions the API client brought with its request. Node names become OpenAI function names
  * (`mcp.fs.read` → `mcp__fs__read`); the reverse map turns the model's calls back into node names,
- * and a call of a client function into a `client_tool` call.
+ * and a call of a client function into a `client_tool` call. Seed 003's tool types split them:
+ * `call` tools are offered while the work goes on (`tools`), `output` tools only when it is done
+ * (`outputs`); a tool of both types is in both.
  */
 export class ToolCatalog {
   private readonly byFunction = new Map<string, NodeRegistration>();
@@ -26,8 +29,9 @@ export class ToolCatalog {
     readonly tools: readonly NodeRegistration[],
     readonly skipped: readonly string[],
     readonly clientTools: readonly ClientTool[] = [],
+    readonly outputs: readonly NodeRegistration[] = [],
   ) {
-    for (const t of tools) {
+    for (const t of [...tools, ...outputs]) {
       this.byFunction.set(toolFunctionName(t.name), t);
     }
     for (const t of clientTools) {
@@ -35,18 +39,33 @@ export class ToolCatalog {
     }
   }
 
+  /**
+   * `allowed`: the agent's tools (absent = all); `outputAllowed`: the agent's output tools (absent =
+   * the output tools `allowed` lets through).
+   */
   static build(
     nodes: readonly NodeRegistration[],
-    opts: { allowed?: readonly string[]; tenantId: string | null; clientTools?: readonly ClientTool[] },
+    opts: {
+      allowed?: readonly string[];
+      outputAllowed?: readonly string[];
+      tenantId: string | null;
+      clientTools?: readonly ClientTool[];
+    },
   ): ToolCatalog {
     const offered: NodeRegistration[] = [];
+    const outputs: NodeRegistration[] = [];
     const skipped: string[] = [];
+    const may = (list: readonly string[] | undefined, name: string) =>
+      list === undefined || list.includes(name);
     // The client's functions win a name clash: the client asked for its function by name.
     const clientTools = opts.clientTools ?? [];
     const taken = new Set<string>(clientTools.map((t) => t.function.name));
     for (const n of nodes) {
       const owner = n.tenant_id;
-      if (!n.tool || (opts.allowed !== undefined && !opts.allowed.includes(n.name))) {
+      const types = toolTypesOf(n);
+      const call = types.includes('call') && may(opts.allowed, n.name);
+      const output = types.includes('output') && may(opts.outputAllowed ?? opts.allowed, n.name);
+      if (!call && !output) {
         continue;
       }
       if (owner && owner !== opts.tenantId) {
@@ -60,9 +79,14 @@ export class ToolCatalog {
         continue;
       }
       taken.add(fn);
-      offered.push(n);
+      if (call) {
+        offered.push(n);
+      }
+      if (output) {
+        outputs.push(n);
+      }
     }
-    return new ToolCatalog(offered, skipped, clientTools);
+    return new ToolCatalog(offered, skipped, clientTools, outputs);
   }
 
   get names(): string[] {
@@ -99,6 +123,21 @@ export class ToolCatalog {
         },
       })),
     ];
+  }
+
+  /** The function an output tool is offered as (its real parameters: the model fills them). */
+  outputFunction(node: string): OfferedFunction | undefined {
+    const t = this.outputs.find((o) => o.name === node);
+    return t
+      ? {
+          type: 'function',
+          function: {
+            name: toolFunctionName(t.name),
+            description: t.description,
+            parameters: t.input_schema,
+          },
+        }
+      : undefined;
   }
 
   /** The tool call a model's call of the function `fn` stands for. */

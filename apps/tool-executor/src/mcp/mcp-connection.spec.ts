@@ -38,6 +38,7 @@ function spec(over: Partial<McpServerSpec>): McpServerSpec {
     command: NODE,
     args: [EVERYTHING_BIN],
     env: {},
+    toolTypes: {},
     url: null,
     headers: {},
     timeoutMs: 10_000,

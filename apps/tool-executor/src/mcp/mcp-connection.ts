@@ -10,7 +10,7 @@ import {
   type Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isStdioCommandAllowed } from '@switchyard/contracts';
+import { type ToolType, isStdioCommandAllowed } from '@switchyard/contracts';
 import { McpCallError } from './mcp-errors';
 import type { HostLookup } from '@switchyard/net-guard';
 import { safeMcpFetch } from './safe-fetch';
@@ -28,6 +28,8 @@ export interface McpServerSpec {
   headers: Record<string, string>;
   timeoutMs: number;
   maxOutputBytes: number;
+  /** Tool name → its types; a tool not named is a `call` tool. */
+  toolTypes: Record<string, ToolType[]>;
   /** updated_at: a different value means the configuration changed and the connection restarts. */
   version: string;
 }

@@ -176,7 +176,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   private async syncOnce(): Promise<void> {
     const rows = (await this.ds.query(
       `SELECT id, tenant_id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-              max_output_bytes, updated_at
+              max_output_bytes, tool_types, updated_at
        FROM mcp_servers WHERE enabled`,
     )) as ServerRow[];
     const wanted = new Map<string, McpServerSpec>();
@@ -256,6 +256,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
           : {},
         timeoutMs: row.timeout_ms,
         maxOutputBytes: row.max_output_bytes,
+        toolTypes: row.tool_types ?? {},
         version: new Date(row.updated_at).toISOString(),
       };
     } catch (err) {
@@ -288,6 +289,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
         ),
         input_schema: inputSchema,
         idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
+        types: Object.hasOwn(spec.toolTypes, toolName) ? spec.toolTypes[toolName] : ['call'],
         registered_at: now,
         tenant_id: spec.tenantId,
       };

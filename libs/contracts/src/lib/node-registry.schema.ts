@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { NodeNameSchema } from './state.schema';
 
+/**
+ * Seed 003's tool types: a `call` tool is offered while the planner works on the request; an
+ * `output` tool presents the answer and is offered only when the work is done. A tool has at
+ * least one; both are allowed.
+ */
+export const ToolTypeSchema = z.enum(['call', 'output']);
+export type ToolType = z.infer<typeof ToolTypeSchema>;
+export const ToolTypesSchema = z
+  .array(ToolTypeSchema)
+  .min(1)
+  .max(2)
+  .refine((t) => new Set(t).size === t.length, { message: 'must not repeat a type' });
+
 /** An entry of the `sy_nodes` KV bucket: who serves a node, and what a planner needs to call it. */
 export const NodeRegistrationSchema = z.object({
   name: NodeNameSchema,
@@ -12,7 +25,17 @@ export const NodeRegistrationSchema = z.object({
   input_schema: z.record(z.string(), z.unknown()),
   idempotent: z.boolean(),
   registered_at: z.string().datetime(),
+  // A tool's types; absent on entries written before types existed: a tool is then `call` only.
+  types: ToolTypesSchema.optional(),
   // Set on a tenant's own nodes (its MCP servers' tools): offered to and listed for that tenant only.
   tenant_id: z.string().uuid().optional(),
 });
 export type NodeRegistration = z.infer<typeof NodeRegistrationSchema>;
+
+/** A registration's tool types (none for a node that is not a tool). */
+export function toolTypesOf(reg: Pick<NodeRegistration, 'tool' | 'types'>): readonly ToolType[] {
+  if (!reg.tool) {
+    return [];
+  }
+  return reg.types ?? ['call'];
+}

@@ -21,6 +21,7 @@ import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-rece
 import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs-finished-index';
 import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-trace-parent';
 import { TenantLimits1700000000031 } from '../migrations/1700000000031-tenant-limits';
+import { McpToolTypes1700000000037 } from '../migrations/1700000000037-mcp-tool-types';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -45,6 +46,7 @@ export const MIGRATIONS = [
   RunsFinishedIndex1700000000036,
   TaskTraceParent1700000000030,
   TenantLimits1700000000031,
+  McpToolTypes1700000000037,
 ];
 
 export function dataSourceOptions(

@@ -1,6 +1,6 @@
 import { SetMetadata, UseFilters, applyDecorators } from '@nestjs/common';
 import { EventPattern } from '@nestjs/microservices';
-import { SUBJECT_PATTERNS } from '@switchyard/contracts';
+import { SUBJECT_PATTERNS, type ToolType } from '@switchyard/contracts';
 import { JetStreamExceptionFilter } from '@switchyard/jetstream';
 
 export const NODE_SPEC = Symbol('switchyard:node-spec');
@@ -20,8 +20,10 @@ export type NodeSpec = {
       inputSchema: Record<string, unknown>;
       /** Safe to run twice. */
       idempotent: boolean;
+      /** Seed 003's tool types (default: `call`). */
+      types?: ToolType[];
     }
-  | { tool?: false; inputSchema?: undefined; idempotent?: boolean }
+  | { tool?: false; inputSchema?: undefined; idempotent?: boolean; types?: undefined }
 );
 
 /**

@@ -80,6 +80,7 @@ export class NodeRegistrar implements OnApplicationBootstrap, OnApplicationShutd
         description: spec.description,
         input_schema: spec.inputSchema ?? { type: 'object', properties: {} },
         idempotent: spec.idempotent ?? false,
+        ...(spec.types ? { types: spec.types } : {}),
         registered_at: now,
       };
       await kv.put(spec.name, encodeJson(entry));

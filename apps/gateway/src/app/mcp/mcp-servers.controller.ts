@@ -75,6 +75,7 @@ export class McpServersController {
       timeoutMs: body.timeout_ms ?? MCP_TIMEOUT_MS.default,
       maxOutputBytes: body.max_output_bytes ?? MCP_MAX_OUTPUT_BYTES.default,
       enabled: body.enabled ?? true,
+      toolTypes: body.tool_types ?? {},
     });
     return this.view(row);
   }
@@ -112,6 +113,7 @@ export class McpServersController {
       timeout_ms: row.timeout_ms,
       max_output_bytes: row.max_output_bytes,
       enabled: row.enabled,
+      tool_types: row.tool_types,
       tools: this.directory
         .list()
         .filter((n) => n.name.startsWith(prefix))

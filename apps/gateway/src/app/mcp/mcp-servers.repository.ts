@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { ToolType } from '@switchyard/contracts';
 import type { McpServerRow as McpRow } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { pgCode } from '../registry/pg-errors';
 
 const COLUMNS = `id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-  max_output_bytes, enabled, created_at, updated_at`;
+  max_output_bytes, enabled, tool_types, created_at, updated_at`;
 
 /** What the gateway selects (COLUMNS). */
 export type McpServerRow = Omit<McpRow, 'tenant_id'>;
@@ -21,6 +22,7 @@ export interface NewMcpServer {
   timeoutMs: number;
   maxOutputBytes: number;
   enabled: boolean;
+  toolTypes: Record<string, ToolType[]>;
 }
 
 /** A tenant's MCP servers (secrets stored sealed); every query is scoped to the tenant. */
@@ -32,8 +34,8 @@ export class McpServersRepository {
     try {
       const [row] = (await this.ds.query(
         `INSERT INTO mcp_servers (tenant_id, name, transport, command, args, env_sealed, url, headers_sealed,
-           timeout_ms, max_output_bytes, enabled)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11) RETURNING ${COLUMNS}`,
+           timeout_ms, max_output_bytes, enabled, tool_types)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING ${COLUMNS}`,
         [
           tenantId,
           s.name,
@@ -46,6 +48,7 @@ export class McpServersRepository {
           s.timeoutMs,
           s.maxOutputBytes,
           s.enabled,
+          JSON.stringify(s.toolTypes),
         ],
       )) as McpServerRow[];
       return row;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { MCP_MAX_OUTPUT_BYTES, MCP_TIMEOUT_MS, McpServerNameSchema } from '@switchyard/contracts';
+import {
+  MCP_MAX_OUTPUT_BYTES,
+  MCP_TIMEOUT_MS,
+  McpServerNameSchema,
+  ToolTypesSchema,
+} from '@switchyard/contracts';
 
 // Request and response shapes of /v1/mcp-servers; the OpenAPI description is built from these.
 
@@ -13,6 +18,9 @@ const common = {
   timeout_ms: z.number().int().min(MCP_TIMEOUT_MS.min).max(MCP_TIMEOUT_MS.max).optional(),
   max_output_bytes: z.number().int().min(MCP_MAX_OUTPUT_BYTES.min).max(MCP_MAX_OUTPUT_BYTES.max).optional(),
   enabled: z.boolean().optional(),
+  // Seed 003's tool types by tool name: ["output"] makes a tool present answers (offered when the
+  // work is done), ["call", "output"] both; a tool not named is a `call` tool.
+  tool_types: z.record(z.string().min(1).max(200), ToolTypesSchema).optional(),
 };
 
 export const CreateMcpServerSchema = z.discriminatedUnion('transport', [
@@ -49,6 +57,7 @@ export const McpServerSchema = z.object({
   timeout_ms: z.number(),
   max_output_bytes: z.number(),
   enabled: z.boolean(),
+  tool_types: z.record(z.string(), z.array(z.enum(['call', 'output']))),
   // The nodes its tools are registered as (`mcp.<name>.<tool>`), once the tool-executor connected.
   tools: z.array(z.string()),
   created_at: z.string(),

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
+import { toolTypesOf } from '@switchyard/contracts';
 import { NodeDirectory } from '@switchyard/platform';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -24,6 +25,8 @@ export class ToolsController {
           input_schema: n.input_schema,
           service: n.service,
           idempotent: n.idempotent,
+          // Seed 003's types: `call` tools are offered during the work, `output` tools present the answer.
+          types: toolTypesOf(n),
         })),
     };
   }

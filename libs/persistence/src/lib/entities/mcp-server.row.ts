@@ -16,6 +16,8 @@ export interface McpServerRow {
   timeout_ms: number;
   max_output_bytes: number;
   enabled: boolean;
+  /** Tool name → its types (migration 1700000000037); a tool not named is `call` only. */
+  tool_types: Record<string, ('call' | 'output')[]>;
   created_at: Date;
   updated_at: Date;
 }
