@@ -15,7 +15,7 @@ let stack: TestStack;
 beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/retrieval/test/fixtures/memory.script.json',
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_MODEL_REGISTRY_TTL_MS: '200' },
   });
 }, 120_000);
 
@@ -49,6 +49,8 @@ interface Finished {
   thread_id: string;
   status: string;
   memory: Action;
+  actions: Action[];
+  output: { answer?: string } | null;
   rules: (string | null)[];
 }
 
@@ -67,8 +69,11 @@ async function ask(
   expect(res.status).toBe(202);
   const runId = res.body.run_id as string;
   let status = '';
+  let output: Finished['output'] = null;
   await waitFor('the run to end', async () => {
-    status = (await asKey(key, 'GET', `/v1/runs/${runId}`)).body.status;
+    const run = (await asKey(key, 'GET', `/v1/runs/${runId}`)).body;
+    status = run.status;
+    output = run.output;
     return ['succeeded', 'failed', 'cancelled'].includes(status);
   });
   const actions = (await asKey(key, 'GET', `/v1/runs/${runId}/actions`)).body.actions as Action[];
@@ -80,6 +85,8 @@ async function ask(
     thread_id: res.body.thread_id,
     status,
     memory: memory as Action,
+    actions,
+    output,
     rules: requests.map((r) => r.rule),
   };
 }
@@ -122,6 +129,21 @@ describe('user memory across threads', () => {
     expect(state.memory[0]).toMatchObject({ thread_id: teal.thread_id, run_id: teal.run_id });
   });
 
+  it('archives each answered turn of a user as a step after output; the run keeps the answer', async () => {
+    expect(teal.actions.slice(-2).map((a) => a.node)).toEqual(['output', 'archive']);
+    expect(teal.actions[teal.actions.length - 1]).toMatchObject({
+      result: { archived: 1, user_id: 'alice', model: 'hash-embedding-v1' },
+      next: [],
+    });
+    expect(teal.output?.answer).toBe('Noted.');
+    // The row is the archive step's: the turn's prompt and answer.
+    const [row] = await stack.sql<{ text: string; model: string }>(
+      'SELECT text, model FROM memories WHERE run_id = $1',
+      [teal.run_id],
+    );
+    expect(row).toEqual({ text: `User: ${TEAL}\nAssistant: Noted.`, model: 'hash-embedding-v1' });
+  });
+
   it('embeds each finished turn once, for its own tenant and user', async () => {
     const rows = await stack.sql<{ run_id: string; user_id: string; n: string }>(
       `SELECT run_id::text AS run_id, user_id, count(*) OVER (PARTITION BY run_id) AS n FROM memories`,
@@ -156,6 +178,8 @@ describe('user memory across threads', () => {
 
   it('keeps to the thread (lexical) without metadata.user_id, and says so', async () => {
     const first = await ask(TEAL);
+    // No user, nothing to archive: the run ends with output.
+    expect(first.actions[first.actions.length - 1].node).toBe('output');
     const later = await ask(QUESTION);
     expect(later.memory.result).toEqual({ found: 0 });
     expect(later.memory.summary).toMatch(
@@ -167,4 +191,86 @@ describe('user memory across threads', () => {
     expect((again.memory.result as { found: number }).found).toBe(1);
     expect(again.memory.summary).toContain(`[recalled] ${TEAL}`);
   });
+});
+
+describe("user memory with the tenant's registry embedding model", () => {
+  const MODEL = 'text-embedding-3-small';
+  const admin = (method: string, path: string, body?: unknown) => asKey(ADMIN, method, path, body);
+  let tenantId: string;
+  const embeddingCalls = async (): Promise<number> =>
+    ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { path: string }[]).filter(
+      (r) => r.path === '/v1/embeddings',
+    ).length;
+
+  beforeAll(async () => {
+    [{ id: tenantId }] = await stack.sql<{ id: string }>(`SELECT id FROM tenants WHERE name = 'default'`);
+    const vendor = await admin('POST', '/v1/admin/vendors', {
+      name: 'memory-embedder',
+      kind: 'openai',
+      base_url: `${stack.llmUrl}/v1`,
+    });
+    expect(vendor.status).toBe(201);
+    expect(
+      (await admin('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret: 'sk-mem' })).status,
+    ).toBe(201);
+    const model = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendor.body.id,
+      name: MODEL,
+      category: 'embedding',
+    });
+    expect(model.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await admin('PATCH', `/v1/admin/tenants/${tenantId}`, { memory_embedding_model: null });
+  });
+
+  it('refuses a model the registry does not have, naming the field', async () => {
+    const res = await admin('PATCH', `/v1/admin/tenants/${tenantId}`, {
+      memory_embedding_model: 'no-such-model',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      {
+        field: 'memory_embedding_model',
+        message: '"no-such-model" is neither hash-embedding-v1 nor a registry model of category embedding',
+      },
+    ]);
+    const [row] = await stack.sql<{ m: string | null }>(
+      'SELECT memory_embedding_model AS m FROM tenants WHERE id = $1',
+      [tenantId],
+    );
+    expect(row.m).toBeNull();
+  });
+
+  it("archives and recalls through the registry model; the user's earlier memories migrate as they are recalled", async () => {
+    const set = await admin('PATCH', `/v1/admin/tenants/${tenantId}`, { memory_embedding_model: MODEL });
+    expect(set.status).toBe(200);
+    expect(set.body.memory_embedding_model).toBe(MODEL);
+    // Each replica reads the tenant's choice at most every 5 s.
+    await new Promise((r) => setTimeout(r, 5_500));
+
+    const later = await ask(QUESTION, { userId: 'alice' });
+    expect(later.status).toBe('succeeded');
+    const result = later.memory.result as MemoryResult & { model: string };
+    expect(result).toMatchObject({ scope: 'user', user_id: 'alice', model: MODEL });
+    // alice's turns remembered with the built-in model were embedded again with the new one…
+    expect(result.embedded).toBeGreaterThanOrEqual(3);
+    // …and the fact is recalled through it.
+    expect(result.items.map((i) => i.content)).toContain(`User: ${TEAL}\nAssistant: Noted.`);
+    expect(later.actions[later.actions.length - 1]).toMatchObject({
+      node: 'archive',
+      result: { archived: 1, user_id: 'alice', model: MODEL },
+    });
+    // The embeddings went to the registry model's vendor over HTTP (the scripted server).
+    expect(await embeddingCalls()).toBeGreaterThanOrEqual(3);
+    const rows = await stack.sql<{ model: string; n: string }>(
+      `SELECT model, count(*)::text AS n FROM memories WHERE user_id = 'alice' AND tenant_id = $1 GROUP BY model ORDER BY model`,
+      [tenantId],
+    );
+    const byModel = Object.fromEntries(rows.map((r) => [r.model, Number(r.n)]));
+    // The old model's rows stay; the new model has every finished turn plus the one just archived.
+    expect(byModel['hash-embedding-v1']).toBeGreaterThanOrEqual(3);
+    expect(byModel[MODEL]).toBe(byModel['hash-embedding-v1'] + 1);
+  }, 60_000);
 });

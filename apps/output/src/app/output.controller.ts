@@ -24,7 +24,9 @@ export interface RunOutput {
  * `output`: the end of the default flow. Runs the output tools the planner's final call chose
  * (kept to those the run's agent allows): `output` streams the Markdown answer as `token` events,
  * `output_structured` fills the output structure; names the thread on its first answer; appends
- * the answer to chat_history. Its result becomes the run's output; `next` is [] (the run ends).
+ * the answer to chat_history. Its result becomes the run's output. A run with a user
+ * (`metadata.user_id`) goes on to `archive`, which writes the turn into the user's memory;
+ * otherwise `next` is [] (the run ends).
  */
 @Controller()
 export class OutputController {
@@ -100,7 +102,7 @@ export class OutputController {
       usage: sumUsages(usages),
       relevance: 1,
       patch,
-      next: [],
+      next: run.userId ? ['archive'] : [],
     };
   }
 }

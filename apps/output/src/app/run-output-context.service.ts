@@ -8,11 +8,14 @@ export interface RunOutputContext {
   allowedTools: string[] | undefined;
   /** The thread's title, once its first answer named it. */
   threadTitle: string | null;
+  /** The run's user (`metadata.user_id`): its turn is archived into the user's memory. */
+  userId: string | null;
 }
 
 const RowSchema = z.object({
   output_tools: z.array(z.string()).nullable(),
   title: z.string().nullable(),
+  user_id: z.string().nullable(),
 });
 
 @Injectable()
@@ -21,7 +24,8 @@ export class RunOutputContextReader {
 
   async forRun(runId: string): Promise<RunOutputContext> {
     const [row] = (await this.ds.query(
-      `SELECT r.agent_config->'output_tools' AS output_tools, t.title
+      `SELECT r.agent_config->'output_tools' AS output_tools, t.title,
+              CASE WHEN jsonb_typeof(r.metadata->'user_id') = 'string' THEN r.metadata->>'user_id' END AS user_id
        FROM runs r JOIN threads t ON t.id = r.thread_id WHERE r.id = $1`,
       [runId],
     )) as unknown[];
@@ -32,6 +36,10 @@ export class RunOutputContextReader {
     if (!parsed.success) {
       throw new Error(`run ${runId}: agent_config.output_tools is not a list of tool names`);
     }
-    return { allowedTools: parsed.data.output_tools ?? undefined, threadTitle: parsed.data.title };
+    return {
+      allowedTools: parsed.data.output_tools ?? undefined,
+      threadTitle: parsed.data.title,
+      userId: parsed.data.user_id || null,
+    };
   }
 }

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DEFAULT_EMBEDDING_MODEL, KnowledgeStore, MemoryStore, embeddingModel } from '@switchyard/knowledge';
+import { KnowledgeStore, MemoryStore } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
 import { loadConfigOrExit } from '@switchyard/config';
 import { ToolLimits, ToolRunner, WorkerModule, toolLimitsEnvSchema } from '@switchyard/worker';
-import { MEMORY_EMBEDDING_MODEL, MemoryController } from './memory.controller';
+import { MemoryController } from './memory.controller';
+import { MEMORY_EMBEDDING_RESOLVER, MemoryModels } from './memory-models';
 import { RetrievalController } from './retrieval.controller';
 
 @Module({
@@ -28,8 +29,15 @@ import { RetrievalController } from './retrieval.controller';
     },
     ToolRunner,
     { provide: MemoryStore, useFactory: (ds: DataSource) => new MemoryStore(ds), inject: [DataSource] },
-    // Memory embeds with the built-in model: it must work offline for every user from the start.
-    { provide: MEMORY_EMBEDDING_MODEL, useValue: embeddingModel(DEFAULT_EMBEDDING_MODEL) },
+    // Memory embeds with the tenant's choice of registry model; the built-in hash model (offline)
+    // until the tenant chooses one.
+    {
+      provide: MEMORY_EMBEDDING_RESOLVER,
+      useFactory: (embeddings: EmbeddingModels) => (name: string, scope: { tenant_id: string }) =>
+        embeddings.model(name, scope),
+      inject: [EmbeddingModels],
+    },
+    MemoryModels,
   ],
 })
 export class AppModule {}

@@ -176,6 +176,21 @@ describe(routeStep.name, () => {
     });
   });
 
+  it("keeps the turn's answer as the output when archive is the last action, never on failure", () => {
+    const answer = { answer: '42', title: 'Sums' };
+    const out = action('output', ['archive'], { result: answer });
+    const state = { ...emptyState('thread-1', 'run-1'), action_history: [[out]] };
+    const archive = action('archive', [], { result: { archived: 1 } });
+    // The state a step routes on already holds the step's own actions.
+    const after = { ...state, action_history: [[out, archive]] };
+    expect(route([archive], { state: after })).toMatchObject({ status: 'succeeded', output: answer });
+    const failed = action('archive', [], { error: { code: 'node_failed', message: 'boom' } });
+    expect(route([failed], { state: { ...state, action_history: [[out, failed]] } })).toMatchObject({
+      status: 'failed',
+      output: null,
+    });
+  });
+
   it('names the action that asked for an unknown node', () => {
     const asker = action('planner', ['nope']);
     expect(route([action('calculator', ['reflection']), asker])).toMatchObject({

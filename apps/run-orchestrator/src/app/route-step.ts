@@ -84,9 +84,9 @@ export function routeStep(input: StepInput): StepRoute {
   });
 
   if (next.length === 0) {
-    const result = last.result as { answer?: unknown } | null;
-    const output =
-      result && typeof result === 'object' && 'answer' in result ? (result as Record<string, unknown>) : null;
+    const output = last.error
+      ? (answerOf(last) ?? null)
+      : (answerOf(last) ?? latestAnswer(state.action_history[state.turn] ?? []));
     return last.error
       ? { kind: 'finish', steps, status: 'failed', error: last.error, output }
       : { kind: 'finish', steps, status: 'succeeded', error: null, output };
@@ -180,3 +180,25 @@ export function routeStep(input: StepInput): StepRoute {
 }
 
 export { unionOfNext };
+
+/** An action's result when it is an answer (`{answer, …}`), else undefined. */
+function answerOf(action: Pick<Action, 'result'>): Record<string, unknown> | undefined {
+  const result = action.result as { answer?: unknown } | null;
+  return result && typeof result === 'object' && 'answer' in result
+    ? (result as Record<string, unknown>)
+    : undefined;
+}
+
+/**
+ * The turn's latest answer: a run whose last action is not the answer (the `archive` step after
+ * `output`) still ends with the answer as its output; null when the turn has none.
+ */
+function latestAnswer(actions: readonly Pick<Action, 'result'>[]): Record<string, unknown> | null {
+  for (let i = actions.length - 1; i >= 0; i--) {
+    const found = answerOf(actions[i]);
+    if (found) {
+      return found;
+    }
+  }
+  return null;
+}

@@ -22,6 +22,7 @@ import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs
 import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-trace-parent';
 import { TenantLimits1700000000031 } from '../migrations/1700000000031-tenant-limits';
 import { McpToolTypes1700000000037 } from '../migrations/1700000000037-mcp-tool-types';
+import { TenantMemoryModel1700000000038 } from '../migrations/1700000000038-tenant-memory-model';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   TaskTraceParent1700000000030,
   TenantLimits1700000000031,
   McpToolTypes1700000000037,
+  TenantMemoryModel1700000000038,
 ];
 
 export function dataSourceOptions(

@@ -30,6 +30,7 @@ export const TENANT_SETTINGS = [
   'rate_limit_burst',
   'max_active_runs',
   'max_running_runs',
+  'memory_embedding_model',
 ] as const;
 const PROVIDER_KEY_COLUMNS = 'id, tenant_id, provider, fingerprint, status, created_at, revoked_at';
 
@@ -66,7 +67,7 @@ export class AdminRepository {
   /** Sets the named fields (budget, limits); null = unlimited / the default. */
   patchTenant(
     tenantId: string,
-    fields: Partial<Record<(typeof TENANT_SETTINGS)[number], number | null>>,
+    fields: Partial<Record<(typeof TENANT_SETTINGS)[number], number | string | null>>,
   ): Promise<TenantRow> {
     const names = TENANT_SETTINGS.filter((f) => fields[f] !== undefined);
     return this.updateTenant(
@@ -74,6 +75,15 @@ export class AdminRepository {
       names.map((f, i) => `${f} = $${i + 2}`).join(', '),
       names.map((f) => fields[f]),
     );
+  }
+
+  /** Whether the registry has an embedding model of this name (or id). */
+  async isEmbeddingModel(name: string): Promise<boolean> {
+    const rows = (await this.ds.query(
+      `SELECT 1 FROM models WHERE category = 'embedding' AND (name = $1 OR id::text = $1) LIMIT 1`,
+      [name],
+    )) as unknown[];
+    return rows.length > 0;
   }
 
   /** A new budget period: tokens_used back to 0 (model_usage keeps the history). */

@@ -12,6 +12,8 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { z } from 'zod';
+import { DEFAULT_EMBEDDING_MODEL } from '@switchyard/knowledge';
+import { ApiException } from '../http/api.exception';
 import { hashApiKey, keyPrefix, newApiKey } from '../auth/api-key.util';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { type PatchTenant, PatchTenantSchema } from '../registry/registry.schemas';
@@ -59,6 +61,17 @@ export class TenantsController {
     @Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string,
     @Body(new ZodPipe(PatchTenantSchema)) body: PatchTenant,
   ) {
+    const memoryModel = body.memory_embedding_model;
+    if (
+      memoryModel &&
+      memoryModel !== DEFAULT_EMBEDDING_MODEL &&
+      !(await this.admin.isEmbeddingModel(memoryModel))
+    ) {
+      throw ApiException.invalidField(
+        'memory_embedding_model',
+        `"${memoryModel}" is neither ${DEFAULT_EMBEDDING_MODEL} nor a registry model of category embedding`,
+      );
+    }
     return tenantView(await this.admin.patchTenant(tenantId, body));
   }
 

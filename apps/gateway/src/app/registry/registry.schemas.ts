@@ -120,6 +120,9 @@ export const PatchTenantSchema = z
     rate_limit_burst: limit(10_000_000),
     max_active_runs: limit(1_000_000),
     max_running_runs: limit(100_000),
+    // The embedding model of the tenant's user memory: a registry model of category embedding;
+    // null = the built-in hash-embedding-v1.
+    memory_embedding_model: z.string().trim().min(1).max(200).nullable().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'name at least one field to change' });
@@ -194,6 +197,7 @@ export const TenantSchema = z.object({
   rate_limit_burst: z.number().int().nullable(),
   max_active_runs: z.number().int().nullable(),
   max_running_runs: z.number().int().nullable(),
+  memory_embedding_model: z.string().nullable(),
   created_at: z.string(),
 });
 export const UsageByModelSchema = z.array(

@@ -133,9 +133,10 @@ export interface TenantRow {
   rate_limit_burst: number | null;
   max_active_runs: number | null;
   max_running_runs: number | null;
+  memory_embedding_model: string | null;
 }
 export const TENANT_COLUMNS =
-  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs';
+  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs, memory_embedding_model';
 export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   id: r.id,
   name: r.name,
@@ -146,4 +147,5 @@ export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   rate_limit_burst: r.rate_limit_burst,
   max_active_runs: r.max_active_runs,
   max_running_runs: r.max_running_runs,
+  memory_embedding_model: r.memory_embedding_model,
 });

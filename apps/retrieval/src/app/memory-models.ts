@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  type EmbeddingModel,
+  type EmbeddingResolver,
+  resolveEmbeddingModel,
+} from '@switchyard/knowledge';
+
+/** Resolves registry embedding models (EmbeddingModels of libs/models, bound at the module). */
+export const MEMORY_EMBEDDING_RESOLVER = Symbol('MEMORY_EMBEDDING_RESOLVER');
+
+// A tenant's choice is read at most every few seconds per replica: a change applies within this.
+const TTL_MS = 5_000;
+
+/**
+ * The embedding model of a tenant's user memory (`tenants.memory_embedding_model`): a registry
+ * model of category embedding, or the built-in hash-embedding-v1 when the tenant chose none.
+ * A model the registry no longer has throws UnknownEmbeddingModelError (the callers say so).
+ */
+@Injectable()
+export class MemoryModels {
+  private readonly choices = new LRUCache<string, { model: string }>({ max: 10_000, ttl: TTL_MS });
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(MEMORY_EMBEDDING_RESOLVER) private readonly resolver: EmbeddingResolver,
+  ) {}
+
+  async forTenant(tenantId: string): Promise<EmbeddingModel> {
+    return resolveEmbeddingModel(await this.choiceOf(tenantId), { tenant_id: tenantId }, this.resolver);
+  }
+
+  /** The model name the tenant chose (the built-in one when none). */
+  async choiceOf(tenantId: string): Promise<string> {
+    const cached = this.choices.get(tenantId);
+    if (cached) {
+      return cached.model;
+    }
+    const [row] = (await this.ds.query('SELECT memory_embedding_model FROM tenants WHERE id = $1', [
+      tenantId,
+    ])) as { memory_embedding_model: string | null }[];
+    const model = row?.memory_embedding_model ?? DEFAULT_EMBEDDING_MODEL;
+    this.choices.set(tenantId, { model });
+    return model;
+  }
+}
