@@ -3,6 +3,9 @@ import type { EventPayload, EventType, RunEvent } from '@switchyard/contracts';
 
 export const eventsKey = (runId: string): string => `sy:run:${runId}:events`;
 
+/** A task's start count is needed while it may come again: well past its lease and retries. */
+export const TASK_STARTS_TTL_SECONDS = 3600;
+
 /** Process events are short-lived: kept this long after the run ends (results live in Postgres). */
 export const DEFAULT_EVENTS_TTL_SECONDS = 24 * 3600;
 
@@ -45,6 +48,21 @@ export class RunEventWriter {
       String(Date.now()),
     );
     return id as string;
+  }
+
+  /**
+   * Counts a start of a task's attempt (`attempt` as the orchestrator dispatched it) and returns
+   * how many times it has started, in any process. JetStream's delivery count alone does not
+   * tell: a message redelivered after its consumer's client died can come back as delivery 1.
+   */
+  async countStart(taskId: string, attempt: number, ttlSeconds = TASK_STARTS_TTL_SECONDS): Promise<number> {
+    const key = `sy:task:${taskId}:${attempt}:starts`;
+    const results = await this.redis.multi().incr(key).expire(key, ttlSeconds).exec();
+    const [err, count] = results?.[0] ?? [new Error('no reply to INCR'), 0];
+    if (err) {
+      throw err;
+    }
+    return Number(count);
   }
 
   /** Several events in one round trip, in order. */

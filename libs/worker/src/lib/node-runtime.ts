@@ -176,8 +176,23 @@ export class NodeRuntime {
   ): Promise<void> {
     const endTimer = taskSeconds.startTimer({ node: task.node });
     const deliveries = ctx.getDeliveryCount();
-    const attempt = task.attempt + deliveries - 1;
     const startedAt = new Date().toISOString();
+    // The state loads while the start is counted (one round trip to Redis, off the step's path).
+    const loading = this.cache.get(task.thread_id, task.version, task.deltas);
+    loading.catch(() => undefined);
+    const starts = await this.events.countStart(task.task_id, task.attempt).catch((err: Error) => {
+      this.logger.warn({ ...log, msg: `task start not counted: ${err.message}` });
+      return deliveries;
+    });
+    // A redelivery JetStream numbered 1 (its consumer's earlier client died) is still a retry.
+    const attempt = task.attempt + Math.max(deliveries, starts) - 1;
+    if (starts > deliveries && (await this.alreadyRecorded(task.task_id))) {
+      this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
+      return;
+    }
+    if (tracingEnabled()) {
+      trace.getActiveSpan()?.setAttribute('attempt', attempt);
+    }
     // Written while the state loads (one round trip off the step's path); awaited before the
     // delta goes out, so node_started still precedes the step's action event.
     const started = this.events
@@ -186,7 +201,7 @@ export class NodeRuntime {
         this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
       );
 
-    const state = await this.cache.get(task.thread_id, task.version, task.deltas);
+    const state = await loading;
     const { signal, release } = this.cancels.open(task.run_id, task);
     let out: NodeOutput;
     try {
