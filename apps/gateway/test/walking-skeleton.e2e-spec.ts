@@ -260,6 +260,8 @@ describe('node registry', () => {
         preprocess: 'tool-executor',
         reflection: 'reflection',
         memory: 'retrieval',
+        // The end of a turn of a run with a user: writes it into the user's memory.
+        archive: 'retrieval',
         output: 'output',
         ask_user: 'run-orchestrator',
         // The client's own functions (OpenAI tools): a human node, not offered as a tool.

@@ -157,6 +157,7 @@ export function templateContext(conv: Conversation): TemplateContext {
     lastUser: lastUserText(conv) ?? '',
     toolResult: last(conv.messages, 'tool')?.text ?? '',
     allText: conv.messages.map((m) => m.text).join('\n'),
+    texts: conv.messages.map((m) => m.text),
   };
 }
 

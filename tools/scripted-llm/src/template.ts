@@ -14,6 +14,8 @@ export interface TemplateContext {
   toolResult: string;
   /** All message contents joined with "\n", tool messages included. */
   allText: string;
+  /** Each message's content, oldest first (echo looks at the newest first). */
+  texts?: readonly string[];
 }
 
 export class TemplateError extends Error {}
@@ -72,7 +74,7 @@ export function renderTemplate(text: string, ctx: TemplateContext): string {
       }
       let value: string;
       if (part.kind === 'echo') {
-        const m = part.regex.exec(ctx.allText);
+        const m = echoMatch(part.regex, ctx);
         // First capture group as documented; a regex without groups yields the whole match.
         value = m ? (m.length > 1 ? (m[1] ?? '') : m[0]) : '';
       } else {
@@ -113,4 +115,20 @@ export function* stringsIn(
       yield* stringsIn(v, [...path, k]);
     }
   }
+}
+
+/**
+ * Echo answers from the newest message that matches (as a model answers the latest question,
+ * not the first one in the conversation); a regex that matches no single message is tried over
+ * the whole conversation joined.
+ */
+function echoMatch(regex: RegExp, ctx: TemplateContext): RegExpExecArray | null {
+  const texts = ctx.texts ?? [];
+  for (let i = texts.length - 1; i >= 0; i--) {
+    const m = regex.exec(texts[i]);
+    if (m) {
+      return m;
+    }
+  }
+  return regex.exec(ctx.allText);
 }

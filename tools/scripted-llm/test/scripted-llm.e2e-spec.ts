@@ -376,7 +376,8 @@ describe('rule selection', () => {
           reply: {
             content:
               'user=[{{last_user}}] tool=[{{tool_result}}] value=[{{echo:"value":\\s*(\\d+)}}] ' +
-              'missing=[{{echo:zzz(\\d)}}] count=[{{echo:[0-9]{3}}}] json=[{{json:tool_result}}]',
+              'missing=[{{echo:zzz(\\d)}}] count=[{{echo:[0-9]{3}}}] json=[{{json:tool_result}}] ' +
+              'newest=[{{echo:(first|second) }}]',
           },
         },
       ],
@@ -390,7 +391,7 @@ describe('rule selection', () => {
     ]);
     expect(res.content).toBe(
       'user=[second "question"] tool=[{"value": 14}] value=[14] missing=[] count=[123] ' +
-        'json=[{\\"value\\": 14}]',
+        'json=[{\\"value\\": 14}] newest=[second]',
     );
   });
 
