@@ -1,7 +1,15 @@
 import OpenAI from 'openai';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, nextPause, readSse, waitFor } from '@switchyard/testing';
-import { dsl, golden as goldenOf } from './graph-fixtures';
+import {
+  type GoldenEvent,
+  dsl,
+  golden as goldenOf,
+  ragflowEventsOf as ragflowEventsAs,
+  reduceRagflow,
+  scriptGoldenReplies,
+  expectGoldenPrompts,
+} from './graph-fixtures';
 
 // Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
 // routing on `next` only, their components served by the planner's `graph.*` handler, the LLM
@@ -19,59 +27,10 @@ interface Golden {
   events: GoldenEvent[];
 }
 
-interface GoldenEvent {
-  event: string;
-  component_id?: string;
-  content?: string;
-  inputs?: unknown;
-  tips?: string;
-  outputs?: { content?: string } | string;
-}
-
-/**
- * A RAGFlow stream reduced to what the goldens compare: names, component ids, each Message's
- * text (chunks joined up to its `message_end`), the forms asked, the final content.
- */
-function reduceRagflow(events: GoldenEvent[]): unknown[] {
-  const out: unknown[] = [];
-  let text: string | null = null;
-  for (const e of events) {
-    if (e.event === 'message') {
-      text = (text ?? '') + (e.content ?? '');
-      continue;
-    }
-    if (text !== null) {
-      out.push(['message', text]);
-      text = null;
-    }
-    if (e.event === 'node_started' || e.event === 'node_finished') {
-      out.push([e.event, e.component_id]);
-    } else if (e.event === 'user_inputs') {
-      out.push([e.event, e.tips, e.inputs]);
-    } else if (e.event === 'workflow_finished') {
-      out.push([e.event, typeof e.outputs === 'string' ? e.outputs : e.outputs?.content]);
-    } else {
-      out.push([e.event]);
-    }
-  }
-  return out;
-}
-
-/** The run's whole stream in RAGFlow's vocabulary (`?format=ragflow`), as golden events. */
-async function ragflowEventsOf(runId: string): Promise<GoldenEvent[]> {
-  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events?format=ragflow`, {
-    headers: { Authorization: `Bearer ${stack.key}` },
-    timeoutMs: 30_000,
-  });
-  expect(read.status).toBe(200);
-  return read.frames.map((f) => {
-    const body = JSON.parse(f.data) as { event: string; message_id: string; data: Record<string, unknown> };
-    expect(body.event).toBe(f.event);
-    expect(body.message_id).toBe(runId);
-    return { event: body.event, ...body.data } as GoldenEvent;
-  });
-}
 const golden = (name: string): Golden => goldenOf<Golden>(name);
+const ragflowEventsOf = (runId: string) => ragflowEventsAs(stack, runId, stack.key);
+const scriptReplies = (g: Golden) => scriptGoldenReplies(stack, g);
+const expectPromptsOf = (g: Golden) => expectGoldenPrompts(stack, g);
 
 let stack: TestStack;
 
@@ -87,36 +46,6 @@ async function createAgent(name: string, file: string): Promise<string> {
   const res = await stack.api('POST', '/v1/agents', { name, kind: 'graph', dsl: dsl(file) });
   expect(res.status).toBe(201);
   return res.body.id as string;
-}
-
-/** The scripted model answers with the golden's replies, each only if the prompt is RAGFlow's. */
-async function scriptReplies(g: Golden): Promise<void> {
-  const rules = g.inputs.scripted_llm.map((r, i) => {
-    const [system, user] = g.llm[i].messages;
-    return {
-      name: `golden-${i}`,
-      times: 1,
-      when: { system_includes: system.content, user_includes: user.content },
-      reply: { content: r.reply },
-    };
-  });
-  const res = await fetch(`${stack.llmUrl}/_script`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
-  });
-  expect(res.status).toBe(200);
-  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
-}
-
-/** Every model call matched its golden rule in order, with RAGFlow's system prompt. */
-async function expectPromptsOf(g: Golden): Promise<void> {
-  const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
-    rule: string;
-    system: string;
-  }[];
-  expect(requests.map((q) => q.rule)).toEqual(g.llm.map((_, i) => `golden-${i}`));
-  expect(requests.map((q) => q.system)).toEqual(g.llm.map((c) => c.messages[0].content.slice(0, 4000)));
 }
 
 async function run(agentId: string, prompt: string, inputs?: Record<string, unknown>) {
@@ -193,6 +122,8 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     expect(r.path).toEqual(g.path);
     expect(r.tokens).toBe(g.answer);
     await expectPromptsOf(g);
+    // The Agent streams into the Message: RAGFlow finishes it after the Message's end.
+    expect(reduceRagflow(await ragflowEventsOf(r.run.run_id as string))).toEqual(reduceRagflow(g.events));
   });
 
   it.each(['negative_transport', 'negative_exact_label', 'positive'])(

@@ -1,6 +1,6 @@
 import { componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, waitFor } from '@switchyard/testing';
-import { dsl, golden as goldenOf } from './graph-fixtures';
+import { dsl, golden as goldenOf, putScript } from './graph-fixtures';
 
 // A graph run has the default agent's guarantees: it survives kill -9 of the service running its
 // components (each component applied once, the answer RAGFlow gave), and a cancel stops a Loop
@@ -50,13 +50,7 @@ describe('graph runs under faults', () => {
         reply: { content: r.reply, delay_ms: 400 },
       };
     });
-    const put = await fetch(`${stack.llmUrl}/_script`, {
-      method: 'PUT',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
-    });
-    expect(put.status).toBe(200);
-    await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+    await putScript(stack, { strict: true, models: ['scripted'], rules });
     const agent = await createAgent('feedback', dsl('customer_feedback_dispatcher.json'));
     const runIds: string[] = [];
     for (let i = 0; i < 6; i++) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, readSse } from '@switchyard/testing';
+import { putScript } from './graph-fixtures';
 
 // PuppyEngine workflows as graph agents, end to end: engine JSON and PuppyFlow editor workflows
 // saved through the gateway, each edge a `graph.<edge>` node served by the planner, the
@@ -61,13 +62,7 @@ async function scriptReplies(calls: Golden['llm'], order: number[] = calls.map((
       },
     };
   });
-  const res = await fetch(`${stack.llmUrl}/_script`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
-  });
-  expect(res.status).toBe(200);
-  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+  await putScript(stack, { strict: true, models: ['scripted'], rules });
 }
 
 async function modelRequests() {

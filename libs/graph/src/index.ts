@@ -43,7 +43,7 @@ export {
   categorizeUserPrompt,
   pickCategory,
 } from './lib/categorize';
-export { type ComponentOutcome, isSkipped, startOf, successorsOf } from './lib/canvas-next';
+export { type ComponentOutcome, isSkipped, startOf, streamedInto, successorsOf } from './lib/canvas-next';
 export { PyFloat, pyCompare, pyEquals, pyFloat, pyJsonDumps, pyRepr, pyStr, pyTruthy } from './lib/py-value';
 export {
   aggregateVariables,

@@ -93,3 +93,20 @@ export function isSkipped(canvas: Canvas, id: string, ran: ReadonlySet<string>, 
   }
   return false;
 }
+
+/**
+ * The Messages an Agent streams its answer into: RAGFlow hands a downstream Message the Agent's
+ * generator (when the Agent has no `exception_goto`), so the Agent finishes only once that
+ * Message has shown it. Empty for every other component.
+ */
+export function streamedInto(canvas: Pick<Canvas, 'components'>, id: string): string[] {
+  const c = canvas.components[id];
+  if (c?.name !== 'Agent') {
+    return [];
+  }
+  const gotos = c.params['exception_goto'];
+  if (Array.isArray(gotos) && gotos.length > 0) {
+    return [];
+  }
+  return c.downstream.filter((d) => canvas.components[d]?.name === 'Message');
+}

@@ -20,6 +20,25 @@ describe(formatG.name, () => {
 });
 
 describe(markdownTable.name, () => {
+  it("types each column as tabulate does: integers only in full, one float or missing value makes it 'g'", () => {
+    expect(
+      markdownTable(
+        ['a', 'b', 'c'],
+        [
+          ['x', 15116786000, 15116786000, 15116786000],
+          ['y', 2, 2.5, null],
+        ],
+      ),
+    ).toBe(
+      [
+        '|   |           a |           b |           c |',
+        '|:--|------------:|------------:|------------:|',
+        '| x | 15116786000 | 1.51168e+10 | 1.51168e+10 |',
+        '| y |           2 |         2.5 |         nan |',
+      ].join('\n'),
+    );
+  });
+
   it('writes a pipe table with a blank-headed index column, numbers right-aligned, missing values as nan', () => {
     expect(
       markdownTable(

@@ -28,8 +28,8 @@ export function formatG(x: number): string {
     .replace(/\.$/, '');
 }
 
-const text = (c: Cell): string =>
-  c === null || c === undefined ? 'nan' : typeof c === 'number' ? formatG(c) : c;
+const text = (c: Cell, ints: boolean): string =>
+  c === null || c === undefined ? 'nan' : typeof c === 'number' ? (ints ? String(c) : formatG(c)) : c;
 
 /** A pipe table: `header` names the columns after the index column, each row is [index, ...cells]. */
 export function markdownTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
@@ -40,7 +40,13 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
       rows.length > 0 &&
       rows.every((r) => typeof r[i] === 'number' || r[i] === null || r[i] === undefined),
   );
-  const cells = rows.map((r) => columns.map((_, i) => text(r[i])));
+  // tabulate types a column by all its values: integers only (no missing value) print in full,
+  // as an object column of Python ints does (yfinance builds its statements so); one float or
+  // one missing value makes the column float, printed with 'g'.
+  const ints = columns.map(
+    (_, i) => numeric[i] && rows.every((r) => typeof r[i] === 'number' && Number.isInteger(r[i])),
+  );
+  const cells = rows.map((r) => columns.map((_, i) => text(r[i], ints[i])));
   const width = columns.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length), 1));
   const pad = (s: string, i: number) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i]));
   const line = (parts: string[]) => `| ${parts.map(pad).join(' | ')} |`;

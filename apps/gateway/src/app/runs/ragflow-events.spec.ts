@@ -1,4 +1,4 @@
-import type { RunEvent } from '@switchyard/contracts';
+import { type RunEvent, graphNodeName } from '@switchyard/contracts';
 import { RagflowEventEncoder, formOf } from './ragflow-events';
 
 const RUN = '0b9f6c1e-8d3a-4c5b-9e6f-1a2b3c4d5e6f';
@@ -295,5 +295,58 @@ describe('RAGFlow stream vocabulary', () => {
       b: { name: 'b', type: 'line', optional: true, value: null },
     });
     expect(formOf(undefined)).toEqual({});
+  });
+  it("holds a streaming Agent's node_finished until the Message showing its stream has ended", () => {
+    const encoder = new RagflowEventEncoder({
+      ...ctx,
+      components: new Map([
+        ['Agent:A', { type: 'Agent', name: 'A', streamsInto: ['Msg'] }],
+        ['Msg', { type: 'Message', name: 'Msg' }],
+      ]),
+    });
+    const action = (node: string) => ev('action', { id: 1, node, summary: '', next: [], usage: {} });
+    expect(encoder.encode(action(graphNodeName('Agent:A')))).toBe('');
+    const names = frames(encoder.encode(action(graphNodeName('Msg')))).map(([name, data]) => [
+      name,
+      (data as { component_id?: string }).component_id,
+    ]);
+    expect(names).toEqual([
+      ['message_end', undefined],
+      ['node_finished', 'Agent:A'],
+      ['node_finished', 'Msg'],
+    ]);
+  });
+
+  it('finishes a streaming Agent whose Message never ran when the run is done, and a failed one at once', () => {
+    const encoder = new RagflowEventEncoder({
+      ...ctx,
+      components: new Map([
+        ['Agent:A', { type: 'Agent', name: 'A', streamsInto: ['Msg'] }],
+        ['Agent:B', { type: 'Agent', name: 'B', streamsInto: ['Msg'] }],
+      ]),
+    });
+    expect(
+      encoder.encode(
+        ev('action', { id: 1, node: graphNodeName('Agent:A'), summary: '', next: [], usage: {} }),
+      ),
+    ).toBe('');
+    const failed = frames(
+      encoder.encode(
+        ev('action', {
+          id: 2,
+          node: graphNodeName('Agent:B'),
+          summary: '',
+          next: [],
+          usage: {},
+          error: { code: 'x', message: 'boom' },
+        }),
+      ),
+    );
+    expect(failed).toEqual([
+      ['node_finished', expect.objectContaining({ component_id: 'Agent:B', error: 'boom' })],
+    ]);
+    expect(frames(encoder.encode(ev('done', { status: 'succeeded' })))).toEqual([
+      ['node_finished', expect.objectContaining({ component_id: 'Agent:A', error: null })],
+    ]);
   });
 });

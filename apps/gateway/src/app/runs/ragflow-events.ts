@@ -21,13 +21,22 @@ import { ASK_USER, type RunEvent, type RunStatus, componentIdOfNode } from '@swi
  * Everything else (the orchestrator's own nodes, heartbeats, other statuses) has no RAGFlow
  * counterpart and is left out.
  */
+/** What the stream needs to know of a component of the run's canvas. */
+export interface RagflowComponent {
+  type: string;
+  name: string;
+  parentId?: string;
+  /** The Messages an Agent streams into: its `node_finished` follows the first one's end. */
+  streamsInto?: readonly string[];
+}
+
 export interface RagflowRunContext {
   runId: string;
   threadId: string;
   /** The run's Begin form inputs (RAGFlow echoes them in `workflow_started`). */
   inputs: Record<string, unknown>;
   /** component id → its class (`component_type`) and display name, from the DSL the run pinned. */
-  components: ReadonlyMap<string, { type: string; name: string; parentId?: string }>;
+  components: ReadonlyMap<string, RagflowComponent>;
 }
 
 /** What `workflow_finished` reports: read from the run once it is over. */
@@ -54,6 +63,8 @@ export class RagflowEventEncoder {
   private lastId = '';
   /** A UserFillUp's `node_started`, held until its action says whether it only asked (RAGFlow shows only the run with the answer). */
   private readonly held = new Map<string, string>();
+  /** A streaming Agent's `node_finished`, held until a Message it streams into has ended. */
+  private readonly deferred = new Map<string, { agent: string; frame: string }[]>();
 
   constructor(private readonly ctx: RagflowRunContext) {}
 
@@ -128,6 +139,15 @@ export class RagflowEventEncoder {
               this.frame(e.seq, 'message_end', at, {})
             : '';
         const end = type === 'Message' ? this.frame(e.seq, 'message_end', at, {}) : '';
+        const streamsInto = this.ctx.components.get(id)?.streamsInto ?? [];
+        if (streamsInto.length && !a.error) {
+          // RAGFlow's Agent finishes after the Message that shows its stream.
+          for (const m of streamsInto) {
+            this.deferred.set(m, [...(this.deferred.get(m) ?? []), { agent: id, frame: finished(id) }]);
+          }
+          return held + shown;
+        }
+        const agentsDone = this.takeDeferred(id);
         const parent = this.ctx.components.get(id)?.parentId;
         const itemEnded =
           (type === 'IterationItem' || type === 'LoopItem') &&
@@ -136,7 +156,7 @@ export class RagflowEventEncoder {
             const next = componentIdOfNode(n);
             return next !== undefined && this.ctx.components.get(next)?.parentId === parent;
           });
-        return held + shown + end + finished(id) + (itemEnded ? finished(parent) : '');
+        return held + shown + end + agentsDone + finished(id) + (itemEnded ? finished(parent) : '');
       }
       case 'waiting_for_user': {
         const w = e.payload as { question: string; input_schema: unknown };
@@ -148,7 +168,8 @@ export class RagflowEventEncoder {
       }
       case 'done':
         this.seenDone = true;
-        return '';
+        // Agents whose Message never ran finish before the workflow does.
+        return [...this.deferred.keys()].map((m) => this.takeDeferred(m)).join('');
       default:
         return '';
     }
@@ -179,6 +200,24 @@ export class RagflowEventEncoder {
   /** An `error` frame for what went wrong after the run's own events. */
   failure(message: string): string {
     return this.frame(this.lastId, 'error', Math.floor(Date.now() / 1000), { code: 'unavailable', message });
+  }
+
+  /** The held `node_finished` frames of the Agents streaming into Message `id`, each once. */
+  private takeDeferred(id: string): string {
+    const waiting = this.deferred.get(id) ?? [];
+    this.deferred.delete(id);
+    const out = waiting.map((w) => w.frame);
+    for (const w of waiting) {
+      for (const [m, list] of this.deferred) {
+        const rest = list.filter((x) => x.agent !== w.agent);
+        if (rest.length) {
+          this.deferred.set(m, rest);
+        } else {
+          this.deferred.delete(m);
+        }
+      }
+    }
+    return out.join('');
   }
 
   private typeOf(id: string): string {

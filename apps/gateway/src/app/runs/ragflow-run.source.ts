@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { RunStatus } from '@switchyard/contracts';
-import { validateCanvas } from '@switchyard/graph';
+import { streamedInto, validateCanvas } from '@switchyard/graph';
 import { ApiException } from '../http/api.exception';
-import type { RagflowRunContext, RagflowRunEnd, RagflowRunSource } from './ragflow-events';
+import type { RagflowComponent, RagflowRunContext, RagflowRunEnd, RagflowRunSource } from './ragflow-events';
 
 /** What the RAGFlow-format stream reads of a run: its thread, inputs and canvas; its end. */
 @Injectable()
@@ -19,7 +19,7 @@ export class RagflowRuns implements RagflowRunSource {
     if (!row) {
       throw ApiException.notFound('run');
     }
-    const components = new Map<string, { type: string; name: string; parentId?: string }>();
+    const components = new Map<string, RagflowComponent>();
     if (row.kind === 'graph' && row.dsl) {
       // Validated when saved (and stored as JSON text); a DSL that no longer reads only costs names.
       try {
@@ -31,6 +31,7 @@ export class RagflowRuns implements RagflowRunSource {
             type: c.name,
             name: canvas.names[id] ?? id,
             ...(c.parentId ? { parentId: c.parentId } : {}),
+            ...(streamedInto(canvas, id).length ? { streamsInto: streamedInto(canvas, id) } : {}),
           });
         }
       } catch {

@@ -24,6 +24,7 @@ import {
   retrievalFunction,
   subAgentFunction,
   subAgentUserPrompt,
+  streamedInto,
   toolRunningNote,
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, collectUsage } from '@switchyard/models';
@@ -110,11 +111,7 @@ export class AgentComponent {
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const c = ctx.component;
-    const gotos = AgentParamsSchema.safeParse(c.params).data?.exception_goto ?? [];
-    const streaming =
-      c.name === 'Agent' &&
-      !gotos.length &&
-      c.downstream.some((id) => ctx.canvas.components[id]?.name === 'Message');
+    const streaming = streamedInto(ctx.canvas, c.id).length > 0;
     const { value, usage } = await collectUsage(() =>
       this.answer(ctx, { id: c.id, params: c.params, streaming, depth: 0 }),
     );
@@ -190,7 +187,9 @@ export class AgentComponent {
         `Agent ${call.id}: param ${issue.path.join('.')}: ${issue.message}`,
       );
     }
-    if (parsed.data.mcp?.length) {
+    // An MCP entry lists the server's tools the Agent offers (`tools: {name: meta}`); one that
+    // lists none offers nothing, as in RAGFlow (stock_market_research_assistant ships one).
+    if ((parsed.data.mcp ?? []).some(offersMcpTools)) {
       throw new GraphException(
         GraphErrorCode.ComponentFailed,
         `Agent ${call.id}: MCP tools (params.mcp) are not supported in graph agents yet`,
@@ -349,4 +348,13 @@ export class AgentComponent {
       throw classifyLlmError(err);
     }
   }
+}
+
+/** Whether an Agent's `mcp` entry offers any tool. */
+function offersMcpTools(entry: unknown): boolean {
+  const tools = (entry as { tools?: unknown } | null)?.tools;
+  if (tools === undefined || tools === null) {
+    return true; // an entry of another shape: not silently dropped
+  }
+  return typeof tools !== 'object' || Object.keys(tools).length > 0;
 }
