@@ -7,6 +7,7 @@ import {
   golden as goldenOf,
   ragflowEventsOf as ragflowEventsAs,
   reduceRagflow,
+  putScript,
   scriptGoldenReplies,
   expectGoldenPrompts,
 } from './graph-fixtures';
@@ -48,10 +49,11 @@ async function createAgent(name: string, file: string): Promise<string> {
   return res.body.id as string;
 }
 
-async function run(agentId: string, prompt: string, inputs?: Record<string, unknown>) {
+async function run(agentId: string, prompt: string, inputs?: Record<string, unknown>, threadId?: string) {
   const res = await stack.api('POST', '/v1/runs', {
     agent_id: agentId,
     input: { prompt, ...(inputs ? { inputs } : {}) },
+    ...(threadId ? { thread_id: threadId } : {}),
   });
   expect(res.status).toBe(202);
   const runId = res.body.run_id as string;
@@ -124,6 +126,42 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     await expectPromptsOf(g);
     // The Agent streams into the Message: RAGFlow finishes it after the Message's end.
     expect(reduceRagflow(await ragflowEventsOf(r.run.run_id as string))).toEqual(reduceRagflow(g.events));
+  });
+
+  it("a later turn's Agent sees the conversation so far (RAGFlow's history window), and sys.history records it", async () => {
+    const agent = await createAgent('agent-msg-history', 'agent_msg.json');
+    const system = golden('agent_msg.default').llm[0].messages[0].content;
+    await putScript(stack, {
+      strict: true,
+      models: ['scripted'],
+      rules: [
+        {
+          name: 'second',
+          when: { system_includes: system, any_includes: 'first answer' },
+          reply: { content: 'second answer' },
+        },
+        { name: 'first', when: { system_includes: system }, reply: { content: 'first answer' } },
+      ],
+    });
+    const first = await run(agent, 'first question');
+    expect(first.run.output.answer).toBe('first answer');
+    const second = await run(agent, 'second question', undefined, first.run.thread_id as string);
+    expect(second.run.output.answer).toBe('second answer');
+    const calls = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+      rule: string;
+      messages_count: number;
+    }[];
+    // system + the prompt; then system + the first exchange + the prompt.
+    expect(calls.map((c) => [c.rule, c.messages_count])).toEqual([
+      ['first', 2],
+      ['second', 4],
+    ]);
+    const state = (await stack.api('GET', `/v1/threads/${first.run.thread_id}/state`)).body;
+    expect(state.graph.globals['sys.history']).toEqual([
+      'user: first question',
+      expect.stringMatching(/^assistant: \{'content': 'first answer'/),
+      'user: second question',
+    ]);
   });
 
   it.each(['negative_transport', 'negative_exact_label', 'positive'])(

@@ -43,6 +43,14 @@ export {
   categorizeUserPrompt,
   pickCategory,
 } from './lib/categorize';
+export {
+  HISTORY_GLOBAL,
+  type HistoryEntry,
+  canvasHistory,
+  historyAtTurnStart,
+  historyWindow,
+  promptsWithHistory,
+} from './lib/canvas-history';
 export { type ComponentOutcome, isSkipped, startOf, streamedInto, successorsOf } from './lib/canvas-next';
 export { PyFloat, pyCompare, pyEquals, pyFloat, pyJsonDumps, pyRepr, pyStr, pyTruthy } from './lib/py-value';
 export {

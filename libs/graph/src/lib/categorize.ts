@@ -1,3 +1,4 @@
+import { canvasHistory, historyWindow } from './canvas-history';
 import { z } from 'zod';
 
 export const CategorizeParamsSchema = z
@@ -69,17 +70,7 @@ export function categorizeHistory(
   resumes: number,
   window: number,
 ): { role: string; content: string }[] {
-  const lines = Array.isArray(sysHistory) ? sysHistory.map(String) : [];
-  const entries = [
-    ...lines.map((line) => {
-      const at = line.indexOf(': ');
-      return at < 0
-        ? { role: 'user', content: line }
-        : { role: line.slice(0, at), content: line.slice(at + 2) };
-    }),
-    ...Array.from({ length: resumes }, () => ({ role: 'user', content: '' })),
-  ];
-  return window > 0 ? entries.slice(-2 * window) : [];
+  return historyWindow(canvasHistory({ 'sys.history': sysHistory }), resumes, window);
 }
 
 /** The user message: the history window with its last entry replaced by the query. */

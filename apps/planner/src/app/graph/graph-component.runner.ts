@@ -5,6 +5,7 @@ import {
   GRAPH_ENTRY_NODE,
   type GraphState,
   type JsonPatchOperation,
+  type RuntimeState,
   StartResultSchema,
   componentIdOfNode,
   graphNodeName,
@@ -50,6 +51,25 @@ interface Recovery {
 }
 
 const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * The outputs of the component that ended the previous turn (RAGFlow appends them to the canvas
+ * history as the assistant's answer), when that turn finished without an error.
+ */
+function previousAnswerOf(state: Readonly<RuntimeState>): { previousAnswer?: Record<string, unknown> } {
+  const actions = state.turn > 0 ? (state.action_history[state.turn - 1] ?? []) : [];
+  if (actions.some((a) => a.error)) {
+    return {};
+  }
+  const last = turnComponents(actions)
+    .filter((r) => !r.skipped)
+    .at(-1);
+  if (!last) {
+    return {};
+  }
+  const shown = Object.fromEntries(Object.entries(last.outputs).filter(([k]) => !k.startsWith('_')));
+  return { previousAnswer: shown };
+}
 
 /** The graph components of the turn so far, in the order their actions were applied. */
 function turnComponents(actions: readonly Action[]): ComponentResult[] {
@@ -122,6 +142,7 @@ export class GraphComponentRunner {
         signal: AbortSignal.any([input.signal, timer.signal]),
         emitToken: input.emitToken,
         ...(component.name === 'UserFillUp' ? { answer: answerTo(task.node, turn) } : {}),
+        ...(task.node === GRAPH_ENTRY_NODE && graph ? previousAnswerOf(state) : {}),
       });
       const timeout = new Promise<never>((_, reject) => {
         expire = setTimeout(() => {

@@ -24,7 +24,9 @@ import {
   userFillUpInputSchema,
   userFillUpOutputs,
   userFillUpTips,
-  categorizeHistory,
+  canvasHistory,
+  historyAtTurnStart,
+  historyWindow,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   evaluateSwitch,
@@ -63,6 +65,8 @@ export interface ComponentContext {
   inputs?: Record<string, unknown>;
   /** A UserFillUp resumed: the user's answer to its form. */
   answer?: Record<string, unknown>;
+  /** Begin of a later turn: the outputs of the component that ended the previous turn, if it finished. */
+  previousAnswer?: Record<string, unknown>;
 }
 
 /** What a component did: its outputs, new variable values, routing and usage. */
@@ -234,9 +238,12 @@ export class GraphComponents {
     globals['sys.query'] = ctx.prompt;
     globals['sys.date'] = sysDate();
     globals['sys.conversation_turns'] = Number(globals['sys.conversation_turns'] ?? 0) + 1;
-    globals['sys.history'] = [...((globals['sys.history'] as unknown[]) ?? []), `user: ${ctx.prompt}`];
     const outputs = beginOutputs(ctx.component.params, ctx.inputs, ctx.prompt);
-    return { outputs, globals, summary: 'Begin: the canvas is open for this turn' };
+    return {
+      outputs,
+      globals: historyAtTurnStart(globals, ctx.prompt, ctx.previousAnswer),
+      summary: 'Begin: the canvas is open for this turn',
+    };
   }
 
   /** Pauses for the form the first time; with the answer, its fields become the outputs. */
@@ -305,8 +312,8 @@ export class GraphComponents {
         new SystemMessage(categorizeSystemPrompt(params)),
         new HumanMessage(
           categorizeUserPrompt(
-            categorizeHistory(
-              ctx.scope.globals['sys.history'],
+            historyWindow(
+              canvasHistory(ctx.scope.globals),
               ctx.resumes,
               params.message_history_window_size ?? 1,
             ),

@@ -17,8 +17,11 @@ import {
   GraphErrorCode,
   GraphException,
   type VariableScope,
+  canvasHistory,
   citationPrompt,
+  historyWindow,
   pyJsonDumps,
+  promptsWithHistory,
   pyStr,
   renderTemplate,
   retrievalFunction,
@@ -226,12 +229,19 @@ export class AgentComponent {
         : declared.length
           ? declared
           : [{ role: 'user', content: '{sys.query}' }];
-    for (const prompt of prompts) {
-      messages.push(
-        prompt.role === 'assistant'
-          ? new AIMessage(render(prompt.content))
-          : new HumanMessage(render(prompt.content)),
-      );
+    // The canvas history (RAGFlow's get_history(message_history_window_size), 13 by default)
+    // before the prompts; the first prompt takes the place of this turn's query in it.
+    const window =
+      typeof p['message_history_window_size'] === 'number' ? p['message_history_window_size'] : 13;
+    const conversation = promptsWithHistory(
+      historyWindow(canvasHistory(ctx.scope.globals), ctx.resumes, window),
+      prompts.map((m) => ({
+        role: m.role === 'assistant' ? 'assistant' : 'user',
+        content: render(m.content),
+      })),
+    );
+    for (const m of conversation) {
+      messages.push(m.role === 'assistant' ? new AIMessage(m.content) : new HumanMessage(m.content));
     }
     return messages;
   }
