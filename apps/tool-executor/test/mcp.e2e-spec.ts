@@ -178,7 +178,13 @@ describe('MCP servers: registration', () => {
   it('lists the MCP tools as nodes to the owning tenant only', async () => {
     await waitFor('the MCP tools in /v1/tools', async () => {
       const names = await toolNames();
-      return names.includes('mcp.fs.read_text_file') && names.includes('mcp.everything.echo');
+      // A server's tools are registered one by one: wait for the ones checked below.
+      return [
+        'mcp.fs.read_text_file',
+        'mcp.fs.write_file',
+        'mcp.everything.echo',
+        'mcp.everything.trigger-long-running-operation',
+      ].every((n) => names.includes(n));
     });
     const tools = (await stack.api('GET', '/v1/tools')).body.tools as {
       name: string;

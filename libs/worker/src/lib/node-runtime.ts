@@ -142,11 +142,15 @@ export class NodeRuntime {
       this.logger.log({ ...log, msg: 'task delivered again after its delta was published: re-sent' });
       return this.publishDelta(sent, task, log);
     }
-    if (ctx.getDeliveryCount() > 1 && (await this.alreadyRecorded(task.task_id))) {
-      this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
-      return;
-    }
-    const run = () => this.work(task, log, ctx, impl);
+    // Nothing is awaited between the check above and `working.set` below: two deliveries of one
+    // task arriving together (a redelivery and the reaper's re-dispatch) join one piece of work.
+    const run = async () => {
+      if (ctx.getDeliveryCount() > 1 && (await this.alreadyRecorded(task.task_id))) {
+        this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
+        return;
+      }
+      return this.work(task, log, ctx, impl);
+    };
     const work = (
       tracingEnabled()
         ? inSpan(
