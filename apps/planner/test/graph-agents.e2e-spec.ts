@@ -7,6 +7,7 @@ import {
   golden as goldenOf,
   ragflowEventsOf as ragflowEventsAs,
   reduceRagflow,
+  canvas,
   putScript,
   scriptGoldenReplies,
   expectGoldenPrompts,
@@ -126,6 +127,64 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     await expectPromptsOf(g);
     // The Agent streams into the Message: RAGFlow finishes it after the Message's end.
     expect(reduceRagflow(await ragflowEventsOf(r.run.run_id as string))).toEqual(reduceRagflow(g.events));
+  });
+
+  it('an LLM with outputs.structured answers JSON, asked natively and with RAGFlow\u2019s instruction; an unparseable reply is asked again', async () => {
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string' }, age: { type: 'number' } },
+      required: ['name', 'age'],
+    };
+    const res = await stack.api('POST', '/v1/agents', {
+      name: 'structured-llm',
+      kind: 'graph',
+      dsl: canvas({
+        'LLM:Extract': {
+          name: 'LLM',
+          params: {
+            llm_id: 'm',
+            sys_prompt: 'Extract the person.',
+            prompts: [{ role: 'user', content: '{sys.query}' }],
+            max_retries: 1,
+            outputs: { content: { type: 'string' }, structured: schema },
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{LLM:Extract@structured}'] } },
+      }),
+    });
+    expect(res.status).toBe(201);
+    await putScript(stack, {
+      strict: true,
+      models: ['scripted'],
+      rules: [
+        // The first reply is not JSON (a model may still get it wrong): the error goes back and it answers again.
+        {
+          name: 'prose',
+          times: 1,
+          when: { system_includes: 'Here is the JSON schema:' },
+          reply: { content: 'Ada, 36' },
+        },
+        {
+          name: 'json',
+          when: { system_includes: 'Here is the JSON schema:', any_includes: 'was invalid' },
+          reply: { content: '{"name": "Ada", "age": 36}' },
+        },
+      ],
+    });
+    const r = await run(res.body.id as string, 'Ada Lovelace is 36.');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.answer).toBe('{"name": "Ada", "age": 36}');
+    const calls = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+      rule: string;
+      native_json: string | null;
+      native_schema: unknown;
+      system: string;
+    }[];
+    expect(calls.map((c) => c.rule)).toEqual(['prose', 'json']);
+    expect(calls[0].system).toContain('Extract the person.You’re a helpful AI assistant.');
+    expect(calls[0].native_json).not.toBeNull();
+    expect(calls[0].native_schema).toMatchObject({ properties: schema.properties });
   });
 
   it("a later turn's Agent sees the conversation so far (RAGFlow's history window), and sys.history records it", async () => {

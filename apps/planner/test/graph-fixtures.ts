@@ -107,3 +107,28 @@ export async function putScript(stack: TestStack, script: unknown): Promise<void
   expect(res.status).toBe(200);
   await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
 }
+
+export type Cpn = { name: string; params?: Record<string, unknown>; downstream?: string[] };
+
+/** A components-form canvas: Begin at `begin` leading to the first component, upstream derived. */
+export function canvas(components: Record<string, Cpn>): Record<string, unknown> {
+  const all: Record<string, Cpn> = {
+    begin: { name: 'Begin', params: { mode: 'conversational' }, downstream: [Object.keys(components)[0]] },
+    ...components,
+  };
+  const upstream = (id: string) => Object.keys(all).filter((k) => all[k].downstream?.includes(id));
+  return {
+    components: Object.fromEntries(
+      Object.entries(all).map(([id, c]) => [
+        id,
+        {
+          obj: { component_name: c.name, params: c.params ?? {} },
+          downstream: c.downstream ?? [],
+          upstream: upstream(id),
+        },
+      ]),
+    ),
+    globals: {},
+    variables: {},
+  };
+}

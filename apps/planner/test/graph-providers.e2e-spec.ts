@@ -5,6 +5,7 @@ import { ProviderStandIn, TestStack, waitFor, yahooTimeseries } from '@switchyar
 import {
   type GoldenEvent,
   type GoldenScript,
+  canvas,
   expectGoldenPrompts,
   putScript,
   ragflowEventsOf,
@@ -32,31 +33,6 @@ const golden = (name: string): Golden =>
   JSON.parse(readFileSync(join(FIXTURES, 'expected', `${name}.json`), 'utf8')) as Golden;
 const fixture = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(FIXTURES, 'ragflow', name), 'utf8')) as Record<string, unknown>;
-
-type Cpn = { name: string; params?: Record<string, unknown>; downstream?: string[] };
-
-/** A components-form canvas: Begin at `begin` leading to the first component, upstream derived. */
-function canvas(components: Record<string, Cpn>): Record<string, unknown> {
-  const all: Record<string, Cpn> = {
-    begin: { name: 'Begin', params: { mode: 'conversational' }, downstream: [Object.keys(components)[0]] },
-    ...components,
-  };
-  const upstream = (id: string) => Object.keys(all).filter((k) => all[k].downstream?.includes(id));
-  return {
-    components: Object.fromEntries(
-      Object.entries(all).map(([id, c]) => [
-        id,
-        {
-          obj: { component_name: c.name, params: c.params ?? {} },
-          downstream: c.downstream ?? [],
-          upstream: upstream(id),
-        },
-      ]),
-    ),
-    globals: {},
-    variables: {},
-  };
-}
 
 let stack: TestStack;
 let provider: ProviderStandIn;

@@ -43,6 +43,7 @@ export {
   categorizeUserPrompt,
   pickCategory,
 } from './lib/categorize';
+export { structuredOutputPrompt, structuredOutputSchema } from './lib/structured-output';
 export {
   HISTORY_GLOBAL,
   type HistoryEntry,

@@ -1,4 +1,5 @@
 import type { Canvas, NormalizedComponent } from './dsl.schema';
+import { structuredOutputSchema } from './structured-output';
 import { referencedComponents } from './variable-ref';
 
 /** How a component finished, as far as routing is concerned. */
@@ -97,7 +98,8 @@ export function isSkipped(canvas: Canvas, id: string, ran: ReadonlySet<string>, 
 /**
  * The Messages an Agent streams its answer into: RAGFlow hands a downstream Message the Agent's
  * generator (when the Agent has no `exception_goto`), so the Agent finishes only once that
- * Message has shown it. Empty for every other component.
+ * Message has shown it. Empty for every other component, and for an Agent that answers in a
+ * structured form (it never streams).
  */
 export function streamedInto(canvas: Pick<Canvas, 'components'>, id: string): string[] {
   const c = canvas.components[id];
@@ -105,7 +107,7 @@ export function streamedInto(canvas: Pick<Canvas, 'components'>, id: string): st
     return [];
   }
   const gotos = c.params['exception_goto'];
-  if (Array.isArray(gotos) && gotos.length > 0) {
+  if ((Array.isArray(gotos) && gotos.length > 0) || structuredOutputSchema(c.params)) {
     return [];
   }
   return c.downstream.filter((d) => canvas.components[d]?.name === 'Message');

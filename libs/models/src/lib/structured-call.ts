@@ -34,6 +34,12 @@ export interface StructuredCallOptions {
    * mechanism never see it: they get the schema through the vendor's API.
    */
   promptShape?: string;
+  /**
+   * The JSON Schema sent with the request instead of the one derived from the zod schema (a
+   * workflow's own, say); the reply is checked against the zod schema only, so a caller that
+   * takes any JSON passes `z.unknown()`.
+   */
+  jsonSchema?: Record<string, unknown>;
 }
 
 /**
@@ -72,7 +78,7 @@ export async function invokeStructured<S extends z.ZodType>(
     usages.push(usageOf(reply));
     const use = reply.additional_kwargs?.['structured_output'] as StructuredUse | undefined;
     const { text, json } = payloadOf(reply, use);
-    const checked = check(json, schema, parser, request, opts.label);
+    const checked = check(json, schema, parser, request, opts);
     if (checked.ok) {
       return { value: checked.value, usages, calls: call };
     }
@@ -100,7 +106,7 @@ function structuredRequest(
   opts: StructuredCallOptions,
 ): StructuredRequest {
   // The registry's parser is what the reply must match in the end, so it is what the vendor gets.
-  const json = parser?.schema ?? jsonSchemaOf(schema);
+  const json = parser?.schema ?? opts.jsonSchema ?? jsonSchemaOf(schema);
   const shape = opts.promptShape ?? `one JSON object matching this JSON Schema: ${JSON.stringify(json)}`;
   return {
     name: opts.label.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'reply',
@@ -142,7 +148,7 @@ function check<S extends z.ZodType>(
   schema: S,
   parser: ParserSpec | undefined,
   request: StructuredRequest,
-  label: string,
+  { label }: Pick<StructuredCallOptions, 'label'>,
 ): { ok: true; value: z.infer<S> } | { ok: false; error: string } {
   if (!parsedJson.ok) {
     return parsedJson;

@@ -9,6 +9,7 @@ import {
 } from '@langchain/core/messages';
 import type { ToolCall } from '@langchain/core/messages/tool';
 import type { Runnable } from '@langchain/core/runnables';
+import { z } from 'zod';
 import {
   type AgentFunction,
   type AgentParams,
@@ -28,9 +29,11 @@ import {
   subAgentFunction,
   subAgentUserPrompt,
   streamedInto,
+  structuredOutputPrompt,
+  structuredOutputSchema,
   toolRunningNote,
 } from '@switchyard/graph';
-import { ChatModels, classifyLlmError, collectUsage } from '@switchyard/models';
+import { ChatModels, classifyLlmError, collectUsage, invokeStructured } from '@switchyard/models';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { GRAPH_TOOL_FACTORIES, type GraphTool, type GraphToolFactory } from '../graph-tool';
 import { RetrievalComponent } from './retrieval.component';
@@ -58,6 +61,8 @@ interface AgentCall {
   /** Feeding a Message: tool notes are streamed (and so part of `content`), as in RAGFlow. */
   streaming: boolean;
   depth: number;
+  /** Appended to the system prompt (RAGFlow's structured-output instruction). */
+  systemSuffix?: string;
 }
 
 interface AgentAnswer {
@@ -114,6 +119,17 @@ export class AgentComponent {
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const c = ctx.component;
+    const schema = structuredOutputSchema(c.params);
+    if (schema) {
+      // A structured answer is never streamed (RAGFlow neither): the Message reads it when it is whole.
+      const call = { id: c.id, params: c.params, streaming: false, depth: 0 };
+      const { value: structured, usage } = await collectUsage(() => this.structured(ctx, call, schema));
+      return {
+        outputs: { content: '', structured },
+        usage,
+        summary: `${c.name}: a structured answer (${Object.keys(schema['properties'] as object).length} properties)`,
+      };
+    }
     const streaming = streamedInto(ctx.canvas, c.id).length > 0;
     const { value, usage } = await collectUsage(() =>
       this.answer(ctx, { id: c.id, params: c.params, streaming, depth: 0 }),
@@ -127,6 +143,45 @@ export class AgentComponent {
       usage,
       summary: `${c.name}: ${value.content.length} characters`,
     };
+  }
+
+  /**
+   * RAGFlow's structured output: the JSON Schema's instruction appended to the system prompt, the
+   * reply parsed as JSON (and asked for natively here, so a model that follows only its API's JSON
+   * mode still answers in JSON). Without tools the call is retried on an unparseable reply
+   * (`max_retries` more times); with tools the tool loop runs first and a reply that does not
+   * parse is reformatted by one more call, as RAGFlow's Agent does.
+   */
+  private async structured(
+    ctx: ComponentContext,
+    call: AgentCall,
+    schema: Record<string, unknown>,
+  ): Promise<unknown> {
+    const p = this.agentParams(call);
+    const instruction = structuredOutputPrompt(schema);
+    const ask = (messages: BaseMessage[], maxRetries: number) =>
+      invokeStructured(this.models.chat({ role: CHAT_ROLE }), messages, z.unknown(), {
+        maxRetries,
+        signal: ctx.signal,
+        label: 'structured',
+        jsonSchema: schema,
+      }).then((r) => r.value);
+    const retries = typeof p.max_retries === 'number' ? p.max_retries : 0;
+    if (!(p.tools ?? []).length) {
+      return ask(this.messages(ctx, { ...call, systemSuffix: instruction }, p.cite, false), retries);
+    }
+    const answer = await this.answer(ctx, { ...call, systemSuffix: instruction });
+    const parsed = parseJsonAnswer(answer.content);
+    if (parsed !== undefined) {
+      return parsed;
+    }
+    return ask(
+      [
+        new SystemMessage(`${instruction}\nIMPORTANT: Output ONLY valid JSON. No markdown, no extra text.`),
+        new HumanMessage(answer.content),
+      ],
+      retries,
+    );
   }
 
   private async answer(ctx: ComponentContext, call: AgentCall): Promise<AgentAnswer> {
@@ -205,7 +260,7 @@ export class AgentComponent {
   private messages(ctx: ComponentContext, call: AgentCall, cite: boolean, hasTools: boolean): BaseMessage[] {
     const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), asPromptText, false);
     const p = call.params;
-    let system = render(p['sys_prompt']);
+    let system = render(p['sys_prompt']) + (call.systemSuffix ?? '');
     const citing = cite && chunksFound(ctx);
     if (citing) {
       system += citationPrompt();
@@ -367,4 +422,18 @@ function offersMcpTools(entry: unknown): boolean {
     return true; // an entry of another shape: not silently dropped
   }
   return typeof tools !== 'object' || Object.keys(tools).length > 0;
+}
+
+/** An answer as JSON, RAGFlow's way: what follows a `</think>` or a ```json fence; undefined when it does not parse. */
+function parseJsonAnswer(text: string): unknown {
+  const cleaned = text
+    .replace(/^[\s\S]*<\/think>/, '')
+    .replace(/^[\s\S]*```json/, '')
+    .replace(/```\n*$/, '')
+    .trim();
+  try {
+    return JSON.parse(cleaned);
+  } catch {
+    return undefined;
+  }
 }
