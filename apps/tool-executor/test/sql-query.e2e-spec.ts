@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { type Action, ActionSchema } from '@switchyard/contracts';
+import { type Action, ActionSchema, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, waitFor } from '@switchyard/testing';
 
 // sql_query end to end: a tenant registers a Postgres data source through the gateway (the DSN is
@@ -331,5 +331,92 @@ describe('sql_query', () => {
     }
     // The logs are real: the tool-executor did log the sql_query deltas.
     expect(stack.log('tool-executor')).toContain('sql_query');
+  });
+});
+
+describe("a graph agent's ExeSQL (RAGFlow) on the tenant's data source", () => {
+  /** Begin → ExeSQL:Q (the canvas's connection fields and SQL) → Message:Show (its formalized_content). */
+  async function exeSql(params: Record<string, unknown>) {
+    const cpn = (name: string, p: Record<string, unknown>, down: string[], up: string[]) => ({
+      obj: { component_name: name, params: p },
+      downstream: down,
+      upstream: up,
+    });
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: `exesql-${randomBytes(3).toString('hex')}`,
+      kind: 'graph',
+      dsl: {
+        components: {
+          begin: cpn('Begin', {}, ['ExeSQL:Q'], []),
+          'ExeSQL:Q': cpn('ExeSQL', params, ['Message:Show'], ['begin']),
+          'Message:Show': cpn('Message', { content: ['{ExeSQL:Q@formalized_content}'] }, [], ['ExeSQL:Q']),
+        },
+        globals: {},
+        variables: {},
+      },
+    });
+    expect(agent.status).toBe(201);
+    const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'go' } });
+    expect(res.status).toBe(202);
+    const run = await stack.ended(res.body.run_id as string);
+    const actions = (await stack.api('GET', `/v1/runs/${res.body.run_id}/actions`)).body.actions as Action[];
+    const q = actions.find((a) => componentIdOfNode(a.node) === 'ExeSQL:Q');
+    return { run, outputs: (q?.result as { outputs?: Record<string, unknown> } | null)?.outputs };
+  }
+
+  const target = () => {
+    const url = new URL(dsn);
+    // The DSL's password is never used: the data source's own (sealed) credentials are.
+    return {
+      db_type: 'postgres',
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      database: DB,
+      username: url.username,
+      password: 'not-the-real-one',
+    };
+  };
+
+  it('runs each statement read-only, refuses writes and reports a failing one as RAGFlow does; the table is untouched', async () => {
+    const before = await orderCount();
+    const { run, outputs } = await exeSql({
+      ...target(),
+      sql: 'SELECT id, customer, amount FROM orders ORDER BY id LIMIT 2; DELETE FROM orders; SELEC broken; DROP TABLE orders',
+    });
+    expect(run.status).toBe('succeeded');
+    // pandas' to_markdown(index=False): no index column, numbers right-aligned, text (numeric comes as text) left.
+    expect(run.output.answer).toContain(
+      ['| id | customer   | amount |', '|---:|:-----------|:-------|', '|  1 | customer 1 | 1.5    |'].join(
+        '\n',
+      ),
+    );
+    expect(run.output.answer).toContain(
+      'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.',
+    );
+    expect(run.output.answer).toContain('SQL Execution Failed: SELEC broken');
+    expect(run.output.answer).toMatch(/SQL Execution Failed: DROP TABLE orders\n.*refused/);
+    expect(outputs?.['json']).toEqual([
+      [
+        { id: 1, customer: 'customer 1', amount: '1.5' },
+        { id: 2, customer: 'customer 2', amount: '3.0' },
+      ],
+      { content: 'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.' },
+      { content: expect.stringMatching(/^SQL Execution Failed: SELEC broken\n/) },
+      { content: expect.stringMatching(/^SQL Execution Failed: DROP TABLE orders\n/) },
+    ]);
+    expect(await orderCount()).toBe(before);
+    expect(stack.log('planner')).not.toContain(PASSWORD);
+  });
+
+  it('an empty result ends the statements; a database no data source points at fails naming it', async () => {
+    const empty = await exeSql({ ...target(), sql: 'SELECT id FROM orders WHERE false; SELECT 1 AS one' });
+    expect(empty.run.status).toBe('succeeded');
+    expect(empty.outputs?.['json']).toEqual([{ content: 'No record in the database!' }]);
+    const missing = await exeSql({ ...target(), database: 'elsewhere', sql: 'SELECT 1' });
+    expect(missing.run.status).toBe('failed');
+    expect(missing.run.error.message).toContain(`no data source of this tenant points at postgres://`);
+    expect(missing.run.error.message).toContain('/elsewhere');
+    const mysql = await exeSql({ ...target(), db_type: 'mysql', sql: 'SELECT 1' });
+    expect(mysql.run.error.message).toContain('only PostgreSQL data sources');
   });
 });

@@ -8,7 +8,7 @@ export {
 export { ProviderErrorCode, ProviderException } from './lib/provider.exception';
 export { providerFetch } from './lib/provider-http';
 export { type WebChunk, formalizedContent } from './lib/kb-prompt';
-export { type Cell, formatG, markdownTable } from './lib/markdown-table';
+export { type Cell, type MarkdownTableOptions, formatG, markdownTable } from './lib/markdown-table';
 export {
   TAVILY_TOOL_DESCRIPTION,
   TAVILY_TOOL_PARAMETERS,

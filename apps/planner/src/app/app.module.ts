@@ -2,12 +2,15 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { KnowledgeStore } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
-import { NodeDirectory, PlatformModule } from '@switchyard/platform';
+import { NodeDirectory, PlatformModule, ServiceConfig } from '@switchyard/platform';
+import { SqlDataSources, SqlDataSourcesLifecycle } from '@switchyard/sql-sources';
 import { CodeSandbox, sandboxConfigFromEnv } from '@switchyard/sandbox';
 import { WorkerModule } from '@switchyard/worker';
 import { AgentComponent } from './graph/components/agent.component';
 import { RetrievalComponent } from './graph/components/retrieval.component';
 import { CodeExecComponent } from './graph/components/code-exec';
+import { ExeSqlComponent } from './graph/components/exe-sql.component';
+import { GraphProvidersConfig } from './graph/graph-providers.config';
 import { GraphCanvasLoader } from './graph/graph-canvas.loader';
 import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
@@ -50,6 +53,20 @@ import { UserProfileLoader } from './user-profile.loader';
     },
     GraphComponentRunner,
     CodeExecComponent,
+    ExeSqlComponent,
+    {
+      // ExeSQL queries the tenant's data sources with sql_query's guards (libs/sql-sources).
+      provide: SqlDataSources,
+      useFactory: (ds: DataSource, cfg: GraphProvidersConfig, service: ServiceConfig) =>
+        new SqlDataSources(ds, {
+          secretKey: cfg.secretKey,
+          allowHosts: cfg.sqlAllowHosts,
+          ownDatabaseUrl: service.env.DATABASE_URL,
+          applicationName: 'switchyard-exesql',
+        }),
+      inject: [DataSource, GraphProvidersConfig, ServiceConfig],
+    },
+    SqlDataSourcesLifecycle,
     // The sandbox's limits (SANDBOX_*) are validated here, at start-up.
     { provide: CodeSandbox, useFactory: () => new CodeSandbox(sandboxConfigFromEnv()) },
     GraphNodesRegistrar,

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@switchyard/platform';
+import { DataSource } from 'typeorm';
+import { SqlDataSources, SqlDataSourcesLifecycle } from '@switchyard/sql-sources';
+import { PlatformModule, ServiceConfig } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
 import { McpModule } from '../mcp/mcp.module';
 import { PreprocessController } from './preprocess.controller';
 import { ToolExecutorConfig } from './tool-executor.config';
 import { ToolsController } from './tools.controller';
-import { SqlDataSources } from '../tools/sql/sql-data-sources';
 import { ToolLimits, ToolRunner } from '@switchyard/worker';
 
 @Module({
@@ -19,7 +20,18 @@ import { ToolLimits, ToolRunner } from '@switchyard/worker';
       inject: [ToolExecutorConfig],
     },
     ToolRunner,
-    SqlDataSources,
+    {
+      provide: SqlDataSources,
+      useFactory: (ds: DataSource, cfg: ToolExecutorConfig, service: ServiceConfig) =>
+        new SqlDataSources(ds, {
+          secretKey: cfg.secretKey,
+          allowHosts: cfg.sqlAllowHosts,
+          ownDatabaseUrl: service.env.DATABASE_URL,
+          applicationName: 'switchyard-sql_query',
+        }),
+      inject: [DataSource, ToolExecutorConfig, ServiceConfig],
+    },
+    SqlDataSourcesLifecycle,
   ],
 })
 export class AppModule {}

@@ -5,8 +5,8 @@ import { type NodeInput, NodeHandler, NodeRuntime, toolArgs } from '@switchyard/
 import { calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
 import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
-import { SqlDataSources } from '../tools/sql/sql-data-sources';
-import { sqlQuery, sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
+import { SqlDataSources, sqlQuery } from '@switchyard/sql-sources';
+import { sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
 import { ToolRunner } from '@switchyard/worker';
 import { ToolExecutorConfig } from './tool-executor.config';
 

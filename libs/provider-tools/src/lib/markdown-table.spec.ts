@@ -20,6 +20,26 @@ describe(formatG.name, () => {
 });
 
 describe(markdownTable.name, () => {
+  it('prints like to_markdown(index=False, floatfmt=".6f") with None as an empty cell', () => {
+    expect(
+      markdownTable(
+        ['id', 'price', 'name'],
+        [
+          [1, 2.5, 'a'],
+          [null, 3, null],
+        ],
+        { index: false, decimals: 6, nullIs: 'none' },
+      ),
+    ).toBe(
+      [
+        '| id |    price | name |',
+        '|---:|---------:|:-----|',
+        '|  1 | 2.500000 | a    |',
+        '|    | 3.000000 |      |',
+      ].join('\n'),
+    );
+  });
+
   it("types each column as tabulate does: integers only in full, one float or missing value makes it 'g'", () => {
     expect(
       markdownTable(

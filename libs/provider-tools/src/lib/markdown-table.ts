@@ -28,25 +28,55 @@ export function formatG(x: number): string {
     .replace(/\.$/, '');
 }
 
-const text = (c: Cell, ints: boolean): string =>
-  c === null || c === undefined ? 'nan' : typeof c === 'number' ? (ints ? String(c) : formatG(c)) : c;
+/** How pandas was asked to print the table (`to_markdown(index=…, floatfmt=…)`) and what null stands for. */
+export interface MarkdownTableOptions {
+  /** A first, blank-headed index column (pandas' default); each row then starts with its index. */
+  index?: boolean;
+  /** `floatfmt=".Nf"`: floats with N decimals instead of Python's 'g'. */
+  decimals?: number;
+  /** `nan` (default): a missing number (NaN), which makes its column float; `none`: Python's None, an empty cell. */
+  nullIs?: 'nan' | 'none';
+}
 
-/** A pipe table: `header` names the columns after the index column, each row is [index, ...cells]. */
-export function markdownTable(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  const columns = ['', ...header];
+/** A pipe table: `header` names the columns (after the index column), each row is [index?, ...cells]. */
+export function markdownTable(
+  header: readonly string[],
+  rows: readonly (readonly Cell[])[],
+  opts: MarkdownTableOptions = {},
+): string {
+  const index = opts.index ?? true;
+  const none = opts.nullIs === 'none';
+  const columns = index ? ['', ...header] : [...header];
+  const missing = (c: Cell) => c === null || c === undefined;
   const numeric = columns.map(
     (_, i) =>
-      i > 0 &&
+      (i > 0 || !index) &&
       rows.length > 0 &&
-      rows.every((r) => typeof r[i] === 'number' || r[i] === null || r[i] === undefined),
+      rows.every((r) => typeof r[i] === 'number' || missing(r[i])) &&
+      // NaN is a float; a column of None only is no number column.
+      (!none || rows.some((r) => typeof r[i] === 'number')),
   );
   // tabulate types a column by all its values: integers only (no missing value) print in full,
   // as an object column of Python ints does (yfinance builds its statements so); one float or
-  // one missing value makes the column float, printed with 'g'.
+  // one NaN makes the column float, printed with 'g' (or floatfmt). None is not a value to it.
   const ints = columns.map(
-    (_, i) => numeric[i] && rows.every((r) => typeof r[i] === 'number' && Number.isInteger(r[i])),
+    (_, i) =>
+      numeric[i] &&
+      rows.every((r) => (none && missing(r[i])) || (typeof r[i] === 'number' && Number.isInteger(r[i]))),
   );
-  const cells = rows.map((r) => columns.map((_, i) => text(r[i], ints[i])));
+  const text = (c: Cell, i: number): string => {
+    if (missing(c)) {
+      return none ? '' : 'nan';
+    }
+    if (typeof c !== 'number') {
+      return c;
+    }
+    if (ints[i]) {
+      return String(c);
+    }
+    return opts.decimals === undefined ? formatG(c) : c.toFixed(opts.decimals);
+  };
+  const cells = rows.map((r) => columns.map((_, i) => text(r[i], i)));
   const width = columns.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length), 1));
   const pad = (s: string, i: number) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i]));
   const line = (parts: string[]) => `| ${parts.map(pad).join(' | ')} |`;

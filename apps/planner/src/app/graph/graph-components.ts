@@ -39,6 +39,7 @@ import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
 import { AgentComponent, streamedText } from './components/agent.component';
 import { RetrievalComponent } from './components/retrieval.component';
 import { CodeExecComponent } from './components/code-exec';
+import { ExeSqlComponent } from './components/exe-sql.component';
 import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
@@ -116,6 +117,7 @@ export class GraphComponents {
     @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
     @Inject(CodeExecComponent) private readonly codeExec: CodeExecComponent,
     @Inject(InvokeComponent) private readonly invokeComponent: InvokeComponent,
+    @Inject(ExeSqlComponent) private readonly exeSql: ExeSqlComponent,
     @Inject(TavilySearchComponent) private readonly tavilySearch: TavilySearchComponent,
     @Inject(YahooFinanceComponent) private readonly yahooFinance: YahooFinanceComponent,
   ) {}
@@ -205,6 +207,8 @@ export class GraphComponents {
       }
       case 'Invoke':
         return this.invokeComponent.run(ctx);
+      case 'ExeSQL':
+        return this.exeSql.run(ctx);
       case 'TavilySearch':
         return this.tavilySearch.run(ctx);
       case 'YahooFinance':

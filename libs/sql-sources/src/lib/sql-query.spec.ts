@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { type SqlLimits, SqlQueryError, runReadOnly, sqlQuery } from './sql-query.tool';
+import { type SqlLimits, SqlQueryError, runReadOnly, sqlQuery } from './sql-query';
 
 // Against the real Postgres. runReadOnly is called without the guard here on purpose: the READ
 // ONLY transaction and the extended protocol must refuse writes and statement chains by themselves.

@@ -1,4 +1,4 @@
-import { ToolInputException } from '@switchyard/worker';
+import { SqlSourceError } from './sql-source.error';
 
 // A first, explainable line of defence for `sql_query`: it refuses what is plainly not a single
 // read-only query, with a message the agent can act on. It is NOT the security boundary — the
@@ -9,7 +9,7 @@ import { ToolInputException } from '@switchyard/worker';
 export type SqlGuardCode = 'sql_forbidden' | 'sql_multiple_statements' | 'sql_invalid';
 
 /** A statement the guard refused; an observation for the agent, never retried. */
-export class SqlGuardError extends ToolInputException {
+export class SqlGuardError extends SqlSourceError {
   constructor(message: string, code: SqlGuardCode) {
     super(message, code);
     this.name = 'SqlGuardError';

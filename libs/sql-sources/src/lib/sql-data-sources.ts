@@ -2,13 +2,23 @@ import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { type DataSourceOptions, DataSourceOptionsSchema, describeZodError } from '@switchyard/contracts';
-import { ServiceConfig } from '@switchyard/platform';
-import { ToolInputException } from '@switchyard/worker';
-import { ToolExecutorConfig } from '../../app/tool-executor.config';
 import { forbiddenAddressReason } from '@switchyard/net-guard';
+import { SqlSourceError } from './sql-source.error';
+
+/** Where data sources may point and how their DSNs are opened. */
+export interface SqlDataSourcesOptions {
+  /** SWITCHYARD_SECRET_KEY: the gateway sealed the DSNs with it. */
+  secretKey: string;
+  /** Hosts allowed although they are (or resolve to) private or loopback addresses (SWITCHYARD_SQL_ALLOW_HOSTS). */
+  allowHosts: readonly string[];
+  /** The platform's own database (DATABASE_URL), which no data source may point at. */
+  ownDatabaseUrl: string;
+  /** `application_name` of the connections (which service queries). */
+  applicationName: string;
+}
 
 /** A tenant's data source, DSN opened, ready to query. */
 export interface ResolvedDataSource {
@@ -16,6 +26,14 @@ export interface ResolvedDataSource {
   name: string;
   options: DataSourceOptions;
   pool: pg.Pool;
+}
+
+interface DataSourceRow {
+  id: string;
+  name: string;
+  dsn_sealed: string;
+  options: unknown;
+  kind: string;
 }
 
 interface PoolEntry {
@@ -46,43 +64,91 @@ function target(dsn: string): { host: string; port: string; database: string } {
  * lends out a small per-data-source pool. The DSN is opened from its sealed form here only and
  * never logged or returned: messages name the data source, not its URL.
  */
-@Injectable()
-export class SqlDataSources implements OnModuleDestroy {
+export class SqlDataSources {
   private readonly logger = new Logger(SqlDataSources.name);
   private readonly pools = new Map<string, PoolEntry>();
   private readonly box: SecretBox;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
-    @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
-    @Inject(ServiceConfig) private readonly service: ServiceConfig,
+    private readonly ds: DataSource,
+    private readonly opts: SqlDataSourcesOptions,
   ) {
-    this.box = new SecretBox(config.secretKey);
+    this.box = new SecretBox(opts.secretKey);
     this.sweeper = setInterval(() => this.sweep(), 30_000).unref();
   }
 
   async resolve(runId: string, name: string): Promise<ResolvedDataSource> {
-    const rows = (await this.ds.query(
-      `SELECT d.id, d.name, d.dsn_sealed, d.options, d.kind
-         FROM runs r JOIN data_sources d ON d.tenant_id = r.tenant_id
-        WHERE r.id = $1
-        ORDER BY d.name`,
-      [runId],
-    )) as { id: string; name: string; dsn_sealed: string; options: unknown; kind: string }[];
+    const rows = await this.rowsOf(runId);
     const row = rows.find((r) => r.name === name);
     if (!row) {
       const known = rows.map((r) => r.name);
-      throw new ToolInputException(
+      throw new SqlSourceError(
         `unknown data source "${name}"` +
           (known.length ? `; this tenant has: ${known.join(', ')}` : '; this tenant has none configured'),
         'sql_unknown_data_source',
       );
     }
+    return this.opened(row);
+  }
+
+  /**
+   * The run's tenant's data source that points at `where` (host, port, database and user, as a
+   * RAGFlow ExeSQL names them): the connection is the data source's own, sealed — the DSL's
+   * password is never used — and goes through the same checks as `sql_query`'s.
+   */
+  async resolveTarget(
+    runId: string,
+    where: { host: string; port: number; database: string; username: string },
+  ): Promise<ResolvedDataSource> {
+    const rows = await this.rowsOf(runId);
+    const wanted = {
+      host: where.host.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
+      port: String(where.port),
+      database: where.database,
+      user: where.username,
+    };
+    for (const row of rows) {
+      let dsn: string;
+      try {
+        dsn = this.box.open(row.dsn_sealed);
+      } catch {
+        continue;
+      }
+      const t = target(dsn);
+      const user = decodeURIComponent(new URL(dsn).username);
+      if (
+        t.host === wanted.host &&
+        t.port === wanted.port &&
+        t.database === wanted.database &&
+        user === wanted.user
+      ) {
+        return this.opened(row);
+      }
+    }
+    throw new SqlSourceError(
+      `no data source of this tenant points at postgres://${wanted.user}@${wanted.host}:${wanted.port}/${wanted.database}` +
+        (rows.length ? ` (it has: ${rows.map((r) => r.name).join(', ')})` : ' (it has none configured)') +
+        '; register one with POST /v1/data-sources — its credentials stay sealed there',
+      'sql_unknown_data_source',
+    );
+  }
+
+  private async rowsOf(runId: string): Promise<DataSourceRow[]> {
+    return (await this.ds.query(
+      `SELECT d.id, d.name, d.dsn_sealed, d.options, d.kind
+         FROM runs r JOIN data_sources d ON d.tenant_id = r.tenant_id
+        WHERE r.id = $1
+        ORDER BY d.name`,
+      [runId],
+    )) as DataSourceRow[];
+  }
+
+  private async opened(row: DataSourceRow): Promise<ResolvedDataSource> {
     const options = DataSourceOptionsSchema.safeParse(row.options ?? {});
     if (!options.success) {
-      throw new ToolInputException(
-        `data source "${name}" has invalid options: ${describeZodError(options.error)}`,
+      throw new SqlSourceError(
+        `data source "${row.name}" has invalid options: ${describeZodError(options.error)}`,
         'sql_data_source_invalid',
       );
     }
@@ -102,7 +168,7 @@ export class SqlDataSources implements OnModuleDestroy {
     try {
       dsn = this.box.open(row.dsn_sealed);
     } catch (err) {
-      throw new ToolInputException(
+      throw new SqlSourceError(
         `data source "${row.name}" cannot be opened: ${(err as Error).message}`,
         'sql_data_source_invalid',
       );
@@ -113,7 +179,7 @@ export class SqlDataSources implements OnModuleDestroy {
       max: POOL_MAX,
       idleTimeoutMillis: CLIENT_IDLE_MS,
       connectionTimeoutMillis: 5000,
-      application_name: 'switchyard-sql_query',
+      application_name: this.opts.applicationName,
       // Defence in depth: even a transaction opened without READ ONLY could not write.
       options: '-c default_transaction_read_only=on',
     });
@@ -132,7 +198,7 @@ export class SqlDataSources implements OnModuleDestroy {
    */
   private async checkTarget(name: string, dsn: string): Promise<void> {
     const refuse = (why: string) =>
-      new ToolInputException(`data source "${name}" refused: ${why}`, 'sql_data_source_forbidden');
+      new SqlSourceError(`data source "${name}" refused: ${why}`, 'sql_data_source_forbidden');
     let url: URL;
     try {
       url = new URL(dsn);
@@ -148,7 +214,7 @@ export class SqlDataSources implements OnModuleDestroy {
     if (!t.host) {
       throw refuse('its DSN names no host');
     }
-    const own = target(this.service.env.DATABASE_URL);
+    const own = target(this.opts.ownDatabaseUrl);
     const addresses = isIP(t.host)
       ? [t.host]
       : (await dns.lookup(t.host, { all: true }).catch(() => [])).map((a) => a.address);
@@ -165,7 +231,7 @@ export class SqlDataSources implements OnModuleDestroy {
     ) {
       throw refuse("it points at the platform's own database");
     }
-    if (this.config.sqlAllowHosts.includes(t.host)) {
+    if (this.opts.allowHosts.includes(t.host)) {
       return;
     }
     for (const address of addresses) {
@@ -194,9 +260,20 @@ export class SqlDataSources implements OnModuleDestroy {
     void entry?.pool.end().catch(() => undefined);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Ends every pool (on shutdown). */
+  async close(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.all([...this.pools.values()].map((e) => e.pool.end().catch(() => undefined)));
     this.pools.clear();
+  }
+}
+
+/** Ends the data sources' pools when the Nest application shuts down (list it with the provider). */
+@Injectable()
+export class SqlDataSourcesLifecycle implements OnModuleDestroy {
+  constructor(@Inject(SqlDataSources) private readonly sources: SqlDataSources) {}
+
+  onModuleDestroy(): Promise<void> {
+    return this.sources.close();
   }
 }

@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GraphErrorCode, GraphException } from '@switchyard/graph';
+import { markdownTable } from '@switchyard/provider-tools';
+import { SqlDataSources, type SqlQueryResult, SqlSourceError, sqlQuery } from '@switchyard/sql-sources';
+import type { ComponentContext, ComponentEffect } from '../graph-components';
+import { toolInput } from './tool-input';
+
+const WRITES_REFUSED = 'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.';
+const NO_RECORD = 'No record in the database!';
+
+/**
+ * ExeSQL (RAGFlow's `agent/tools/exesql.py`) over Switchyard's data sources: the canvas names a
+ * database by host, port, database and user, and the run's tenant's data source that points there
+ * is used — its sealed credentials (the DSL's password is never used), the address guard, the
+ * platform-database refusal, and `sql_query`'s read-only guard, transaction and limits. As in
+ * RAGFlow the SQL is split on `;`; an INSERT/UPDATE/DELETE is answered with RAGFlow's refusal,
+ * a failing statement with `SQL Execution Failed: …`, and the first empty result ends the list.
+ * Outputs: `json` (each statement's records, or `{content}`) and `formalized_content` (the
+ * tables as pandas' `to_markdown(index=False, floatfmt=".6f")`, joined by blank lines).
+ * PostgreSQL only: the other `db_type`s fail naming themselves.
+ */
+@Injectable()
+export class ExeSqlComponent {
+  constructor(@Inject(SqlDataSources) private readonly sources: SqlDataSources) {}
+
+  async run(ctx: ComponentContext): Promise<ComponentEffect> {
+    const p = ctx.component.params;
+    const dbType = String(p['db_type'] ?? 'mysql');
+    if (dbType !== 'postgres') {
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `ExeSQL: db_type "${dbType}" cannot be queried here; only PostgreSQL data sources (db_type "postgres")`,
+      );
+    }
+    const raw = toolInput(ctx.scope, p, 'sql', '{sys.query}');
+    const sql = typeof raw === 'string' ? raw : JSON.stringify(raw ?? '');
+    if (!sql.trim()) {
+      throw new GraphException(GraphErrorCode.ComponentFailed, 'SQL for `ExeSQL` MUST not be empty.');
+    }
+    const source = await this.sources.resolveTarget(ctx.runId, {
+      host: String(p['host'] ?? ''),
+      port: Number(p['port'] ?? 3306),
+      database: String(p['database'] ?? ''),
+      username: String(p['username'] ?? ''),
+    });
+    const maxRecords = Number.isInteger(p['max_records']) ? Number(p['max_records']) : 1024;
+    const limits = {
+      statementTimeoutMs: source.options.statement_timeout_ms,
+      maxRows: Math.min(source.options.max_rows, maxRecords),
+      maxBytes: source.options.max_bytes,
+    };
+    const json: unknown[] = [];
+    const tables: string[] = [];
+    const client = await source.pool.connect().catch((err: Error) => {
+      throw new SqlSourceError(
+        `cannot connect to data source "${source.name}": ${err.message}`,
+        'sql_connection_error',
+      );
+    });
+    let broken = false;
+    try {
+      for (const part of sql.split(';')) {
+        const single = part
+          .replace(/```/g, '')
+          .trim()
+          .replace(/\[ID:[0-9]+\]/g, '');
+        if (!single) {
+          continue;
+        }
+        if (/^(insert|update|delete)\b/i.test(single)) {
+          json.push({ content: WRITES_REFUSED });
+          tables.push(WRITES_REFUSED);
+          continue;
+        }
+        let res: SqlQueryResult;
+        try {
+          res = await sqlQuery(client, { sql: single, params: [] }, limits);
+        } catch (err) {
+          broken ||= (err as { code?: string }).code === 'sql_connection_error';
+          const msg = `SQL Execution Failed: ${single}\n${(err as Error).message}`;
+          json.push({ content: msg });
+          tables.push(msg);
+          continue;
+        }
+        if (res.row_count === 0) {
+          json.push({ content: NO_RECORD });
+          break;
+        }
+        json.push(res.rows.map((row) => Object.fromEntries(res.columns.map((c, i) => [c, row[i]]))));
+        tables.push(
+          markdownTable(
+            res.columns,
+            res.rows.map((row) => row.map(cellText)),
+            { index: false, decimals: 6, nullIs: 'none' },
+          ),
+        );
+      }
+    } finally {
+      client.release(broken);
+    }
+    return {
+      outputs: { json, formalized_content: tables.join('\n\n') },
+      summary: `ExeSQL: ${json.length} statement(s) on data source "${source.name}"`,
+    };
+  }
+}
+
+/** A cell as pandas prints it: numbers as numbers, booleans as Python's, objects as JSON, null as None. */
+function cellText(v: unknown): string | number | null {
+  if (v === null || v === undefined || typeof v === 'number' || typeof v === 'string') {
+    return (v ?? null) as string | number | null;
+  }
+  if (typeof v === 'boolean') {
+    return v ? 'True' : 'False';
+  }
+  return JSON.stringify(v);
+}
