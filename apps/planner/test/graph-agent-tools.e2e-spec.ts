@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { hashStr2Int } from '@switchyard/graph';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
@@ -36,8 +37,14 @@ const golden = (name: string): Golden => goldenOf<Golden>(name);
 
 let stack: TestStack;
 
+// subaget.json's sub-agent calls an MCP tool (Amap's maps_weather): a stdio stand-in serves it.
+const WEATHER_MCP = join(__dirname, 'fixtures/weather-mcp.mjs');
+
 beforeAll(async () => {
-  stack = await TestStack.start({ script: 'apps/planner/test/fixtures/graph.script.json' });
+  stack = await TestStack.start({
+    script: 'apps/planner/test/fixtures/graph.script.json',
+    env: { SWITCHYARD_MCP_STDIO_ALLOW: `${process.execPath} ${WEATHER_MCP}`, SWITCHYARD_MCP_POLL_MS: '300' },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -55,10 +62,12 @@ interface Rule {
   call: GoldenCall;
   /** The call whose messages the request must carry (default: `call`). */
   asked?: GoldenCall;
+  /** More conditions on the request (scripted model's `when`). */
+  also?: Record<string, unknown>;
 }
 
 async function script(rules: Rule[], rewrite: (text: string) => string = (t) => t): Promise<void> {
-  const body = rules.map(({ call, asked = call }, i) => {
+  const body = rules.map(({ call, asked = call, also }, i) => {
     const system = asked.messages[0]?.role === 'system' ? (asked.messages[0].content ?? '') : undefined;
     const user = [...asked.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     return {
@@ -70,6 +79,7 @@ async function script(rules: Rule[], rewrite: (text: string) => string = (t) => 
         last_role: asked.messages[asked.messages.length - 1].role,
         has_tools: asked.tools_offered.length > 0,
         ...(asked.tools_offered.length ? { tools_include: asked.tools_offered[0] } : {}),
+        ...also,
       },
       reply: call.tool_calls
         ? { tool_calls: call.tool_calls.map((t) => ({ name: t.name, arguments: t.arguments })) }
@@ -175,17 +185,43 @@ async function ragflowMessagesOf(runId: string) {
 }
 
 describe('graph agents: Agents with tools', () => {
-  it('subaget.weather_via_subagent: the parent calls its sub-agent as a function and answers with its reply', async () => {
+  it("subaget as shipped, before the tenant has the MCP server: the sub-agent's MCP tool fails the Agent naming it", async () => {
+    const agent = await createAgent('subaget-no-server', dsl('subaget.json'));
     const g = golden('subaget.weather_via_subagent');
-    // The sub-agent's MCP tool is not offered by graph agents yet: without it the sub-agent
-    // answers at once, with the reply RAGFlow's sub-agent gave after its tool call.
-    const patched = dsl('subaget.json') as {
-      graph: { nodes: { id: string; data: { form: { mcp?: unknown[] } } }[] };
-    };
-    patched.graph.nodes.find((n) => n.id === 'Agent:PlentyParrotsCamp')!.data.form.mcp = [];
-    const agent = await createAgent('subaget', patched);
-    const subAsked: GoldenCall = { ...g.llm[1], tools_offered: [] };
-    const rules: Rule[] = [{ call: g.llm[0] }, { call: g.llm[2], asked: subAsked }, { call: g.llm[3] }];
+    await script([{ call: g.llm[0] }]);
+    const r = await runTurns(agent, g);
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error).toEqual({
+      code: 'component_failed',
+      message:
+        'component Agent:GentleCrabsWrite: Agent Agent:GentleCrabsWrite-->天气agent: MCP tool "maps_weather" is not offered by any MCP server of this tenant (register the server: POST /v1/mcp-servers)',
+    });
+    // Checked before the model is asked anything, as RAGFlow builds an Agent's tools on load.
+    expect(await (await fetch(`${stack.llmUrl}/_requests`)).json()).toEqual([]);
+  });
+
+  it('subaget.weather_via_subagent: the parent calls its sub-agent, which calls the MCP tool of the tenant\u2019s server', async () => {
+    const server = await stack.api('POST', '/v1/mcp-servers', {
+      name: 'amap',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [WEATHER_MCP],
+    });
+    expect(server.status).toBe(201);
+    await waitFor('the MCP tool in /v1/tools', async () =>
+      ((await stack.api('GET', '/v1/tools')).body.tools as { name: string }[]).some(
+        (t) => t.name === 'mcp.amap.maps_weather',
+      ),
+    );
+    const g = golden('subaget.weather_via_subagent');
+    const agent = await createAgent('subaget', dsl('subaget.json'));
+    // The sub-agent's second call carries the tool's answer, as the golden's stubbed server gave it.
+    const rules: Rule[] = [
+      { call: g.llm[0] },
+      { call: g.llm[1] },
+      { call: g.llm[2], also: { any_includes: '北京: 晴, 25°C' } },
+      { call: g.llm[3] },
+    ];
     await script(rules);
     const r = await runTurns(agent, g);
     expect(r.run.error).toBeNull();
@@ -206,24 +242,9 @@ describe('graph agents: Agents with tools', () => {
       `SELECT count(*)::int AS calls, sum(total_tokens)::int AS total FROM model_usage WHERE run_id = $1`,
       [r.runId],
     );
-    expect(metered[0].calls).toBe(3);
+    expect(metered[0].calls).toBe(4);
     expect(agentAction.usage.total_tokens).toBe(metered[0].total);
     expect(agentAction.usage.total_tokens).toBeGreaterThan(0);
-  });
-
-  it("subaget as shipped: the sub-agent's MCP tool fails the Agent naming what is missing", async () => {
-    const agent = await createAgent('subaget-mcp', dsl('subaget.json'));
-    const g = golden('subaget.weather_via_subagent');
-    await script([{ call: g.llm[0] }]);
-    const r = await runTurns(agent, g);
-    expect(r.run.status).toBe('failed');
-    expect(r.run.error).toEqual({
-      code: 'component_failed',
-      message:
-        'component Agent:GentleCrabsWrite: Agent Agent:GentleCrabsWrite-->天气agent: MCP tools (params.mcp) are not supported in graph agents yet',
-    });
-    // Checked before the model is asked anything, as RAGFlow builds an Agent's tools on load.
-    expect(await (await fetch(`${stack.llmUrl}/_requests`)).json()).toEqual([]);
   });
 
   it('an Agent listing a tool component nobody provides fails with a component error naming it', async () => {

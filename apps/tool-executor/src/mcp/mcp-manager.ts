@@ -6,11 +6,19 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { KV } from 'nats';
+import type { KV, Subscription } from 'nats';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SecretBox } from '@switchyard/config';
-import { MCP_NODE_PREFIX, NODE_REGISTRY_BUCKET, type NodeRegistration } from '@switchyard/contracts';
+import {
+  MCP_CALL_SUBJECT,
+  MCP_NODE_PREFIX,
+  type McpCallReply,
+  type McpCallRequest,
+  McpCallRequestSchema,
+  NODE_REGISTRY_BUCKET,
+  type NodeRegistration,
+} from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, toolArgs } from '@switchyard/worker';
 import { McpConfig } from './mcp.config';
@@ -52,6 +60,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly byNode = new Map<string, { serverId: string; tool: string }>();
   private readonly box: SecretBox;
   private kv?: KV;
+  private rpc?: Subscription;
   private timer?: NodeJS.Timeout;
   private syncing?: Promise<void>;
   private lastRefresh = Date.now();
@@ -69,12 +78,14 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationBootstrap(): Promise<void> {
     this.kv = await this.nats.kv(NODE_REGISTRY_BUCKET);
     await this.sync();
+    this.serveCalls();
     this.timer = setInterval(() => void this.sync(), this.config.pollMs);
     this.timer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
+    this.rpc?.unsubscribe();
     await this.syncing;
     // Other replicas still serve these nodes: shutting down closes connections, it deregisters nothing.
     await Promise.all([...this.served.values()].map((s) => s.conn.close()));
@@ -106,33 +117,8 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async call({ task, state, signal }: NodeInput): Promise<NodeOutput> {
-    let found = this.byNode.get(task.node);
-    if (!found) {
-      // Another replica registered the node while this one is still connecting: wait for the list.
-      const pending = this.connection(task.node.split('.')[1] ?? '');
-      if (pending) {
-        // Not connecting within the server's timeout is mcp_unavailable, like a call.
-        await pending.ready(pending.spec.timeoutMs, signal);
-        found = this.byNode.get(task.node);
-      }
-    }
-    const served = found && this.served.get(found.serverId);
-    if (!found || !served) {
-      throw new McpCallError(
-        'mcp_unknown_tool',
-        `${task.node} is not a tool of a connected MCP server (the server was removed, disabled, or has not connected yet)`,
-      );
-    }
-    const spec = served.conn.spec;
-    await this.checkTenant(task.run_id, spec);
     const args = toolArgs(state, task, AnyArgs);
-    const result = await served.conn.call(found.tool, args, signal);
-    if (result.isError) {
-      throw new McpCallError(
-        'mcp_tool_error',
-        `MCP tool ${found.tool} of ${spec.name} failed: ${resultText(result, 2000) || '(no message)'}`,
-      );
-    }
+    const { spec, found, result } = await this.callTool(task.run_id, task.node, args, signal);
     const out = capToolOutput(result, spec.maxOutputBytes);
     const texts = out.content.flatMap((b) =>
       b.type === 'text' ? [b.text] : b.type === 'resource' && b.text !== undefined ? [b.text] : [],
@@ -160,6 +146,75 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
       })),
       next: NEXT,
     };
+  }
+
+  /** Calls node's tool for a run of the server's tenant; a tool's own error is an McpCallError. */
+  private async callTool(runId: string, node: string, args: Record<string, unknown>, signal: AbortSignal) {
+    let found = this.byNode.get(node);
+    if (!found) {
+      // Another replica registered the node while this one is still connecting: wait for the list.
+      const pending = this.connection(node.split('.')[1] ?? '');
+      if (pending) {
+        // Not connecting within the server's timeout is mcp_unavailable, like a call.
+        await pending.ready(pending.spec.timeoutMs, signal);
+        found = this.byNode.get(node);
+      }
+    }
+    const served = found && this.served.get(found.serverId);
+    if (!found || !served) {
+      throw new McpCallError(
+        'mcp_unknown_tool',
+        `${node} is not a tool of a connected MCP server (the server was removed, disabled, or has not connected yet)`,
+      );
+    }
+    const spec = served.conn.spec;
+    await this.checkTenant(runId, spec);
+    const result = await served.conn.call(found.tool, args, signal);
+    if (result.isError) {
+      throw new McpCallError(
+        'mcp_tool_error',
+        `MCP tool ${found.tool} of ${spec.name} failed: ${resultText(result, 2000) || '(no message)'}`,
+      );
+    }
+    return { spec, found, result };
+  }
+
+  /**
+   * Answers MCP_CALL_SUBJECT requests (a graph Agent's MCP tool, from the planner): the same call
+   * as a node task's, under the same tenant check, its result as text capped at the server's
+   * max_output_bytes. One tool-executor of the queue group answers each request.
+   */
+  private serveCalls(): void {
+    const sub = this.nats.nc.subscribe(MCP_CALL_SUBJECT, { queue: SERVICE });
+    this.rpc = sub;
+    void (async () => {
+      for await (const msg of sub) {
+        void this.answer(msg.data).then((reply) => msg.respond(encodeJson(reply)));
+      }
+    })();
+  }
+
+  private async answer(data: Uint8Array): Promise<McpCallReply> {
+    let req: McpCallRequest;
+    try {
+      req = McpCallRequestSchema.parse(JSON.parse(new TextDecoder().decode(data)));
+    } catch (err) {
+      return { ok: false, code: 'mcp_bad_request', message: (err as Error).message };
+    }
+    try {
+      const { spec, result } = await this.callTool(
+        req.run_id,
+        req.node,
+        req.args,
+        AbortSignal.timeout(req.timeout_ms),
+      );
+      const text = resultText(result, spec.maxOutputBytes + 1);
+      const truncated = Buffer.byteLength(text) > spec.maxOutputBytes;
+      return { ok: true, text: truncated ? resultText(result, spec.maxOutputBytes) : text, truncated };
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      return { ok: false, code: typeof e.code === 'string' ? e.code : 'mcp_error', message: e.message };
+    }
   }
 
   // The planner offers a tenant's tools to its own runs only; this holds even if a run names

@@ -48,3 +48,24 @@ export function parseHostAllowList(raw: string | undefined): string[] {
 
 export const MCP_TIMEOUT_MS = { min: 1000, max: 600_000, default: 30_000 } as const;
 export const MCP_MAX_OUTPUT_BYTES = { min: 256, max: 5_000_000, default: 100_000 } as const;
+
+/**
+ * A tool call another service makes on a tenant's MCP server through the tool-executor that holds
+ * its connection (core NATS request/reply, queue group of the tool-executors): a graph Agent's MCP
+ * tool, say. The node names the tool (`mcp.<server>.<tool>`); the run says whose it is.
+ */
+export const MCP_CALL_SUBJECT = 'sy.rpc.mcp.call';
+export const McpCallRequestSchema = z
+  .object({
+    run_id: z.string().uuid(),
+    node: z.string().min(1).max(300),
+    args: z.record(z.string(), z.unknown()),
+    timeout_ms: z.number().int().min(100).max(600_000),
+  })
+  .strict();
+export type McpCallRequest = z.infer<typeof McpCallRequestSchema>;
+export const McpCallReplySchema = z.union([
+  z.object({ ok: z.literal(true), text: z.string(), truncated: z.boolean() }),
+  z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
+]);
+export type McpCallReply = z.infer<typeof McpCallReplySchema>;

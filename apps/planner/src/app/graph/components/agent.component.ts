@@ -33,7 +33,16 @@ import {
   structuredOutputSchema,
   toolRunningNote,
 } from '@switchyard/graph';
+import {
+  MCP_CALL_SUBJECT,
+  MCP_NODE_PREFIX,
+  type McpCallReply,
+  McpCallReplySchema,
+  type McpCallRequest,
+} from '@switchyard/contracts';
+import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 import { ChatModels, classifyLlmError, collectUsage, invokeStructured } from '@switchyard/models';
+import { NodeDirectory } from '@switchyard/platform';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { GRAPH_TOOL_FACTORIES, type GraphTool, type GraphToolFactory } from '../graph-tool';
 import { RetrievalComponent } from './retrieval.component';
@@ -74,6 +83,9 @@ interface AgentAnswer {
 }
 
 /** A tool as the loop uses it: what the model is offered and how a call runs. */
+// An MCP tool call's budget (the server's own timeout applies inside it too).
+const MCP_CALL_TIMEOUT_MS = 60_000;
+
 interface LoopTool {
   fn: AgentFunction;
   call(args: Record<string, unknown>): Promise<string>;
@@ -113,6 +125,9 @@ export class AgentComponent {
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(RetrievalComponent) private readonly retrieval: RetrievalComponent,
     @Optional() @Inject(GRAPH_TOOL_FACTORIES) factories?: readonly GraphToolFactory[],
+    // MCP tools: the tenant's servers (the node registry) and the tool-executors holding them.
+    @Optional() @Inject(NodeDirectory) private readonly directory?: NodeDirectory,
+    @Optional() @Inject(JetStreamConnection) private readonly nats?: JetStreamConnection,
   ) {
     this.factories = new Map((factories ?? []).map((f) => [f.componentName, f]));
   }
@@ -170,7 +185,8 @@ export class AgentComponent {
     if (!(p.tools ?? []).length) {
       return ask(this.messages(ctx, { ...call, systemSuffix: instruction }, p.cite, false), retries);
     }
-    const answer = await this.answer(ctx, { ...call, systemSuffix: instruction });
+    // RAGFlow's Agent appends it on a line of its own (_append_system_prompt).
+    const answer = await this.answer(ctx, { ...call, systemSuffix: `\n${instruction}` });
     const parsed = parseJsonAnswer(answer.content);
     if (parsed !== undefined) {
       return parsed;
@@ -187,7 +203,8 @@ export class AgentComponent {
   private async answer(ctx: ComponentContext, call: AgentCall): Promise<AgentAnswer> {
     const p = this.agentParams(call);
     const found = { chunks: 0 };
-    const tools = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
+    const components = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
+    const tools = [...components, ...this.mcpTools(ctx, call, p, components.length)];
     const messages = this.messages(ctx, call, p.cite, tools.length > 0);
     if (!tools.length) {
       const reply = await this.invoke(messages, ctx.signal);
@@ -234,6 +251,84 @@ export class AgentComponent {
   private checkTools(ctx: ComponentContext, call: AgentCall): void {
     const p = this.agentParams(call);
     (p.tools ?? []).forEach((entry, i) => this.tool(ctx, call, entry, i, { chunks: 0 }));
+    this.mcpTools(ctx, call, p, (p.tools ?? []).length);
+  }
+
+  /**
+   * The MCP tools of an Agent (`mcp: [{mcp_id, tools: {<name>: <meta>}}]`), offered as
+   * `<name>_<index>` after its component tools, as RAGFlow does. RAGFlow's `mcp_id` names a
+   * server of its own; here the tool is the run's tenant's MCP server tool of that name (node
+   * `mcp.<server>.<name>`), called through the tool-executor that holds the connection — so the
+   * server is registered once (POST /v1/mcp-servers) and keeps its secrets there. A tool no
+   * server of the tenant offers, or more than one does, fails the Agent naming it.
+   */
+  private mcpTools(ctx: ComponentContext, call: AgentCall, p: AgentParams, first: number): LoopTool[] {
+    const out: LoopTool[] = [];
+    let index = first;
+    for (const entry of p.mcp ?? []) {
+      const tools = (entry as { tools?: unknown } | null)?.tools;
+      if (!tools || typeof tools !== 'object') {
+        throw new GraphException(
+          GraphErrorCode.ComponentFailed,
+          `Agent ${call.id}: an mcp entry without a tools object`,
+        );
+      }
+      for (const [name, meta] of Object.entries(
+        tools as Record<string, { description?: unknown; inputSchema?: unknown }>,
+      )) {
+        const nodes = (this.directory?.list() ?? [])
+          .filter(
+            (n) =>
+              n.tenant_id === ctx.tenantId &&
+              n.name.startsWith(`${MCP_NODE_PREFIX}.`) &&
+              n.name.split('.').slice(2).join('.') === name,
+          )
+          .map((n) => n.name);
+        if (nodes.length !== 1) {
+          throw new GraphException(
+            GraphErrorCode.ComponentFailed,
+            nodes.length === 0
+              ? `Agent ${call.id}: MCP tool "${name}" is not offered by any MCP server of this tenant (register the server: POST /v1/mcp-servers)`
+              : `Agent ${call.id}: MCP tool "${name}" is offered by more than one MCP server of this tenant (${nodes.join(', ')})`,
+          );
+        }
+        const schema = meta?.inputSchema && typeof meta.inputSchema === 'object' ? meta.inputSchema : {};
+        out.push({
+          fn: {
+            name: `${name}_${index}`,
+            description: typeof meta?.description === 'string' ? meta.description : '',
+            parameters: {
+              type: 'object',
+              properties: {},
+              required: [],
+              ...(schema as object),
+            } as AgentFunction['parameters'],
+          },
+          call: (args) => this.callMcp(ctx, nodes[0], args),
+        });
+        index += 1;
+      }
+    }
+    return out;
+  }
+
+  /** One MCP tool call through the tool-executor (MCP_CALL_SUBJECT); its text, or its error as text. */
+  private async callMcp(ctx: ComponentContext, node: string, args: Record<string, unknown>): Promise<string> {
+    const request: McpCallRequest = { run_id: ctx.runId, node, args, timeout_ms: MCP_CALL_TIMEOUT_MS };
+    let reply: McpCallReply;
+    try {
+      if (!this.nats) {
+        throw new Error('no NATS connection in this process');
+      }
+      const msg = await this.nats.nc.request(MCP_CALL_SUBJECT, encodeJson(request), {
+        timeout: MCP_CALL_TIMEOUT_MS + 5_000,
+      });
+      reply = McpCallReplySchema.parse(JSON.parse(new TextDecoder().decode(msg.data)));
+    } catch (err) {
+      // No tool-executor answered (or NATS is away): the component is retried, like a model call.
+      throw Object.assign(new Error(`MCP tool ${node}: ${(err as Error).message}`), { retryable: true });
+    }
+    return reply.ok ? reply.text : `${reply.code}: ${reply.message}`;
   }
 
   private agentParams(call: AgentCall): AgentParams {
@@ -243,14 +338,6 @@ export class AgentComponent {
       throw new GraphException(
         GraphErrorCode.ComponentFailed,
         `Agent ${call.id}: param ${issue.path.join('.')}: ${issue.message}`,
-      );
-    }
-    // An MCP entry lists the server's tools the Agent offers (`tools: {name: meta}`); one that
-    // lists none offers nothing, as in RAGFlow (stock_market_research_assistant ships one).
-    if ((parsed.data.mcp ?? []).some(offersMcpTools)) {
-      throw new GraphException(
-        GraphErrorCode.ComponentFailed,
-        `Agent ${call.id}: MCP tools (params.mcp) are not supported in graph agents yet`,
       );
     }
     return parsed.data;
@@ -413,15 +500,6 @@ export class AgentComponent {
       throw classifyLlmError(err);
     }
   }
-}
-
-/** Whether an Agent's `mcp` entry offers any tool. */
-function offersMcpTools(entry: unknown): boolean {
-  const tools = (entry as { tools?: unknown } | null)?.tools;
-  if (tools === undefined || tools === null) {
-    return true; // an entry of another shape: not silently dropped
-  }
-  return typeof tools !== 'object' || Object.keys(tools).length > 0;
 }
 
 /** An answer as JSON, RAGFlow's way: what follows a `</think>` or a ```json fence; undefined when it does not parse. */
