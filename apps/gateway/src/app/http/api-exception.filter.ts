@@ -2,6 +2,17 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import type { Response } from 'express';
 import { ApiErrorCode, ApiException, statusOf } from './api.exception';
 
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * pg-pool gave up waiting for a free connection (its connectionTimeoutMillis): a burst larger than
+ * the pool can serve in time — an overload to answer with 503 and Retry-After, not a bug.
+ */
+function isPoolExhausted(exception: unknown): boolean {
+  const message = (exception as { message?: unknown } | null)?.message;
+  return typeof message === 'string' && message.startsWith('timeout exceeded when trying to connect');
+}
+
 /** Every error leaves the gateway in the API's error format, never with a stack trace. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -16,6 +27,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (res.headersSent) {
       res.end();
       return;
+    }
+    if (status === 503) {
+      // Overloaded, not broken: the client may send the same request again shortly.
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     }
     res.status(status).json(body);
   }
@@ -57,6 +72,14 @@ export class ApiExceptionFilter implements ExceptionFilter {
                 : ApiErrorCode.Internal;
       const message = status === 404 ? 'no such route' : exception.message;
       return { status, body: { error: { code, message } } };
+    }
+    if (isPoolExhausted(exception)) {
+      return this.toBody(
+        new ApiException(
+          ApiErrorCode.Unavailable,
+          'the database is busy (no connection was free in time); send the request again (with the same request_id, where the endpoint takes one, it is not carried out twice)',
+        ),
+      );
     }
     return { status: 500, body: { error: { code: ApiErrorCode.Internal, message: 'internal error' } } };
   }
