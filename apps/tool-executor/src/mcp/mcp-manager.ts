@@ -189,7 +189,10 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     this.rpc = sub;
     void (async () => {
       for await (const msg of sub) {
-        void this.answer(msg.data).then((reply) => msg.respond(encodeJson(reply)));
+        void this.answer(msg.data)
+          .then((reply) => msg.respond(encodeJson(reply)))
+          // The asker went away (its request timed out): nobody to answer.
+          .catch((err: Error) => this.logger.warn(`MCP call answer not sent: ${err.message}`));
       }
     })();
   }
