@@ -38,7 +38,6 @@ export {
   type CategorizeParams,
   type CategoryDecision,
   CategorizeParamsSchema,
-  categorizeHistory,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   pickCategory,

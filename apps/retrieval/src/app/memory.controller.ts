@@ -1,7 +1,7 @@
 import { Controller, Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
-import type { Action, RuntimeState } from '@switchyard/contracts';
+import type { RuntimeState } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import {
   type EmbeddingModel,
@@ -14,6 +14,7 @@ import {
   CATCH_UP_BATCH,
   MAX_ITEMS,
   VECTOR_MIN_SCORE,
+  answerOf,
   describeItems,
   memoryItems,
   relatedTurns,
@@ -122,7 +123,7 @@ export class MemoryController implements OnApplicationBootstrap {
     }
     const turn = state.turn;
     const prompt = state.prompts[turn] ?? '';
-    const answer = answerOf(state.action_history[turn] ?? []);
+    const answer = answerOf(state, turn);
     const archived = prompt.trim()
       ? await this.memories.remember({ tenantId: run.tenant_id, userId: who.userId }, embedder.model, [
           { run_id: task.run_id, thread_id: state.thread_id, turn, text: memoryText(prompt, answer) },
@@ -176,15 +177,4 @@ export class MemoryController implements OnApplicationBootstrap {
     )) as { tenant_id: string; metadata: unknown }[];
     return row;
   }
-}
-
-/** The answer `output` gave in this turn (its latest), or null. */
-function answerOf(actions: readonly Action[]): string | null {
-  for (let i = actions.length - 1; i >= 0; i--) {
-    if (actions[i].node === 'output') {
-      const answer = (actions[i].result as { answer?: unknown } | null)?.answer;
-      return typeof answer === 'string' ? answer : null;
-    }
-  }
-  return null;
 }

@@ -72,7 +72,8 @@ export function relatedTurns(state: Readonly<RuntimeState>): MemoryItem[] {
   return items.sort((a, b) => b.score - a.score).slice(0, MAX_ITEMS);
 }
 
-function answerOf(state: Readonly<RuntimeState>, turn: number): string {
+/** The answer `output` gave in a turn (its latest), '' without one. */
+export function answerOf(state: Readonly<RuntimeState>, turn: number): string {
   const out = [...(state.action_history[turn] ?? [])].reverse().find((a) => a.node === 'output');
   const answer = (out?.result as { answer?: unknown } | null)?.answer;
   return typeof answer === 'string' ? answer : '';

@@ -125,12 +125,7 @@ export class ToolsController {
           maxRows: Math.min(source.options.max_rows, args.max_rows ?? Infinity),
           maxBytes: source.options.max_bytes,
         };
-        const client = await source.pool.connect().catch((err: Error) => {
-          throw Object.assign(new Error(`cannot connect to data source "${source.name}": ${err.message}`), {
-            retryable: false,
-            code: 'sql_connection_error',
-          });
-        });
+        const client = await this.dataSources.connect(source);
         let res;
         try {
           res = await sqlQuery(client, args, limits);

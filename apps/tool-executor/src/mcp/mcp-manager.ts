@@ -211,9 +211,9 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
         req.args,
         AbortSignal.timeout(req.timeout_ms),
       );
-      const text = resultText(result, spec.maxOutputBytes + 1);
-      const truncated = Buffer.byteLength(text) > spec.maxOutputBytes;
-      return { ok: true, text: truncated ? resultText(result, spec.maxOutputBytes) : text, truncated };
+      // Capped as a node task's output is; the text blocks are the tool message.
+      const out = capToolOutput(result, spec.maxOutputBytes);
+      return { ok: true, text: resultText(out, spec.maxOutputBytes), truncated: out.truncated };
     } catch (err) {
       const e = err as Error & { code?: string };
       return { ok: false, code: typeof e.code === 'string' ? e.code : 'mcp_error', message: e.message };

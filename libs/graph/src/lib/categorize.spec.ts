@@ -1,8 +1,8 @@
+import { canvasHistory, historyWindow } from './canvas-history';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type CategorizeParams,
-  categorizeHistory,
   categorizeSystemPrompt,
   categorizeUserPrompt,
   pickCategory,
@@ -78,7 +78,7 @@ describe(categorizeSystemPrompt.name, () => {
   });
 });
 
-describe(categorizeHistory.name, () => {
+describe("Categorize's history window (canvas history → get_history)", () => {
   it.each([
     [['user: How are you doing?'], 0, 1, [{ role: 'user', content: 'How are you doing?' }]],
     // all.categorize: "hi", then two forms sent → the window of 1 turn is the two empty entries
@@ -102,6 +102,6 @@ describe(categorizeHistory.name, () => {
     ],
     [['user: a'], 0, 0, []],
   ])('%j with %d resumes, window %d → %j', (lines, resumes, window, entries) => {
-    expect(categorizeHistory(lines, resumes, window)).toEqual(entries);
+    expect(historyWindow(canvasHistory({ 'sys.history': lines }), resumes, window)).toEqual(entries);
   });
 });

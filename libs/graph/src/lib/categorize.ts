@@ -1,4 +1,3 @@
-import { canvasHistory, historyWindow } from './canvas-history';
 import { z } from 'zod';
 
 export const CategorizeParamsSchema = z
@@ -58,19 +57,6 @@ ${examples.join('\n')}
 `;
   }
   return prompt;
-}
-
-/**
- * RAGFlow's `get_history(window)`: the last `2 × window` conversation entries. The canvas history
- * is `sys.history` (`"user: …"` lines) plus one empty user entry per resume of a paused run, which
- * is how RAGFlow records a form being sent.
- */
-export function categorizeHistory(
-  sysHistory: unknown,
-  resumes: number,
-  window: number,
-): { role: string; content: string }[] {
-  return historyWindow(canvasHistory({ 'sys.history': sysHistory }), resumes, window);
 }
 
 /** The user message: the history window with its last entry replaced by the query. */

@@ -134,6 +134,16 @@ export class SqlDataSources {
     );
   }
 
+  /** A client of the source's pool; a refused or failed connection is an `sql_connection_error`. */
+  async connect(source: ResolvedDataSource): Promise<pg.PoolClient> {
+    return source.pool.connect().catch((err: Error) => {
+      throw new SqlSourceError(
+        `cannot connect to data source "${source.name}": ${err.message}`,
+        'sql_connection_error',
+      );
+    });
+  }
+
   private async rowsOf(runId: string): Promise<DataSourceRow[]> {
     return (await this.ds.query(
       `SELECT d.id, d.name, d.dsn_sealed, d.options, d.kind

@@ -27,11 +27,12 @@ export class RagflowRuns implements RagflowRunSource {
           typeof row.dsl === 'string' ? (JSON.parse(row.dsl) as unknown) : row.dsl,
         );
         for (const [id, c] of Object.entries(canvas.components)) {
+          const streamsInto = streamedInto(canvas, id);
           components.set(id, {
             type: c.name,
             name: canvas.names[id] ?? id,
             ...(c.parentId ? { parentId: c.parentId } : {}),
-            ...(streamedInto(canvas, id).length ? { streamsInto: streamedInto(canvas, id) } : {}),
+            ...(streamsInto.length ? { streamsInto } : {}),
           });
         }
       } catch {

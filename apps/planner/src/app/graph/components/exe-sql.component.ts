@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GraphErrorCode, GraphException } from '@switchyard/graph';
 import { markdownTable } from '@switchyard/provider-tools';
-import { SqlDataSources, type SqlQueryResult, SqlSourceError, sqlQuery } from '@switchyard/sql-sources';
+import { SqlDataSources, type SqlQueryResult, sqlQuery } from '@switchyard/sql-sources';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { toolInput } from './tool-input';
 
@@ -51,12 +51,7 @@ export class ExeSqlComponent {
     };
     const json: unknown[] = [];
     const tables: string[] = [];
-    const client = await source.pool.connect().catch((err: Error) => {
-      throw new SqlSourceError(
-        `cannot connect to data source "${source.name}": ${err.message}`,
-        'sql_connection_error',
-      );
-    });
+    const client = await this.sources.connect(source);
     let broken = false;
     try {
       for (const part of sql.split(';')) {
