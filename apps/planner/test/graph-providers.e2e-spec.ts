@@ -266,7 +266,7 @@ describe('graph providers: components that call out', () => {
     expect(r.run.error).toBeNull();
     expect(r.path).toEqual(['begin', 'YahooFinance:QuickAdsDig', 'Message:Report']);
     // The sections the template asks for (balance sheets), and the symbol RAGFlow's run asked for.
-    expect(r.run.output.answer).toMatch(/# Balance sheet:\n\| +\| 2024-09-30 00:00:00 \|/);
+    expect(r.run.output.answer).toMatch(/# Balance sheet:\n\| +\| +2024-09-30 00:00:00 \|/);
     expect(r.run.output.answer).toMatch(/\| Total Assets +\| +364980000000 \|/);
     expect(r.run.output.answer).toContain('# Quarterly balance sheet:');
     const symbols = provider.requests.slice(before).map((q) => q.query['symbol']);

@@ -386,9 +386,11 @@ describe("a graph agent's ExeSQL (RAGFlow) on the tenant's data source", () => {
     expect(run.status).toBe('succeeded');
     // pandas' to_markdown(index=False): no index column, numbers right-aligned, text (numeric comes as text) left.
     expect(run.output.answer).toContain(
-      ['| id | customer   | amount |', '|---:|:-----------|:-------|', '|  1 | customer 1 | 1.5    |'].join(
-        '\n',
-      ),
+      [
+        '|   id | customer   | amount   |',
+        '|-----:|:-----------|:---------|',
+        '|    1 | customer 1 | 1.5      |',
+      ].join('\n'),
     );
     expect(run.output.answer).toContain(
       'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.',

@@ -153,3 +153,13 @@ export {
   parseComponentTimeouts,
 } from './lib/component-timeout';
 export { type InvokeRequest, htmlText, invokeRequest } from './lib/invoke-request';
+export {
+  DOC_FORMATS,
+  DocGeneratorParamsSchema,
+  type DocGeneratorParams,
+  type DownloadInfo,
+  ExcelProcessorParamsSchema,
+  type ExcelProcessorParams,
+  downloadsIn,
+  sanitizeFilename,
+} from './lib/file-components';

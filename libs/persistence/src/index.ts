@@ -7,4 +7,5 @@ export {
   MIGRATIONS,
 } from './lib/data-source';
 export { PgStateSource } from './lib/pg-state.source';
+export { FileStore, type NewFile, type StoredFile } from './lib/file-store';
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';

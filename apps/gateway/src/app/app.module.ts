@@ -14,6 +14,7 @@ import { AdminModule } from './admin/admin.module';
 import { AgentsModule } from './agents/agents.module';
 import { GatewayCoreModule } from './core.module';
 import { DataSourcesModule } from './data-sources/data-sources.module';
+import { FilesModule } from './files/files.module';
 import { ApiExceptionFilter } from './http/api-exception.filter';
 import { requireJsonBody } from './http/json-content-type.middleware';
 import { KnowledgeModule } from './knowledge/knowledge.module';
@@ -43,6 +44,7 @@ import { UsersModule } from './users/users.module';
     ToolsModule,
     McpModule,
     DataSourcesModule,
+    FilesModule,
     UsersModule,
     RegistryModule,
     AdminModule,

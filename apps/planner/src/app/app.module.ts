@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { FileStore } from '@switchyard/persistence';
 import { KnowledgeStore } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { NodeDirectory, PlatformModule, ServiceConfig } from '@switchyard/platform';
@@ -10,6 +11,8 @@ import { AgentComponent } from './graph/components/agent.component';
 import { RetrievalComponent } from './graph/components/retrieval.component';
 import { CodeExecComponent } from './graph/components/code-exec';
 import { ExeSqlComponent } from './graph/components/exe-sql.component';
+import { DocsGeneratorComponent } from './graph/components/docs-generator.component';
+import { ExcelProcessorComponent } from './graph/components/excel-processor.component';
 import { GraphProvidersConfig } from './graph/graph-providers.config';
 import { GraphCanvasLoader } from './graph/graph-canvas.loader';
 import { GraphComponentRunner } from './graph/graph-component.runner';
@@ -54,6 +57,10 @@ import { UserProfileLoader } from './user-profile.loader';
     GraphComponentRunner,
     CodeExecComponent,
     ExeSqlComponent,
+    DocsGeneratorComponent,
+    ExcelProcessorComponent,
+    // DocGenerator and ExcelProcessor keep the files they make in the tenant's files.
+    { provide: FileStore, useFactory: (ds: DataSource) => new FileStore(ds), inject: [DataSource] },
     {
       // ExeSQL queries the tenant's data sources with sql_query's guards (libs/sql-sources).
       provide: SqlDataSources,

@@ -68,7 +68,8 @@ export class RetentionJob extends PeriodicJob {
            WHERE r.finished_at < $1
              AND (EXISTS (SELECT 1 FROM run_tasks t WHERE t.run_id = r.id)
                OR EXISTS (SELECT 1 FROM tool_outputs o WHERE o.run_id = r.id)
-               OR EXISTS (SELECT 1 FROM tool_receipts c WHERE c.run_id = r.id))
+               OR EXISTS (SELECT 1 FROM tool_receipts c WHERE c.run_id = r.id)
+               OR EXISTS (SELECT 1 FROM files f WHERE f.run_id = r.id AND f.task_id IS NOT NULL))
            LIMIT ${BATCH}`,
           [cutoff],
         )) as { id: string }[];
@@ -77,6 +78,8 @@ export class RetentionJob extends PeriodicJob {
           await m.query('DELETE FROM run_tasks WHERE run_id = ANY($1::uuid[])', [ids]);
           await m.query('DELETE FROM tool_outputs WHERE run_id = ANY($1::uuid[])', [ids]);
           await m.query('DELETE FROM tool_receipts WHERE run_id = ANY($1::uuid[])', [ids]);
+          // Files the run's components made go with its tool outputs; uploads stay.
+          await m.query('DELETE FROM files WHERE run_id = ANY($1::uuid[]) AND task_id IS NOT NULL', [ids]);
         }
         report.runsPruned = ids.length;
       }

@@ -60,6 +60,8 @@ export const EventPayloadSchemas = {
     next: z.array(z.string()),
     usage: UsageLike,
     error: z.object({ code: z.string(), message: z.string() }).optional(),
+    // Files the action offers for download (a graph Message showing a DocGenerator's document).
+    downloads: z.array(z.record(z.string(), z.unknown())).optional(),
   }),
   // `attempt`: tokens of a higher attempt of the same task replace the earlier attempt's text.
   token: z.object({
@@ -98,7 +100,10 @@ export function actionEventPayload(a: {
   next: string[];
   usage: EventPayload<'action'>['usage'];
   error?: { code: string; message: string };
+  result?: unknown;
 }): EventPayload<'action'> {
+  const downloads = (a.result as { outputs?: { downloads?: unknown } } | null | undefined)?.outputs
+    ?.downloads;
   return {
     id: a.id,
     node: a.node,
@@ -106,6 +111,9 @@ export function actionEventPayload(a: {
     next: a.next,
     usage: a.usage,
     ...(a.error ? { error: a.error } : {}),
+    ...(Array.isArray(downloads) && downloads.length
+      ? { downloads: downloads as Record<string, unknown>[] }
+      : {}),
   };
 }
 

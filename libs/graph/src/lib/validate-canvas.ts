@@ -1,5 +1,6 @@
 import { type z } from 'zod';
 import { CategorizeParamsSchema } from './categorize';
+import { DocGeneratorParamsSchema, ExcelProcessorParamsSchema } from './file-components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './graph.exception';
 import { parseCanvas } from './normalize-dsl';
@@ -29,6 +30,9 @@ export const KNOWN_COMPONENTS = new Set([
   'Retrieval',
   'CodeExec',
   'ExeSQL',
+  'DocGenerator',
+  'DocsGenerator',
+  'ExcelProcessor',
   'TavilySearch',
   'TavilyExtract',
   'YahooFinance',
@@ -58,6 +62,9 @@ const COMPONENT_ID = /^[A-Za-z0-9_:]+$/;
 const PARAM_SCHEMAS: Record<string, z.ZodType | undefined> = {
   Switch: SwitchParamsSchema,
   Categorize: CategorizeParamsSchema,
+  DocGenerator: DocGeneratorParamsSchema,
+  DocsGenerator: DocGeneratorParamsSchema,
+  ExcelProcessor: ExcelProcessorParamsSchema,
 };
 
 function requiredParams(c: NormalizedComponent): GraphProblem[] {

@@ -23,6 +23,7 @@ import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-t
 import { TenantLimits1700000000031 } from '../migrations/1700000000031-tenant-limits';
 import { McpToolTypes1700000000037 } from '../migrations/1700000000037-mcp-tool-types';
 import { TenantMemoryModel1700000000038 } from '../migrations/1700000000038-tenant-memory-model';
+import { Files1700000000039 } from '../migrations/1700000000039-files';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   TenantLimits1700000000031,
   McpToolTypes1700000000037,
   TenantMemoryModel1700000000038,
+  Files1700000000039,
 ];
 
 export function dataSourceOptions(

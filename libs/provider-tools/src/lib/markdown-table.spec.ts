@@ -20,6 +20,30 @@ describe(formatG.name, () => {
 });
 
 describe(markdownTable.name, () => {
+  it("pads every column to its header and two more (tabulate's MIN_PADDING, as pandas' own docs show)", () => {
+    // pandas.Series.to_markdown's docstring example, verbatim.
+    expect(
+      markdownTable(
+        ['animal'],
+        [
+          ['0', 'elk'],
+          ['1', 'pig'],
+          ['2', 'dog'],
+          ['3', 'quetzal'],
+        ].map(([i, a]) => [Number(i), a]),
+      ),
+    ).toBe(
+      [
+        '|    | animal   |',
+        '|---:|:---------|',
+        '|  0 | elk      |',
+        '|  1 | pig      |',
+        '|  2 | dog      |',
+        '|  3 | quetzal  |',
+      ].join('\n'),
+    );
+  });
+
   it('prints like to_markdown(index=False, floatfmt=".6f") with None as an empty cell', () => {
     expect(
       markdownTable(
@@ -32,14 +56,15 @@ describe(markdownTable.name, () => {
       ),
     ).toBe(
       [
-        '| id |    price | name |',
-        '|---:|---------:|:-----|',
-        '|  1 | 2.500000 | a    |',
-        '|    | 3.000000 |      |',
+        '|   id |    price | name   |',
+        '|-----:|---------:|:-------|',
+        '|    1 | 2.500000 | a      |',
+        '|      | 3.000000 |        |',
       ].join('\n'),
     );
   });
 
+  // tabulate's numalign="decimal" (pandas' to_markdown keeps it): points line up, nan has none.
   it("types each column as tabulate does: integers only in full, one float or missing value makes it 'g'", () => {
     expect(
       markdownTable(
@@ -51,10 +76,10 @@ describe(markdownTable.name, () => {
       ),
     ).toBe(
       [
-        '|   |           a |           b |           c |',
-        '|:--|------------:|------------:|------------:|',
-        '| x | 15116786000 | 1.51168e+10 | 1.51168e+10 |',
-        '| y |           2 |         2.5 |         nan |',
+        '|    |           a |           b |             c |',
+        '|:---|------------:|------------:|--------------:|',
+        '| x  | 15116786000 | 1.51168e+10 |   1.51168e+10 |',
+        '| y  |           2 | 2.5         | nan           |',
       ].join('\n'),
     );
   });
@@ -70,10 +95,10 @@ describe(markdownTable.name, () => {
       ),
     ).toBe(
       [
-        '|              | 2024-09-30 00:00:00 |',
-        '|:-------------|--------------------:|',
-        '| Total Assets |          3.6498e+11 |',
-        '| Net Debt     |                 nan |',
+        '|              |   2024-09-30 00:00:00 |',
+        '|:-------------|----------------------:|',
+        '| Total Assets |            3.6498e+11 |',
+        '| Net Debt     |          nan          |',
       ].join('\n'),
     );
   });

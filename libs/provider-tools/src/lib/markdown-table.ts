@@ -50,7 +50,6 @@ export function markdownTable(
   const missing = (c: Cell) => c === null || c === undefined;
   const numeric = columns.map(
     (_, i) =>
-      (i > 0 || !index) &&
       rows.length > 0 &&
       rows.every((r) => typeof r[i] === 'number' || missing(r[i])) &&
       // NaN is a float; a column of None only is no number column.
@@ -76,10 +75,29 @@ export function markdownTable(
     }
     return opts.decimals === undefined ? formatG(c) : c.toFixed(opts.decimals);
   };
-  const cells = rows.map((r) => columns.map((_, i) => text(r[i], i)));
-  const width = columns.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length), 1));
+  const raw = rows.map((r) => columns.map((_, i) => text(r[i], i)));
+  // tabulate's numalign="decimal": a number column's values are padded on the right so that
+  // their decimal points (or exponents) line up, then right-aligned.
+  const decimals = columns.map((_, i) => (numeric[i] ? Math.max(...raw.map((r) => afterPoint(r[i]))) : 0));
+  const cells = raw.map((r) =>
+    r.map((s, i) => (numeric[i] ? s + ' '.repeat(decimals[i] - afterPoint(s)) : s)),
+  );
+  // tabulate's MIN_PADDING: a column is at least its header and two more wide.
+  const width = columns.map((h, i) => Math.max(h.length + 2, ...cells.map((r) => r[i].length)));
   const pad = (s: string, i: number) => (numeric[i] ? s.padStart(width[i]) : s.padEnd(width[i]));
   const line = (parts: string[]) => `| ${parts.map(pad).join(' | ')} |`;
   const rule = `|${width.map((w, i) => (numeric[i] ? `${'-'.repeat(w + 1)}:` : `:${'-'.repeat(w + 1)}`)).join('|')}|`;
   return [line(columns), rule, ...cells.map(line)].join('\n');
+}
+
+/** tabulate's `_afterpoint`: how many characters follow a number's point (or exponent mark); -1 for none. */
+function afterPoint(s: string): number {
+  if (/^[+-]?\d+$/.test(s) || !/^[+-]?(\d|\.\d|nan|inf)/i.test(s)) {
+    return -1;
+  }
+  let pos = s.lastIndexOf('.');
+  if (pos < 0) {
+    pos = s.toLowerCase().lastIndexOf('e');
+  }
+  return pos >= 0 ? s.length - pos - 1 : -1;
 }

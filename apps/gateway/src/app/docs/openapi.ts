@@ -36,6 +36,7 @@ import {
 } from '../data-sources/data-sources.schemas';
 import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
 import { ForkSchema } from '../threads/threads.controller';
+import { StoredFileSchema } from '../files/files.controller';
 import { ApiErrorCode } from '../http/api.exception';
 
 // The OpenAPI description is generated from the zod schemas the gateway validates with, so the
@@ -692,6 +693,67 @@ export function buildOpenApi(): OpenAPIObject {
             "The full output of a tool result that was truncated in its action (the result's reference, tool-output:<id>)",
           parameters: [id('run_id'), { name: 'ref', in: 'path', required: true, schema: { type: 'string' } }],
           responses: { 200: ok('the full output', ToolOutputSchema), ...common },
+        },
+      },
+      '/v1/files': {
+        post: {
+          summary: "Upload a file for the tenant's graph runs (one file, at most 20 MiB)",
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: ['file'],
+                  properties: { file: { type: 'string', format: 'binary' } },
+                },
+              },
+            },
+          },
+          responses: {
+            201: ok('the stored file', StoredFileSchema),
+            400: err('no file in the field "file"'),
+            413: err('a file larger than 20 MiB'),
+            ...common,
+          },
+        },
+        get: {
+          summary: "The tenant's files, newest first (with run_id: the files that run's components made)",
+          parameters: [
+            { name: 'run_id', in: 'query', required: false, schema: { type: 'string', format: 'uuid' } },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 200 },
+            },
+          ],
+          responses: { 200: ok('the files', z.object({ files: z.array(StoredFileSchema) })), ...common },
+        },
+      },
+      '/v1/files/{id}': {
+        get: {
+          summary: "A file's metadata",
+          parameters: [id('id')],
+          responses: { 200: ok('the file', StoredFileSchema), ...common },
+        },
+        delete: {
+          summary: 'Delete a file',
+          parameters: [id('id')],
+          responses: { 204: { description: 'deleted' }, ...common },
+        },
+      },
+      '/v1/files/{id}/content': {
+        get: {
+          summary: "A file's bytes, as an attachment with its stored type",
+          parameters: [id('id')],
+          responses: {
+            200: {
+              description: 'the bytes',
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            },
+            ...common,
+          },
         },
       },
       '/v1/collections': {

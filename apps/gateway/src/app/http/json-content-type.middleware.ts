@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { ApiErrorCode, ApiException } from './api.exception';
 
 // The routes that also take files as multipart/form-data.
-const MULTIPART_ROUTES = [/^\/v1\/collections\/[^/]+\/documents\/?$/];
+const MULTIPART_ROUTES = [/^\/v1\/collections\/[^/]+\/documents\/?$/, /^\/v1\/files\/?$/];
 
 /** A request with a body must say it is JSON (415 otherwise), or multipart where files are taken. */
 export function requireJsonBody(req: Request, _res: Response, next: NextFunction): void {

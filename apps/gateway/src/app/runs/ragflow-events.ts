@@ -55,6 +55,8 @@ interface ActionPayload {
   error?: { code: string; message: string };
   /** `message`: a failed component's default value, shown under its exception policy. */
   result?: { message?: unknown };
+  /** The files a Message offers (DocGenerator's documents). */
+  downloads?: Record<string, unknown>[];
 }
 
 export class RagflowEventEncoder {
@@ -138,7 +140,17 @@ export class RagflowEventEncoder {
             ? this.frame(e.seq, 'message', at, { content: a.result.message }) +
               this.frame(e.seq, 'message_end', at, {})
             : '';
-        const end = type === 'Message' ? this.frame(e.seq, 'message_end', at, {}) : '';
+        // The files a Message offers (DocGenerator's) ride on its message_end, as in RAGFlow.
+        const downloads = a.downloads;
+        const end =
+          type === 'Message'
+            ? this.frame(
+                e.seq,
+                'message_end',
+                at,
+                Array.isArray(downloads) && downloads.length ? { downloads } : {},
+              )
+            : '';
         const streamsInto = this.ctx.components.get(id)?.streamsInto ?? [];
         if (streamsInto.length && !a.error) {
           // RAGFlow's Agent finishes after the Message that shows its stream.

@@ -40,6 +40,9 @@ import { AgentComponent, streamedText } from './components/agent.component';
 import { RetrievalComponent } from './components/retrieval.component';
 import { CodeExecComponent } from './components/code-exec';
 import { ExeSqlComponent } from './components/exe-sql.component';
+import { DocsGeneratorComponent } from './components/docs-generator.component';
+import { ExcelProcessorComponent } from './components/excel-processor.component';
+import { messageValueText } from './components/message-value';
 import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
@@ -54,6 +57,8 @@ export interface ComponentContext {
   /** The run's tenant (whose collections a Retrieval searches, whose provider keys a tool uses) and the run. */
   tenantId: string;
   runId: string;
+  /** The task running the component (a file it makes is kept once per task). */
+  taskId: string;
   /** The canvas state has not been opened yet (the thread's first graph turn). */
   firstTurn: boolean;
   signal: AbortSignal;
@@ -118,6 +123,8 @@ export class GraphComponents {
     @Inject(CodeExecComponent) private readonly codeExec: CodeExecComponent,
     @Inject(InvokeComponent) private readonly invokeComponent: InvokeComponent,
     @Inject(ExeSqlComponent) private readonly exeSql: ExeSqlComponent,
+    @Inject(DocsGeneratorComponent) private readonly docsGenerator: DocsGeneratorComponent,
+    @Inject(ExcelProcessorComponent) private readonly excelProcessor: ExcelProcessorComponent,
     @Inject(TavilySearchComponent) private readonly tavilySearch: TavilySearchComponent,
     @Inject(YahooFinanceComponent) private readonly yahooFinance: YahooFinanceComponent,
   ) {}
@@ -209,6 +216,11 @@ export class GraphComponents {
         return this.invokeComponent.run(ctx);
       case 'ExeSQL':
         return this.exeSql.run(ctx);
+      case 'DocGenerator':
+      case 'DocsGenerator':
+        return this.docsGenerator.run(ctx);
+      case 'ExcelProcessor':
+        return this.excelProcessor.run(ctx);
       case 'TavilySearch':
         return this.tavilySearch.run(ctx);
       case 'YahooFinance':
@@ -276,8 +288,17 @@ export class GraphComponents {
     const template = contents[Math.floor(Math.random() * contents.length)];
     let text = '';
     let streamed = '';
+    const downloads: unknown[] = [];
     for (const segment of templateSegments(template)) {
-      const piece = 'text' in segment ? segment.text : asPromptText(getVariableValue(ctx.scope, segment.ref));
+      let piece: string;
+      if ('text' in segment) {
+        piece = segment.text;
+      } else {
+        // A made file (DocGenerator's `download`) is a download of the message, not its text.
+        const value = messageValueText(getVariableValue(ctx.scope, segment.ref), asPromptText);
+        piece = value.text;
+        downloads.push(...value.downloads);
+      }
       // An Agent's tool notes stream as thinking: `<think>…</think>` in the answer, not in `content`.
       const shown = ('ref' in segment ? streamedText(ctx.scope, segment.ref) : undefined) ?? piece;
       if (shown) {
@@ -290,7 +311,7 @@ export class GraphComponents {
       }
     }
     return {
-      outputs: { content: text },
+      outputs: { content: text, ...(downloads.length ? { downloads } : {}) },
       ...(streamed !== text ? { streamed } : {}),
       summary: `Message: ${text.length} characters`,
     };

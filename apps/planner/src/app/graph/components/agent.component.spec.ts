@@ -154,6 +154,7 @@ function contextOf(canvas: Canvas, query: string): ComponentContext {
     prompt: query,
     tenantId,
     runId: randomUUID(),
+    taskId: randomUUID(),
     firstTurn: false,
     signal: new AbortController().signal,
     emitToken: async () => undefined,

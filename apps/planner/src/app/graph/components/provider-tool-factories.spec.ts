@@ -110,7 +110,7 @@ describe(YahooFinanceComponent.name, () => {
     const report = await tool.call({ stock_code: 'AAPL' }, ctx(tenantId));
     expect(report).toContain('# Balance sheet:');
     // A column of integers only prints them in full (tabulate's int column).
-    expect(report).toContain('| Total Assets |        364980000000 |');
+    expect(report).toContain('| Total Assets |          364980000000 |');
   });
 
   it('answers a failed call as an error text', async () => {
