@@ -125,6 +125,15 @@ function zodProblems(error: z.ZodError, prefix: string): GraphProblem[] {
 }
 
 /**
+ * Other names of components (older RAGFlow DSLs and docs): `FillUp` is UserFillUp, `DocsGenerator`
+ * is DocGenerator. A canvas keeps its own spelling in its JSON; it runs as the canonical component.
+ */
+export const COMPONENT_ALIASES: Readonly<Record<string, string>> = {
+  FillUp: 'UserFillUp',
+  DocsGenerator: 'DocGenerator',
+};
+
+/**
  * Reads a RAGFlow agent DSL in any of its three forms — components (with or without `graph`),
  * graph-only (components derived as the editor does), or a template wrapper `{…, dsl}` — into a
  * normalized {@link Canvas}. Throws a {@link GraphException} naming the field when it is none.
@@ -164,7 +173,7 @@ export function parseCanvas(raw: unknown): Canvas {
   for (const [id, c] of Object.entries(parsed.data.components)) {
     components[id] = {
       id,
-      name: c.obj.component_name,
+      name: COMPONENT_ALIASES[c.obj.component_name] ?? c.obj.component_name,
       params: c.obj.params ?? {},
       downstream: c.downstream,
       upstream: c.upstream,

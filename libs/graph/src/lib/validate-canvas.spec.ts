@@ -237,6 +237,22 @@ describe(validateCanvas.name, () => {
     expect((error as GraphException).message).toContain(`component ${problem.component}`);
   });
 
+  it('runs FillUp as UserFillUp and DocsGenerator as DocGenerator (their other names)', () => {
+    const canvas = validateCanvas({
+      components: {
+        begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['F:1'], upstream: [] },
+        'F:1': { obj: { component_name: 'FillUp', params: {} }, downstream: ['D:1'], upstream: ['begin'] },
+        'D:1': {
+          obj: { component_name: 'DocsGenerator', params: { content: '{F:1@x}' } },
+          downstream: [],
+          upstream: ['F:1'],
+        },
+      },
+    });
+    expect(canvas.components['F:1'].name).toBe('UserFillUp');
+    expect(canvas.components['D:1'].name).toBe('DocGenerator');
+  });
+
   it('accepts the minimal DSL itself', () => {
     expect(Object.keys(validateCanvas(minimalDsl()).components)).toHaveLength(4);
   });

@@ -31,7 +31,6 @@ export const KNOWN_COMPONENTS = new Set([
   'CodeExec',
   'ExeSQL',
   'DocGenerator',
-  'DocsGenerator',
   'ExcelProcessor',
   'TavilySearch',
   'TavilyExtract',
@@ -63,7 +62,6 @@ const PARAM_SCHEMAS: Record<string, z.ZodType | undefined> = {
   Switch: SwitchParamsSchema,
   Categorize: CategorizeParamsSchema,
   DocGenerator: DocGeneratorParamsSchema,
-  DocsGenerator: DocGeneratorParamsSchema,
   ExcelProcessor: ExcelProcessorParamsSchema,
 };
 

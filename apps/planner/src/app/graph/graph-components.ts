@@ -217,7 +217,6 @@ export class GraphComponents {
       case 'ExeSQL':
         return this.exeSql.run(ctx);
       case 'DocGenerator':
-      case 'DocsGenerator':
         return this.docsGenerator.run(ctx);
       case 'ExcelProcessor':
         return this.excelProcessor.run(ctx);
