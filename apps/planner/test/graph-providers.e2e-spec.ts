@@ -248,6 +248,90 @@ describe('graph providers: components that call out', () => {
     });
   });
 
+  it("Switchyard's catalogue tools in an Agent: calculator_0 and http_get_1 run in the tool-executor under its guards, their answers reach the model", async () => {
+    const rules = [
+      {
+        name: 'call-catalogue',
+        times: 1,
+        when: { tools_include: 'http_get_1', last_role: 'user' },
+        reply: {
+          tool_calls: [
+            { name: 'calculator_0', arguments: { expression: '6 * 7' } },
+            // Loopback: the address guard refuses it (no SWITCHYARD_HTTP_ALLOW_HOSTS here).
+            { name: 'http_get_1', arguments: { url: `${provider.url}/search` } },
+            { name: 'calculator_0', arguments: { expr: '1' } },
+            { name: 'calculator_0', arguments: { expression: '1 +' } },
+          ],
+        },
+      },
+      {
+        name: 'answer',
+        times: 1,
+        when: { last_role: 'tool' },
+        reply: {
+          content:
+            'calc={{echo:"value":(\\d+)}}; http={{echo:(forbidden_address)}}; bad={{echo:(invalid_tool_input)}}; syntax={{echo:(syntax_error)}}',
+        },
+      },
+    ];
+    const scripted = await fetch(`${stack.llmUrl}/_script`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ strict: true, models: ['scripted'], rules }),
+    });
+    expect(scripted.status).toBe(200);
+    const before = provider.requests.length;
+    const agent = await createAgent(
+      'agent-catalogue',
+      canvas({
+        'Agent:Calc': {
+          name: 'Agent',
+          params: {
+            llm_id: 'scripted',
+            sys_prompt: 'Use the tools.',
+            prompts: [{ role: 'user', content: '{sys.query}' }],
+            tools: [
+              { component_name: 'calculator', name: 'calculator', params: {} },
+              { component_name: 'http_get', name: 'http_get', params: {} },
+            ],
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{Agent:Calc@content}'] } },
+      }),
+    );
+    const r = await runToEnd(agent, 'What is 6 * 7?');
+    expect(r.run.error).toBeNull();
+    // The calculator's result, the guard's refusal, the bad arguments and the bad expression each reached the model.
+    expect(r.run.output.answer).toMatch(
+      /<think>Running the http_get_1 tool\.\.\.<\/think>.*calc=42; http=forbidden_address; bad=invalid_tool_input; syntax=syntax_error$/,
+    );
+    // The refused URL was never fetched.
+    expect(provider.requests.length).toBe(before);
+  });
+
+  it('an Agent tool that is neither a component nor a catalogue tool fails the Agent naming what is available', async () => {
+    const agent = await createAgent(
+      'agent-unknown-tool',
+      canvas({
+        'Agent:X': {
+          name: 'Agent',
+          params: {
+            llm_id: 'scripted',
+            sys_prompt: 'x',
+            tools: [{ component_name: 'teleport', name: 'teleport', params: {} }],
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{Agent:X@content}'] } },
+      }),
+    );
+    const r = await runToEnd(agent, 'go');
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error.message).toContain('tool 0 is a teleport component');
+    expect(r.run.error.message).toMatch(/available: .*calculator.*http_get/);
+  });
+
   it("YahooFinance:QuickAdsDig of stock_market_research_assistant.json reports the balance sheet of the golden's symbol", async () => {
     const g = golden('stock_market_research_assistant.aapl');
     const template = fixture('stock_market_research_assistant.json') as {

@@ -11,6 +11,8 @@ export {
   toolLimitsEnvSchema,
   type ToolContext,
   type ToolDeclaration,
+  untilAborted,
 } from './lib/tools/tool-runner';
+export { shrinkToFit } from './lib/tools/output-cap';
 export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';
 export { ToolReceipts, OUTCOME_UNKNOWN } from './lib/tools/tool-receipts';

@@ -6,6 +6,8 @@ import { WorkerModule } from '@switchyard/worker';
 import { McpModule } from '../mcp/mcp.module';
 import { PreprocessController } from './preprocess.controller';
 import { ToolExecutorConfig } from './tool-executor.config';
+import { CatalogueTools } from './catalogue-tools';
+import { ToolCallsServer } from './tool-calls.server';
 import { ToolsController } from './tools.controller';
 import { ToolLimits, ToolRunner } from '@switchyard/worker';
 
@@ -20,6 +22,8 @@ import { ToolLimits, ToolRunner } from '@switchyard/worker';
       inject: [ToolExecutorConfig],
     },
     ToolRunner,
+    CatalogueTools,
+    ToolCallsServer,
     {
       provide: SqlDataSources,
       useFactory: (ds: DataSource, cfg: ToolExecutorConfig, service: ServiceConfig) =>

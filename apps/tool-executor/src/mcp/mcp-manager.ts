@@ -21,6 +21,7 @@ import {
 } from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, toolArgs } from '@switchyard/worker';
+import { serveRequests } from '../app/serve-requests';
 import { McpConfig } from './mcp.config';
 import { McpConnection, type McpServerSpec } from './mcp-connection';
 import { McpCallError } from './mcp-errors';
@@ -185,16 +186,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
    * max_output_bytes. One tool-executor of the queue group answers each request.
    */
   private serveCalls(): void {
-    const sub = this.nats.nc.subscribe(MCP_CALL_SUBJECT, { queue: SERVICE });
-    this.rpc = sub;
-    void (async () => {
-      for await (const msg of sub) {
-        void this.answer(msg.data)
-          .then((reply) => msg.respond(encodeJson(reply)))
-          // The asker went away (its request timed out): nobody to answer.
-          .catch((err: Error) => this.logger.warn(`MCP call answer not sent: ${err.message}`));
-      }
-    })();
+    this.rpc = serveRequests(this.nats.nc, MCP_CALL_SUBJECT, (data) => this.answer(data), this.logger);
   }
 
   private async answer(data: Uint8Array): Promise<McpCallReply> {

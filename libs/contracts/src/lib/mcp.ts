@@ -69,3 +69,24 @@ export const McpCallReplySchema = z.union([
   z.object({ ok: z.literal(false), code: z.string(), message: z.string() }),
 ]);
 export type McpCallReply = z.infer<typeof McpCallReplySchema>;
+
+/**
+ * A call of one of Switchyard's catalogue tools (calculator, http_get, http_request, sql_query)
+ * another service makes through the tool-executors (core NATS request/reply, their queue group):
+ * a graph Agent's tool. The run says whose call it is (a data source is the run's tenant's);
+ * `call_id` is the idempotency key a non-idempotent tool sends on (the same on a retry).
+ */
+export const TOOL_CALL_SUBJECT = 'sy.rpc.tool.call';
+export const ToolRpcRequestSchema = z
+  .object({
+    run_id: z.string().uuid(),
+    tool: z.string().min(1).max(100),
+    args: z.record(z.string(), z.unknown()),
+    call_id: z.string().min(1).max(300),
+    timeout_ms: z.number().int().min(100).max(600_000),
+  })
+  .strict();
+export type ToolRpcRequest = z.infer<typeof ToolRpcRequestSchema>;
+/** Its answer: the tool's result as JSON text (capped), or its failure. */
+export const ToolRpcReplySchema = McpCallReplySchema;
+export type ToolRpcReply = McpCallReply;

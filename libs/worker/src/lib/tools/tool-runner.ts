@@ -65,7 +65,7 @@ export class ToolTimeoutError extends Error {
 }
 
 /** Settles with the work, or rejects once the signal aborts even if the work ignores it. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);

@@ -35,6 +35,9 @@ import {
 } from '@switchyard/graph';
 import {
   MCP_CALL_SUBJECT,
+  type NodeRegistration,
+  TOOL_CALL_SUBJECT,
+  type ToolRpcRequest,
   MCP_NODE_PREFIX,
   type McpCallReply,
   McpCallReplySchema,
@@ -84,7 +87,9 @@ interface AgentAnswer {
 
 /** A tool as the loop uses it: what the model is offered and how a call runs. */
 // An MCP tool call's budget (the server's own timeout applies inside it too).
-const MCP_CALL_TIMEOUT_MS = 60_000;
+const TOOL_CALL_TIMEOUT_MS = 60_000;
+// The service whose tools graph Agents may call (the catalogue).
+const TOOL_EXECUTOR = 'tool-executor';
 
 interface LoopTool {
   fn: AgentFunction;
@@ -313,22 +318,74 @@ export class AgentComponent {
   }
 
   /** One MCP tool call through the tool-executor (MCP_CALL_SUBJECT); its text, or its error as text. */
-  private async callMcp(ctx: ComponentContext, node: string, args: Record<string, unknown>): Promise<string> {
-    const request: McpCallRequest = { run_id: ctx.runId, node, args, timeout_ms: MCP_CALL_TIMEOUT_MS };
+  private callMcp(ctx: ComponentContext, node: string, args: Record<string, unknown>): Promise<string> {
+    const request: McpCallRequest = { run_id: ctx.runId, node, args, timeout_ms: TOOL_CALL_TIMEOUT_MS };
+    return this.requestTool(MCP_CALL_SUBJECT, request, `MCP tool ${node}`);
+  }
+
+  /**
+   * A request to the tool-executors (core NATS request/reply); the reply's text, or its error as
+   * text for the model to read. No answer at all (no tool-executor, NATS away) fails the
+   * component as retryable, like a model call.
+   */
+  private async requestTool(subject: string, request: object, label: string): Promise<string> {
     let reply: McpCallReply;
     try {
       if (!this.nats) {
         throw new Error('no NATS connection in this process');
       }
-      const msg = await this.nats.nc.request(MCP_CALL_SUBJECT, encodeJson(request), {
-        timeout: MCP_CALL_TIMEOUT_MS + 5_000,
+      const msg = await this.nats.nc.request(subject, encodeJson(request), {
+        timeout: TOOL_CALL_TIMEOUT_MS + 5_000,
       });
       reply = McpCallReplySchema.parse(JSON.parse(new TextDecoder().decode(msg.data)));
     } catch (err) {
-      // No tool-executor answered (or NATS is away): the component is retried, like a model call.
-      throw Object.assign(new Error(`MCP tool ${node}: ${(err as Error).message}`), { retryable: true });
+      throw Object.assign(new Error(`${label}: ${(err as Error).message}`), { retryable: true });
     }
     return reply.ok ? reply.text : `${reply.code}: ${reply.message}`;
+  }
+
+  /** Switchyard's catalogue tools the tool-executors serve (not a tenant's MCP tools). */
+  private catalogueEntries(): NodeRegistration[] {
+    return (this.directory?.list() ?? []).filter(
+      (n) => n.tool && n.tenant_id === undefined && n.service === TOOL_EXECUTOR && !n.name.includes('.'),
+    );
+  }
+
+  private catalogueTool(name: string): NodeRegistration | undefined {
+    return this.catalogueEntries().find((n) => n.name === name);
+  }
+
+  private catalogueNames(): string[] {
+    return this.catalogueEntries().map((n) => n.name);
+  }
+
+  /**
+   * A catalogue tool in an Agent's `tools` (`{component_name: "http_get"}`, say), offered as
+   * `<tool>_<index>` with the catalogue's description and input schema, called through the
+   * tool-executors (TOOL_CALL_SUBJECT) under the run's tenant, the tool's time budget and output
+   * cap. Each call's idempotency key is the task's and the call's place in the loop, so a
+   * retried component sends the same keys.
+   */
+  private catalogueLoopTool(ctx: ComponentContext, entry: NodeRegistration, index: number): LoopTool {
+    const name = `${entry.name}_${index}`;
+    let calls = 0;
+    return {
+      fn: {
+        name,
+        description: entry.description,
+        parameters: { type: 'object', properties: {}, ...entry.input_schema } as AgentFunction['parameters'],
+      },
+      call: (args) => {
+        const request: ToolRpcRequest = {
+          run_id: ctx.runId,
+          tool: entry.name,
+          args,
+          call_id: `${ctx.taskId}:${name}:${calls++}`,
+          timeout_ms: TOOL_CALL_TIMEOUT_MS,
+        };
+        return this.requestTool(TOOL_CALL_SUBJECT, request, `tool ${entry.name}`);
+      },
+    };
   }
 
   private agentParams(call: AgentCall): AgentParams {
@@ -438,8 +495,12 @@ export class AgentComponent {
       }
       default: {
         const factory = this.factories.get(entry.component_name);
+        const catalogue = factory ? undefined : this.catalogueTool(entry.component_name);
+        if (catalogue) {
+          return this.catalogueLoopTool(ctx, catalogue, index);
+        }
         if (!factory) {
-          const known = ['Agent', 'Retrieval', ...this.factories.keys()].join(', ');
+          const known = ['Agent', 'Retrieval', ...this.factories.keys(), ...this.catalogueNames()].join(', ');
           throw new GraphException(
             GraphErrorCode.ComponentFailed,
             `Agent ${call.id}: tool ${index} is a ${entry.component_name} component, which is not available as a tool here (available: ${known})`,
