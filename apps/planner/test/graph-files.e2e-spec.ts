@@ -345,6 +345,69 @@ describe('graph agents: files in, files out', () => {
     expect(docx.bytes.subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('transform turns a run input into tables; output writes them as an .xlsx with a sheet per list', async () => {
+    const created = await createAgent('excel-transform', {
+      components: {
+        begin: component('Begin', { inputs: { rows: { type: 'object' } } }, ['ExcelProcessor:T'], []),
+        'ExcelProcessor:T': component(
+          'ExcelProcessor',
+          { operation: 'transform', transform_data: 'begin@rows' },
+          ['ExcelProcessor:Out'],
+          ['begin'],
+        ),
+        'ExcelProcessor:Out': component(
+          'ExcelProcessor',
+          { operation: 'output', transform_data: 'begin@rows', output_filename: 'book' },
+          ['Message:Show'],
+          ['ExcelProcessor:T'],
+        ),
+        'Message:Show': component(
+          'Message',
+          { content: ['{ExcelProcessor:T@markdown}\n{ExcelProcessor:Out@summary}'] },
+          [],
+          ['ExcelProcessor:Out'],
+        ),
+      },
+      globals: {},
+    });
+    expect(created.status).toBe(201);
+    const rows = { fruit: [{ name: 'fig', n: 2 }, { name: 'kiwi' }], veg: [{ name: 'leek', n: 1 }] };
+    const { run, outputsOf } = await runToEnd(created.body.id as string, { rows: { value: rows } });
+    expect(run.error).toBeNull();
+    expect(outputsOf('ExcelProcessor:T')['data']).toEqual(rows);
+    expect(run.output.answer).toBe(
+      [
+        '### fruit',
+        '',
+        '| name   |   n |',
+        '|:-------|----:|',
+        '| fig    |   2 |',
+        '| kiwi   | nan |',
+        '',
+        '### veg',
+        '',
+        '| name   |   n |',
+        '|:-------|----:|',
+        '| leek   |   1 |',
+        'Generated book.xlsx with 2 sheet(s), 3 total rows',
+      ].join('\n'),
+    );
+    const book = new ExcelJS.Workbook();
+    const { bytes } = await download(
+      tenant,
+      (outputsOf('ExcelProcessor:Out')['attachment'] as { doc_id: string }).doc_id,
+    );
+    await book.xlsx.load(bytes as unknown as ArrayBuffer);
+    expect(book.worksheets.map((w) => w.name)).toEqual(['fruit', 'veg']);
+    const sheetRows = (name: string) =>
+      (book.getWorksheet(name)!.getSheetValues() as unknown[][]).filter(Boolean).map((r) => r.slice(1));
+    expect(sheetRows('fruit')).toEqual([['name', 'n'], ['fig', 2], ['kiwi']]);
+    expect(sheetRows('veg')).toEqual([
+      ['name', 'n'],
+      ['leek', 1],
+    ]);
+  });
+
   it("a file id the run's tenant does not have fails the run naming it; nothing is read", async () => {
     const foreign = await upload(other, 'theirs.csv', Buffer.from('a\n1\n'), 'text/csv');
     const created = await createAgent('excel-foreign', REPORT_CANVAS);
