@@ -94,6 +94,7 @@ export default defineConfig(
       '**/*.js',
       '**/*.cjs',
       '**/*.mjs',
+      '**/*.mts',
     ],
   },
   ...nx.configs['flat/base'], // registers the @nx plugin

@@ -28,4 +28,9 @@ execFileSync(join(root, 'node_modules', '.bin', 'swc'), [...sources, '-d', 'dist
   cwd: root,
   stdio: 'inherit',
 });
+// The console: static files the gateway serves at /console (vite, about a second).
+execFileSync(join(root, 'node_modules', '.bin', 'vite'), ['build', '--config', 'apps/console/vite.config.mts', '--logLevel', 'warn'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.stdout.write(`built ${apps.length ? apps.join(', ') : 'everything'} into dist/\n`);

@@ -9,12 +9,22 @@ bash tools/scripts/prepare.sh
 # The tests reach Postgres and Redis where the scripts put them (PGPORT, REDIS_PORT, … move them).
 source deploy/local/env.sh
 
+# The console's browser test drives Debian's Chromium (Playwright cannot download browsers here).
+if [[ -z "${CHROMIUM_PATH:-}" ]] && ! command -v chromium >/dev/null 2>&1; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing Debian's chromium (the console's browser test)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    echo "test: the console's browser test needs Chromium: apt-get install chromium (as root), or set CHROMIUM_PATH" >&2
+  fi
+fi
+
 echo "== typecheck"
-npx tsc -p tsconfig.json --noEmit
+npm run --silent typecheck
 echo "== lint"
 npx eslint apps libs tools --max-warnings 0
 echo "== format"
-npx prettier --check "apps/**/*.ts" "libs/**/*.ts" "tools/**/*.ts" --log-level warn
+npx prettier --check "apps/**/*.ts" "apps/**/*.tsx" "libs/**/*.ts" "tools/**/*.ts" --log-level warn
 
 mkdir -p tmp
 status=0

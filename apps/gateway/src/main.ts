@@ -1,4 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { SwaggerModule } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
 import { STREAMS } from '@switchyard/contracts';
@@ -27,6 +30,15 @@ void bootstrapService(AppModule, {
       });
     }
     SwaggerModule.setup('docs', app, buildOpenApi(), { jsonDocumentUrl: 'docs/json', raw: ['json'] });
+    // The console (apps/console, built to dist/apps/console): static files; it signs in with an API key.
+    const consoleDir = process.env['SWITCHYARD_CONSOLE_DIR'] || join(__dirname, '..', '..', 'console');
+    if (existsSync(join(consoleDir, 'index.html'))) {
+      express.useStaticAssets(consoleDir, { prefix: '/console', index: 'index.html', maxAge: 0 });
+    } else {
+      new Logger('Gateway').warn(
+        `no console at ${consoleDir} (build it: npx vite build --config apps/console/vite.config.mts)`,
+      );
+    }
     await runMigrationsLocked(app.get(DataSource));
     // Runs are published to SY_RUNS: make sure it exists before the first request.
     await app.get(JetStreamConnection).ensureStream(STREAMS.runs);

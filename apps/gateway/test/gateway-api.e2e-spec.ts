@@ -146,6 +146,49 @@ describe('tenant isolation', () => {
   }, 60_000);
 });
 
+describe('listing runs', () => {
+  it("pages through the tenant's runs newest first, filters them, and refuses bad filters naming them", async () => {
+    const t = await tenantWithKey('lister');
+    const other = await tenantWithKey('lister-other');
+    const first = await runToEnd(t.key, 'what is 1+1?');
+    const second = await runToEnd(t.key, 'what is 2+2?');
+    const third = await runToEnd(t.key, 'what is 3+3?');
+    await runToEnd(other.key, 'what is 4+4?');
+
+    const page1 = await http('GET', '/v1/runs?limit=2', { key: t.key });
+    expect(page1.status).toBe(200);
+    expect(page1.json.runs.map((r: { run_id: string }) => r.run_id)).toEqual([third.run_id, second.run_id]);
+    expect(page1.json.runs[0]).toMatchObject({
+      status: 'succeeded',
+      agent_id: 'default',
+      thread_id: third.thread_id,
+    });
+    const page2 = await http('GET', `/v1/runs?limit=2&cursor=${page1.json.next_cursor}`, { key: t.key });
+    expect(page2.json.runs.map((r: { run_id: string }) => r.run_id)).toEqual([first.run_id]);
+    expect(page2.json.next_cursor).toBeNull();
+
+    const byThread = await http('GET', `/v1/runs?thread_id=${second.thread_id}`, { key: t.key });
+    expect(byThread.json.runs.map((r: { run_id: string }) => r.run_id)).toEqual([second.run_id]);
+    expect((await http('GET', '/v1/runs?status=failed,cancelled', { key: t.key })).json.runs).toEqual([]);
+    expect((await http('GET', '/v1/runs?status=succeeded', { key: t.key })).json.runs).toHaveLength(3);
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await http('GET', `/v1/runs?since=${future}`, { key: t.key })).json.runs).toEqual([]);
+
+    for (const [query, field] of [
+      ['status=done', 'status'],
+      ['limit=0', 'limit'],
+      ['thread_id=nope', 'thread_id'],
+      ['cursor=abc', 'cursor'],
+      ['since=yesterday', 'since'],
+      ['colour=red', ''],
+    ]) {
+      const bad = await http('GET', `/v1/runs?${query}`, { key: t.key });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.json.error)).toContain(field);
+    }
+  });
+});
+
 describe('idempotent create', () => {
   it('20 concurrent POSTs with one request_id make one run and the same response', async () => {
     const t = await tenantWithKey('idem');

@@ -258,7 +258,7 @@ describe('graph agents: Agents with tools', () => {
     const r = await runTurns(agent, g);
     expect(r.run.status).toBe('failed');
     expect(r.run.error.message).toBe(
-      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Crawler component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance)',
+      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Crawler component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, calculator, http_get, http_request, sql_query)',
     );
   });
 

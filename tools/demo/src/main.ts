@@ -82,6 +82,8 @@ async function main(): Promise<void> {
     out(`${bold('error')}: ${run.error?.message}\n`);
     process.exitCode = 1;
   }
+  // The same run in the console (sign in with the key; it is kept in the browser tab only).
+  out(`\n${bold('console')}: ${gateway}/console/#/runs/${created.run_id}   ${dim(`API key: ${key}`)}\n`);
 }
 
 main().catch((err: Error) => {

@@ -1,15 +1,19 @@
-import { randomUUID } from 'node:crypto';
 import { SwitchyardNetworkError, errorOf } from './errors';
 import { sseFrames } from './sse';
 import type {
   Agent,
   CreateRunRequest,
+  ForkRequest,
+  ForkResult,
+  ListRunsQuery,
   ResetEvent,
   Run,
   RunAction,
   RunEvent,
+  RunPage,
   Thread,
   ThreadState,
+  ThreadVersion,
 } from './types';
 
 export interface SwitchyardClientOptions {
@@ -75,12 +79,15 @@ export class SwitchyardClient {
     /** Starts a run; sending the same `request_id` again returns the same run (made here when absent). */
     create: (body: CreateRunRequest, opts: { signal?: AbortSignal } = {}): Promise<Run> =>
       this.request<Run>('POST', '/v1/runs', {
-        body: { ...body, request_id: body.request_id ?? randomUUID() },
+        body: { ...body, request_id: body.request_id ?? globalThis.crypto.randomUUID() },
         idempotent: true,
         ...opts,
       }),
     get: (runId: string): Promise<Run> =>
       this.request<Run>('GET', `/v1/runs/${enc(runId)}`, { idempotent: true }),
+    /** The tenant's runs, newest first; pass `cursor: next_cursor` for the next page. */
+    list: (query: ListRunsQuery = {}): Promise<RunPage> =>
+      this.request<RunPage>('GET', `/v1/runs${queryString(query)}`, { idempotent: true }),
     actions: async (runId: string): Promise<RunAction[]> =>
       (
         await this.request<{ actions: RunAction[] }>('GET', `/v1/runs/${enc(runId)}/actions`, {
@@ -119,6 +126,25 @@ export class SwitchyardClient {
         `/v1/threads/${enc(threadId)}/state${version === undefined ? '' : `?version=${version}`}`,
         { idempotent: true },
       ),
+    /**
+     * Branches the thread at `version` (a version that ends a step): the run re-runs what was
+     * pending there, reusing the steps before it (`POST /v1/threads/:id/fork`, idempotent with a
+     * `request_id`, made when absent).
+     */
+    fork: (threadId: string, body: ForkRequest): Promise<ForkResult> =>
+      this.request<ForkResult>('POST', `/v1/threads/${enc(threadId)}/fork`, {
+        body: { ...body, request_id: body.request_id ?? globalThis.crypto.randomUUID() },
+        idempotent: true,
+      }),
+    /** The thread's versions, newest first (each with the run and node that wrote it). */
+    versions: async (threadId: string, opts: { limit?: number } = {}): Promise<ThreadVersion[]> =>
+      (
+        await this.request<{ versions: ThreadVersion[] }>(
+          'GET',
+          `/v1/threads/${enc(threadId)}/versions${queryString(opts)}`,
+          { idempotent: true },
+        )
+      ).versions,
   };
 
   readonly agents = {
@@ -280,5 +306,12 @@ export class SwitchyardClient {
     }
   }
 }
+
+const queryString = (q: object): string => {
+  const entries = Object.entries(q).filter(([, v]) => v !== undefined && v !== '');
+  return entries.length
+    ? `?${new URLSearchParams(entries.map(([k, v]): [string, string] => [k, String(v)])).toString()}`
+    : '';
+};
 
 const enc = encodeURIComponent;

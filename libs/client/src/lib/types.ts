@@ -1,4 +1,12 @@
-import type { EventPayload, EventType, OriginFile, RunEvent, RunStatus, Usage } from '@switchyard/contracts';
+import type {
+  EventPayload,
+  EventType,
+  OriginFile,
+  RunEvent,
+  RunStatus,
+  RuntimeState,
+  Usage,
+} from '@switchyard/contracts';
 
 /** One event of a run's stream, as the gateway sends it: the contracts' own `RunEvent`. */
 export type { EventPayload, EventType, OriginFile, RunEvent, RunStatus, Usage };
@@ -62,17 +70,62 @@ export interface Thread {
   [key: string]: unknown;
 }
 
-export interface ThreadState {
-  thread_id: string;
+/** The thread's state at a version (`GET /v1/threads/:id/state`): the RuntimeState itself. */
+export type ThreadState = RuntimeState;
+
+/** One version of a thread: the step that wrote it. */
+export interface ThreadVersion {
   version: number;
-  state: Record<string, unknown>;
-  [key: string]: unknown;
+  run_id: string | null;
+  node: string | null;
+  created_at: string;
+  from_version?: number;
 }
 
 export interface Agent {
   id: string;
   name: string;
-  kind?: 'default' | 'graph';
+  /** The configuration being edited (`kind`, a graph agent's `dsl`, prompt, tools, models…). */
+  draft?: { kind?: 'default' | 'graph'; dsl?: Record<string, unknown>; [key: string]: unknown };
+  /** The id of the latest published version, and its number. */
   version?: string;
+  version_number?: number;
   [key: string]: unknown;
+}
+
+/** Filters of `runs.list` (`GET /v1/runs`). */
+export interface ListRunsQuery {
+  /** One status or several, comma-separated. */
+  status?: string;
+  agent_id?: string;
+  thread_id?: string;
+  /** ISO times: created at or after `since`, before `until`. */
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** A page of runs; `next_cursor` is null on the last page. */
+export interface RunPage {
+  runs: Run[];
+  next_cursor: string | null;
+}
+
+/** `threads.fork`: where to branch, the edits to the state there, and how to go on. */
+export interface ForkRequest {
+  version: number;
+  edits?: { op: 'add' | 'replace' | 'remove' | 'test'; path: string; value?: unknown }[];
+  input?: CreateRunRequest['input'];
+  continue?: boolean;
+  request_id?: string;
+  [key: string]: unknown;
+}
+
+/** The branch: where it left and the run that goes on from there. */
+export interface ForkResult {
+  thread_id: string;
+  from_version: number;
+  pending: string[];
+  run: { run_id: string; thread_id: string; status: RunStatus; created_at: string };
 }

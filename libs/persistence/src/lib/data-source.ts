@@ -24,6 +24,7 @@ import { TenantLimits1700000000031 } from '../migrations/1700000000031-tenant-li
 import { McpToolTypes1700000000037 } from '../migrations/1700000000037-mcp-tool-types';
 import { TenantMemoryModel1700000000038 } from '../migrations/1700000000038-tenant-memory-model';
 import { Files1700000000039 } from '../migrations/1700000000039-files';
+import { RunsListIndex1700000000040 } from '../migrations/1700000000040-runs-list-index';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -51,6 +52,7 @@ export const MIGRATIONS = [
   McpToolTypes1700000000037,
   TenantMemoryModel1700000000038,
   Files1700000000039,
+  RunsListIndex1700000000040,
 ];
 
 export function dataSourceOptions(

@@ -155,6 +155,37 @@ export function buildOpenApi(): OpenAPIObject {
             ...common,
           },
         },
+        get: {
+          summary: "The tenant's runs, newest first, filtered and paged (next_cursor → cursor)",
+          parameters: [
+            {
+              name: 'status',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: 'one or several statuses, comma-separated',
+            },
+            { name: 'agent_id', in: 'query', required: false, schema: { type: 'string' } },
+            { name: 'thread_id', in: 'query', required: false, schema: { type: 'string', format: 'uuid' } },
+            { name: 'since', in: 'query', required: false, schema: { type: 'string', format: 'date-time' } },
+            { name: 'until', in: 'query', required: false, schema: { type: 'string', format: 'date-time' } },
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: 200 },
+            },
+            { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
+          ],
+          responses: {
+            200: ok(
+              'a page of runs',
+              z.object({ runs: z.array(RunSchema), next_cursor: z.string().nullable() }),
+            ),
+            400: err('a bad filter (details name it)'),
+            ...common,
+          },
+        },
       },
       '/v1/runs/{run_id}': {
         get: {

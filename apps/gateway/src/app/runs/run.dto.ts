@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { BusinessIdSchema, ChatMessageSchema, OriginFileSchema, UserIdSchema } from '@switchyard/contracts';
+import {
+  BusinessIdSchema,
+  ChatMessageSchema,
+  OriginFileSchema,
+  UserIdSchema,
+  RunStatusSchema,
+} from '@switchyard/contracts';
 
 export const CreateRunSchema = z
   .object({
@@ -61,3 +67,32 @@ export const StreamFormatSchema = z
 export const ResumeSchema = z
   .object({ input: z.unknown().refine((v) => v !== undefined, 'required') })
   .strict();
+
+/**
+ * `GET /v1/runs`: the tenant's runs, newest first, filtered by status (comma-separated), agent,
+ * thread and creation time; `cursor` is the `next_cursor` of the previous page.
+ */
+export const ListRunsQuerySchema = z
+  .object({
+    status: z
+      .string()
+      .transform((s) =>
+        s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(RunStatusSchema).min(1))
+      .optional(),
+    agent_id: z.string().min(1).max(200).optional(),
+    thread_id: z.string().uuid().optional(),
+    since: z.string().datetime({ offset: true }).optional(),
+    until: z.string().datetime({ offset: true }).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z
+      .string()
+      .regex(/^[0-9]+_[0-9a-f-]{36}$/, 'must be the next_cursor of a previous page')
+      .optional(),
+  })
+  .strict();
+export type ListRunsQuery = z.infer<typeof ListRunsQuerySchema>;

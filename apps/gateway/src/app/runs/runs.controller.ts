@@ -26,6 +26,8 @@ import {
   ResumeSchema,
   RunIdSchema,
   StreamFormatSchema,
+  ListRunsQuerySchema,
+  type ListRunsQuery,
 } from './run.dto';
 import { RunsService, runView } from './runs.service';
 
@@ -71,6 +73,12 @@ export class RunsController {
     const result = await this.runs.resume(tenant.tenantId, runId, body.input);
     res.status(202);
     return result;
+  }
+
+  @Get()
+  async list(@Tenant() tenant: TenantContext, @Query(new ZodPipe(ListRunsQuerySchema)) q: ListRunsQuery) {
+    const page = await this.runs.list(tenant.tenantId, q);
+    return { runs: page.runs.map(runView), next_cursor: page.next_cursor };
   }
 
   @Get(':run_id')

@@ -26,7 +26,7 @@ import { PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persi
 import { SpanKind, contextOfTraceparent, inSpan } from '@switchyard/telemetry';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import type { CreateRunBody } from './run.dto';
+import type { CreateRunBody, ListRunsQuery } from './run.dto';
 
 export interface RunRecord {
   id: string;
@@ -547,6 +547,42 @@ export class RunsService {
       { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
     );
     return sum;
+  }
+
+  /** The tenant's runs, newest first, a page at a time (keyset on created_at, id). */
+  async list(tenantId: string, q: ListRunsQuery): Promise<{ runs: RunRecord[]; next_cursor: string | null }> {
+    const [micros, id] = q.cursor ? q.cursor.split('_') : [null, null];
+    const rows = (await this.ds.query(
+      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
+              output, error, metadata, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
+       FROM runs
+       WHERE tenant_id = $1
+         AND ($2::text[] IS NULL OR status = ANY($2::text[]))
+         AND ($3::text IS NULL OR agent_id = $3)
+         AND ($4::uuid IS NULL OR thread_id = $4)
+         AND ($5::timestamptz IS NULL OR created_at >= $5)
+         AND ($6::timestamptz IS NULL OR created_at < $6)
+         AND ($7::bigint IS NULL OR (created_at, id) < (to_timestamp($7::bigint / 1000000.0), $8::uuid))
+       ORDER BY created_at DESC, id DESC
+       LIMIT $9`,
+      [
+        tenantId,
+        q.status ?? null,
+        q.agent_id ?? null,
+        q.thread_id ?? null,
+        q.since ?? null,
+        q.until ?? null,
+        micros,
+        id,
+        q.limit + 1,
+      ],
+    )) as (RunRecord & { at_us: string })[];
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return {
+      runs: page,
+      next_cursor: rows.length > q.limit && last ? `${last.at_us}_${last.id}` : null,
+    };
   }
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {
