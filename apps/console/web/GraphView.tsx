@@ -68,22 +68,35 @@ const H = 44;
 export function GraphView({
   client,
   agentId,
+  versionId,
   actions,
 }: {
   client: SwitchyardClient;
   agentId: string;
+  versionId?: string | null;
   actions: RunAction[];
 }) {
-  const agent = useQuery({
-    queryKey: ['agent', agentId],
-    queryFn: () => client.agents.get(agentId),
+  // The canvas of the version the run pinned (the draft when it ran one).
+  const config = useQuery({
+    queryKey: ['agent-config', agentId, versionId ?? 'draft'],
+    queryFn: async (): Promise<{ kind?: string; dsl?: unknown } | undefined> => {
+      if (versionId) {
+        const { versions } = (await client.agents.versions(agentId)) as {
+          versions: { id: string; config: { kind?: string; dsl?: unknown } }[];
+        };
+        const pinned = versions.find((v) => v.id === versionId);
+        if (pinned) {
+          return pinned.config;
+        }
+      }
+      return (await client.agents.get(agentId)).draft;
+    },
     enabled: /^[0-9a-f-]{36}$/.test(agentId),
   });
-  // The agent's current canvas (a run of an older version may have taken a path it no longer has).
-  if (agent.data?.draft?.kind !== 'graph') {
+  if (config.data?.kind !== 'graph') {
     return null;
   }
-  const canvas = canvasOf((agent.data.draft.dsl ?? {}) as Dsl);
+  const canvas = canvasOf((config.data.dsl ?? {}) as Dsl);
   if (!canvas) {
     return null;
   }

@@ -144,7 +144,12 @@ export function RunPage({ client, runId }: { client: SwitchyardClient; runId: st
         />
         <TodoBoard client={client} threadId={r.thread_id} version={(actions.data ?? []).at(-1)?.id} />
       </div>
-      <GraphView client={client} agentId={r.agent_id} actions={actions.data ?? []} />
+      <GraphView
+        client={client}
+        agentId={r.agent_id}
+        versionId={r.agent_version_id}
+        actions={actions.data ?? []}
+      />
       <StateDiff client={client} threadId={r.thread_id} refreshKey={(actions.data ?? []).length} />
     </section>
   );

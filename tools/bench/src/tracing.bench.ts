@@ -41,13 +41,25 @@ interface Sample {
 }
 
 /** Per-step times of `runs` sequential runs on a fresh stack. */
-async function measure(tracing: string | null, runs: number): Promise<Sample[]> {
+async function measure(
+  tracing: string | null,
+  runs: number,
+  sampler: Record<string, string> = {},
+): Promise<Sample[]> {
+  // BENCH_CPU_PROF=<dir>: the services write V8 CPU profiles to <dir>/off and <dir>/on.
+  const prof = process.env['BENCH_CPU_PROF'];
   const stack = await TestStack.start({
     script: SCRIPT,
+    nodeArgs: prof
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${resolve(prof, tracing ? (sampler['OTEL_TRACES_SAMPLER_ARG'] ? 'sampled' : 'on') : 'off')}`,
+        ]
+      : [],
     env: {
       SWITCHYARD_DEFAULT_MAX_STEPS: '1000',
       LOG_LEVEL: 'warn',
-      ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing } : {}),
+      ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: tracing, ...sampler } : {}),
     },
   });
   try {
@@ -70,12 +82,29 @@ async function main(): Promise<void> {
   const otlp = await sink();
   const off: Sample[][] = [];
   const on: Sample[][] = [];
+  const sampled: Sample[][] = [];
+  // Production tracing usually keeps a share of the traces: the same runs with 1 in 10 kept.
+  const ratio = process.env['BENCH_TRACING_RATIO'] ?? '0.1';
+  const sampler = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio };
   try {
+    // Each repetition starts with another mode (off, on, sampled; on, sampled, off; …): a stack
+    // started later in a repetition runs on a warmer, fuller machine, and that must not read as
+    // tracing's cost.
+    const modes = [
+      { name: 'tracing off', into: off, run: () => measure(null, runs) },
+      { name: 'tracing on, every trace kept', into: on, run: () => measure(otlp.url, runs) },
+      {
+        name: `tracing on, ${ratio} of the traces kept`,
+        into: sampled,
+        run: () => measure(otlp.url, runs, sampler),
+      },
+    ];
     for (let r = 1; r <= reps; r++) {
-      log(`repetition ${r}/${reps}: tracing off`);
-      off.push(await measure(null, runs));
-      log(`repetition ${r}/${reps}: tracing on`);
-      on.push(await measure(otlp.url, runs));
+      for (let m = 0; m < modes.length; m++) {
+        const mode = modes[(r - 1 + m) % modes.length];
+        log(`repetition ${r}/${reps}: ${mode.name}`);
+        mode.into.push(await mode.run());
+      }
     }
   } finally {
     otlp.server.close();
@@ -106,13 +135,20 @@ async function main(): Promise<void> {
       pct(p(on, k, 50), p(off, k, 50)),
       pct(p(on, k, 99), p(off, k, 99)),
     ],
+    [
+      `${k === 'runtime' ? 'runtime share' : 'whole step'}, tracing on, ${ratio} of traces kept`,
+      fmtMs(p(sampled, k, 50)),
+      fmtMs(p(sampled, k, 99)),
+      pct(p(sampled, k, 50), p(off, k, 50)),
+      pct(p(sampled, k, 99), p(off, k, 99)),
+    ],
   ]);
   const table = markdownTable(['', 'p50', 'p99', 'p50 overhead', 'p99 overhead'], rows);
   const text = [
     '# Tracing overhead (`npm run bench:tracing`)',
     '',
     describeMachine(machine(), [
-      `${reps} repetitions × ${runs} runs of the ${ROUNDS}-round loop each way (alternating), medians of the repetitions' p50 and p99`,
+      `${reps} repetitions × ${runs} runs of the ${ROUNDS}-round loop each way (off, on, sampled; each repetition starting with the next mode), medians of the repetitions' p50 and p99`,
       `${otlp.spans()} OTLP export requests received while tracing was on`,
     ]),
     '',
@@ -127,6 +163,10 @@ async function main(): Promise<void> {
     '',
   ].join('\n');
   process.stdout.write(`${text}\n`);
+  if (process.env['BENCH_CPU_PROF']) {
+    log('TRACING-RESULTS.md not written: a profiled run');
+    return;
+  }
   writeFileSync(join(ROOT, 'tools', 'bench', 'TRACING-RESULTS.md'), text);
 }
 

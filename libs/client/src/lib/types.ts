@@ -33,6 +33,8 @@ export interface Run {
   run_id: string;
   thread_id: string;
   agent_id: string;
+  /** The agent version the run pinned (null: the built-in agent, or a draft). */
+  agent_version_id?: string | null;
   turn: number | null;
   status: RunStatus;
   created_at: string | null;

@@ -33,6 +33,8 @@ export interface RunRecord {
   tenant_id: string;
   thread_id: string;
   agent_id: string;
+  /** The agent version the run pinned (null: the built-in agent, or a draft). */
+  agent_version_id: string | null;
   turn: number | null;
   status: RunStatus;
   created_at: Date;
@@ -553,7 +555,7 @@ export class RunsService {
   async list(tenantId: string, q: ListRunsQuery): Promise<{ runs: RunRecord[]; next_cursor: string | null }> {
     const [micros, id] = q.cursor ? q.cursor.split('_') : [null, null];
     const rows = (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
+      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, created_at, started_at, finished_at, steps, usage,
               output, error, metadata, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
        FROM runs
        WHERE tenant_id = $1
@@ -587,7 +589,7 @@ export class RunsService {
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {
     const [run] = (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, turn, status, created_at, started_at, finished_at, steps, usage,
+      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, created_at, started_at, finished_at, steps, usage,
               output, error, metadata
        FROM runs WHERE id = $1 AND tenant_id = $2`,
       [runId, tenantId],
@@ -627,6 +629,7 @@ export function runView(run: RunRecord) {
     run_id: run.id,
     thread_id: run.thread_id,
     agent_id: run.agent_id,
+    agent_version_id: run.agent_version_id ?? null,
     turn: run.turn,
     status: run.status,
     created_at: iso(run.created_at),
