@@ -4,14 +4,13 @@ export { NodeRegistrar } from './lib/node-registrar';
 export { CancelRegistry } from './lib/cancel.registry';
 export { WorkerModule } from './lib/worker.module';
 export { bootstrapNodeService } from './lib/bootstrap-node-service';
-export { toolArgs, ToolInputException, asToolOutput } from './lib/tool-args';
+export { toolArgs, parseToolArgs, ToolInputException, asToolOutput } from './lib/tool-args';
 export {
   ToolRunner,
   ToolLimits,
   toolLimitsEnvSchema,
   type ToolContext,
   type ToolDeclaration,
-  untilAborted,
 } from './lib/tools/tool-runner';
 export { shrinkToFit } from './lib/tools/output-cap';
 export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';

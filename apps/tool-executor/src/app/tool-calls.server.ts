@@ -13,7 +13,7 @@ import {
   ToolRpcRequestSchema,
 } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import { ToolLimits, guardToolWork, shrinkToFit, untilAborted } from '@switchyard/worker';
+import { ToolLimits, ToolRunner, guardToolWork, parseToolArgs, shrinkToFit } from '@switchyard/worker';
 import { CatalogueTools } from './catalogue-tools';
 import { serveRequests } from './serve-requests';
 
@@ -31,6 +31,7 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(CatalogueTools) private readonly catalogue: CatalogueTools,
+    @Inject(ToolRunner) private readonly runner: ToolRunner,
     @Inject(ToolLimits) private readonly limits: ToolLimits,
   ) {}
 
@@ -53,22 +54,15 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
     if (!tool) {
       return { ok: false, code: 'unknown_tool', message: `"${req.tool}" is not a catalogue tool` };
     }
-    const args = tool.schema.safeParse(req.args);
-    if (!args.success) {
-      const issue = args.error.issues[0];
-      return {
-        ok: false,
-        code: 'invalid_tool_input',
-        message: `${req.tool}: ${issue.path.join('.') || 'arguments'}: ${issue.message}`,
-      };
-    }
-    const timeoutMs = Math.min(req.timeout_ms, tool.decl.timeoutMs ?? this.limits.toolTimeoutMs);
-    const signal = AbortSignal.timeout(timeoutMs);
     try {
+      const args = parseToolArgs(req.tool, req.args, tool.schema);
+      // The node's own budget (the asker's timeout when shorter); an error escaping the tool's
+      // promise chain fails this call, not the service.
       const work = await guardToolWork(req.tool, () =>
-        untilAborted(
-          tool.run(args.data, { signal, timeoutMs, idempotencyKey: req.call_id, runId: req.run_id }),
-          signal,
+        this.runner.withinBudget(
+          tool.decl,
+          (ctx) => tool.run(args, { ...ctx, idempotencyKey: req.call_id, runId: req.run_id }),
+          { maxMs: req.timeout_ms },
         ),
       );
       // Capped as the node's action is: a smaller value of the same shape (a long body cut).
@@ -76,14 +70,8 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
       const capped = shrinkToFit(result, this.limits.toolOutputMaxBytes);
       return { ok: true, text: JSON.stringify(capped), truncated: capped !== result };
     } catch (err) {
+      // invalid_tool_input, tool_timeout, the tool's own codes (forbidden_address, syntax_error, …)
       const e = err as Error & { code?: unknown };
-      if (signal.aborted) {
-        return {
-          ok: false,
-          code: 'tool_timeout',
-          message: `${req.tool} did not finish within ${timeoutMs} ms and was stopped`,
-        };
-      }
       return { ok: false, code: typeof e.code === 'string' ? e.code : 'tool_error', message: e.message };
     }
   }

@@ -23,9 +23,14 @@ export function toolArgs<S extends z.ZodType>(state: RuntimeState, task: TaskMes
       'missing_tool_call',
     );
   }
-  const parsed = schema.safeParse(call.args);
+  return parseToolArgs(task.node, call.args, schema);
+}
+
+/** A tool call's arguments checked against the tool's schema; ToolInputException names what is wrong. */
+export function parseToolArgs<S extends z.ZodType>(tool: string, args: unknown, schema: S): z.infer<S> {
+  const parsed = schema.safeParse(args);
   if (!parsed.success) {
-    throw new ToolInputException(`invalid arguments for ${task.node}: ${describeZodError(parsed.error)}`);
+    throw new ToolInputException(`invalid arguments for ${tool}: ${describeZodError(parsed.error)}`);
   }
   return parsed.data;
 }

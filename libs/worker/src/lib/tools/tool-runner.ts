@@ -65,7 +65,7 @@ export class ToolTimeoutError extends Error {
 }
 
 /** Settles with the work, or rejects once the signal aborts even if the work ignores it. */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -96,25 +96,14 @@ export class ToolRunner {
     input: NodeInput,
     work: (ctx: ToolContext) => Promise<NodeOutput>,
   ): Promise<NodeOutput> {
-    const timeoutMs = tool.timeoutMs ?? this.config.toolTimeoutMs;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([input.signal, timeout]);
     const call = () =>
       asToolOutput(
-        async () => {
-          try {
-            return await untilAborted(
-              work({ signal, idempotencyKey: input.task.task_id, timeoutMs }),
-              signal,
-            );
-          } catch (err) {
-            // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
-            if (timeout.aborted && !input.signal.aborted) {
-              throw new ToolTimeoutError(tool.name, timeoutMs);
-            }
-            throw err;
-          }
-        },
+        () =>
+          this.withinBudget(
+            tool,
+            ({ signal, timeoutMs }) => work({ signal, idempotencyKey: input.task.task_id, timeoutMs }),
+            { signal: input.signal },
+          ),
         tool.name,
         input.lastDelivery,
       ).then((out) => (out.error ? out : this.capOutput(tool.name, input, out)));
@@ -131,6 +120,30 @@ export class ToolRunner {
       }
       return out;
     });
+  }
+
+  /**
+   * `work` within the tool's time budget (lowered to `maxMs` when given) and `signal`: past the
+   * budget it is abandoned with ToolTimeoutError even if it ignores its signal; an abort of
+   * `signal` itself (a cancelled run) is passed on as it is.
+   */
+  async withinBudget<T>(
+    tool: ToolDeclaration,
+    work: (ctx: { signal: AbortSignal; timeoutMs: number }) => Promise<T>,
+    opts: { signal?: AbortSignal; maxMs?: number } = {},
+  ): Promise<T> {
+    const timeoutMs = Math.min(tool.timeoutMs ?? this.config.toolTimeoutMs, opts.maxMs ?? Infinity);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    try {
+      return await untilAborted(work({ signal, timeoutMs }), signal);
+    } catch (err) {
+      // A cancelled run is the runtime's business (it drops the task); a timeout is the agent's.
+      if (timeout.aborted && !opts.signal?.aborted) {
+        throw new ToolTimeoutError(tool.name, timeoutMs);
+      }
+      throw err;
+    }
   }
 
   private async capOutput(tool: string, input: NodeInput, out: NodeOutput): Promise<NodeOutput> {
