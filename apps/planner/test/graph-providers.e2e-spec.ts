@@ -116,6 +116,7 @@ async function runToEnd(agentId: string, prompt: string) {
   }[];
   const graphActions = actions.filter((a) => componentIdOfNode(a.node) !== undefined);
   return {
+    runId,
     run: await status(),
     path: graphActions.map((a) => componentIdOfNode(a.node)!),
     outputs: Object.fromEntries(
@@ -450,6 +451,12 @@ describe('graph providers: components that call out', () => {
     expect(r.run.status).toBe('succeeded');
     expect(r.path).toEqual(['begin', 'Invoke:Call', 'Message:After']);
     expect(r.run.output.answer).toBe('service unavailable. went on');
+    // RAGFlow's stream shows the default as a message of its own, before the Invoke finishes.
+    const events = await ragflowEventsOf(stack, r.runId, tenant.key);
+    const shown = events.findIndex((e) => e.event === 'message' && e.content === 'service unavailable. ');
+    expect(shown).toBeGreaterThan(-1);
+    expect(events[shown + 1]).toMatchObject({ event: 'message_end' });
+    expect(events[shown + 2]).toMatchObject({ event: 'node_finished', component_id: 'Invoke:Call' });
   });
 
   it('a component past its time budget (SWITCHYARD_GRAPH_TIMEOUT_YAHOOFINANCE_MS) fails the run naming the budget', async () => {

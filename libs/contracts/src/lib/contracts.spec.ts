@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import { EVENT_TYPES, EventPayloadSchemas, type EventType, isTerminal, RUN_STATUSES } from './events.schema';
+import {
+  EVENT_TYPES,
+  EventPayloadSchemas,
+  type EventType,
+  actionEventPayload,
+  isTerminal,
+  RUN_STATUSES,
+} from './events.schema';
 import {
   DeltaMessageSchema,
   RunCancelMessageSchema,
@@ -580,5 +587,37 @@ describe(findToolCall.name, () => {
     ['no content', { tool_calls: [] }],
   ])('PlannerResultSchema refuses %s', (_name, result) => {
     expect(PlannerResultSchema.safeParse(result).success).toBe(false);
+  });
+});
+
+describe('actionEventPayload', () => {
+  const base = {
+    id: 3,
+    node: 'graph.-message---show',
+    summary: 's',
+    next: [] as string[],
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  };
+  const file = {
+    doc_id: 'd',
+    filename: 'a.pdf',
+    mime_type: 'application/pdf',
+    size: 1,
+    url: '/v1/files/d/content',
+  };
+
+  it("carries what a graph action shows: a default value's message and a Message's downloads", () => {
+    expect(
+      actionEventPayload({
+        ...base,
+        result: { message: 'offline', outputs: { content: 'x', downloads: [file] } },
+      }),
+    ).toEqual({ ...base, message: 'offline', downloads: [file] });
+  });
+
+  it('carries neither for other results, and never the result itself', () => {
+    expect(actionEventPayload({ ...base, result: { outputs: { downloads: [] } } })).toEqual(base);
+    expect(actionEventPayload({ ...base, result: { value: 14 } })).toEqual(base);
+    expect(actionEventPayload({ ...base, result: null })).toEqual(base);
   });
 });

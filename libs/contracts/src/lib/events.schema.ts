@@ -60,7 +60,9 @@ export const EventPayloadSchemas = {
     next: z.array(z.string()),
     usage: UsageLike,
     error: z.object({ code: z.string(), message: z.string() }).optional(),
-    // Files the action offers for download (a graph Message showing a DocGenerator's document).
+    // What a graph component's action shows beside its tokens: a failed component's default value
+    // under its exception policy, and the files a Message offers (a DocGenerator's document).
+    message: z.string().optional(),
     downloads: z.array(z.record(z.string(), z.unknown())).optional(),
   }),
   // `attempt`: tokens of a higher attempt of the same task replace the earlier attempt's text.
@@ -102,8 +104,8 @@ export function actionEventPayload(a: {
   error?: { code: string; message: string };
   result?: unknown;
 }): EventPayload<'action'> {
-  const downloads = (a.result as { outputs?: { downloads?: unknown } } | null | undefined)?.outputs
-    ?.downloads;
+  const shown = (a.result ?? {}) as { message?: unknown; outputs?: { downloads?: unknown } };
+  const downloads = shown.outputs?.downloads;
   return {
     id: a.id,
     node: a.node,
@@ -111,6 +113,7 @@ export function actionEventPayload(a: {
     next: a.next,
     usage: a.usage,
     ...(a.error ? { error: a.error } : {}),
+    ...(typeof shown.message === 'string' ? { message: shown.message } : {}),
     ...(Array.isArray(downloads) && downloads.length
       ? { downloads: downloads as Record<string, unknown>[] }
       : {}),

@@ -232,7 +232,7 @@ describe('RAGFlow stream vocabulary', () => {
           summary: '',
           next: [],
           usage: {},
-          result: { component: 'Invoke:Call', outputs: { _ERROR: 'refused' }, message: 'offline' },
+          message: 'offline',
         }),
       ),
     );

@@ -53,8 +53,8 @@ interface ActionPayload {
   node: string;
   next?: string[];
   error?: { code: string; message: string };
-  /** `message`: a failed component's default value, shown under its exception policy. */
-  result?: { message?: unknown };
+  /** A failed component's default value, shown under its exception policy. */
+  message?: string;
   /** The files a Message offers (DocGenerator's documents). */
   downloads?: Record<string, unknown>[];
 }
@@ -136,8 +136,8 @@ export class RagflowEventEncoder {
           });
         // RAGFlow shows a failed component's default value as a message of its own (exception policy).
         const shown =
-          typeof a.result?.message === 'string'
-            ? this.frame(e.seq, 'message', at, { content: a.result.message }) +
+          typeof a.message === 'string'
+            ? this.frame(e.seq, 'message', at, { content: a.message }) +
               this.frame(e.seq, 'message_end', at, {})
             : '';
         // The files a Message offers (DocGenerator's) ride on its message_end, as in RAGFlow.
