@@ -59,6 +59,7 @@ export {
   beginOutputs,
   stringMerge,
   stringSplit,
+  templateText,
   userFillUpInputSchema,
   userFillUpOutputs,
   userFillUpTips,

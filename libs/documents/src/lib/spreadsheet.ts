@@ -5,11 +5,9 @@ import type { Cell, Frame } from './frames';
 /** A file that cannot be read as the spreadsheet its name says. */
 export class SpreadsheetError extends Error {}
 
-const pad = (n: number) => String(n).padStart(2, '0');
-
 /** A date as pandas prints a Timestamp: `YYYY-MM-DD HH:MM:SS` (UTC, as Excel keeps no zone). */
-const dateText = (d: Date): string =>
-  `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+const dateText = (d: Date): string | null =>
+  Number.isNaN(d.getTime()) ? null : d.toISOString().slice(0, 19).replace('T', ' ');
 
 /** An exceljs cell value as the value a reader sees: a formula's result, rich text's text. */
 function cellOf(v: ExcelJS.CellValue): Cell {

@@ -20,9 +20,8 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-
-/** The largest file `POST /v1/files` takes (the size a graph component reads at most). */
-export const MAX_FILE_BYTES = 20 * 1024 * 1024;
+// One upload size for the gateway: a file of a run is taken as a document of a collection is.
+import { MAX_UPLOAD_FILE_BYTES, type UploadedFile as Upload } from '../knowledge/collections.controller';
 
 const FileIdSchema = z.string().uuid();
 export const StoredFileSchema = z.object({
@@ -37,14 +36,6 @@ const ListQuerySchema = z.object({
   run_id: z.string().uuid().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-/** What multer hands over for the uploaded file (memory storage). */
-interface Upload {
-  originalname: string;
-  mimetype: string;
-  buffer: Buffer;
-  size: number;
-}
 
 // RFC 6266: an ASCII fallback and the UTF-8 name.
 const disposition = (name: string) =>
@@ -63,7 +54,9 @@ export class FilesController {
 
   /** multipart/form-data with one file in the field `file`. */
   @Post()
-  @UseInterceptors(FileInterceptor('file', { limits: { fileSize: MAX_FILE_BYTES, files: 1, fields: 0 } }))
+  @UseInterceptors(
+    FileInterceptor('file', { limits: { fileSize: MAX_UPLOAD_FILE_BYTES, files: 1, fields: 0 } }),
+  )
   async upload(@Tenant() tenant: TenantContext, @UploadedFile() file: Upload | undefined) {
     if (!file) {
       throw new ApiException(

@@ -163,7 +163,7 @@ export class CollectionsController {
 }
 
 /** What multer hands over for each uploaded file (memory storage). */
-interface UploadedFile {
+export interface UploadedFile {
   originalname: string;
   mimetype: string;
   buffer: Buffer;

@@ -32,7 +32,6 @@ import {
   evaluateSwitch,
   getVariableValue,
   pickCategory,
-  pyJsonDumps,
   templateSegments,
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, usageOf } from '@switchyard/models';
@@ -88,11 +87,6 @@ export interface ComponentEffect {
   /** A UserFillUp waits for its form: the run pauses on `ask_user` and resumes at the component. */
   pause?: { question: string; input_schema: Record<string, unknown> };
 }
-
-// Message and LLM prompts splice values in as text: None → "", strings as-is, the rest as
-// Python's json.dumps (", " and ": " separators), which the fixtures' answers depend on.
-const asPromptText = (v: unknown): string =>
-  v === null || v === undefined ? '' : typeof v === 'string' ? v : pyJsonDumps(v);
 
 const CHAT_ROLE = 'graph';
 
@@ -294,7 +288,7 @@ export class GraphComponents {
         piece = segment.text;
       } else {
         // A made file (DocGenerator's `download`) is a download of the message, not its text.
-        const value = messageValueText(getVariableValue(ctx.scope, segment.ref), asPromptText);
+        const value = messageValueText(getVariableValue(ctx.scope, segment.ref));
         piece = value.text;
         downloads.push(...value.downloads);
       }

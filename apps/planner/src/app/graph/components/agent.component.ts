@@ -21,7 +21,7 @@ import {
   canvasHistory,
   citationPrompt,
   historyWindow,
-  pyJsonDumps,
+  templateText,
   promptsWithHistory,
   pyStr,
   renderTemplate,
@@ -55,10 +55,6 @@ const CHAT_ROLE = 'graph';
 const MAX_AGENT_DEPTH = 8;
 // The output that keeps an Agent's streamed text with its tool notes as `<think>…</think>`.
 export const STREAMED_OUTPUT = '_streamed';
-
-// Prompts splice values as Python's json.dumps (None → "", strings as they are).
-const asPromptText = (v: unknown): string =>
-  v === null || v === undefined ? '' : typeof v === 'string' ? v : pyJsonDumps(v);
 
 const textOf = (m: BaseMessage): string =>
   typeof m.content === 'string' ? m.content : JSON.stringify(m.content);
@@ -402,7 +398,7 @@ export class AgentComponent {
 
   /** The system prompt and prompts rendered; a sub-agent's prompt built from its call. */
   private messages(ctx: ComponentContext, call: AgentCall, cite: boolean, hasTools: boolean): BaseMessage[] {
-    const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), asPromptText, false);
+    const render = (text: unknown) => renderTemplate(ctx.scope, String(text ?? ''), templateText, false);
     const p = call.params;
     let system = render(p['sys_prompt']) + (call.systemSuffix ?? '');
     const citing = cite && chunksFound(ctx);

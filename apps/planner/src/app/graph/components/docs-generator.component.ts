@@ -7,7 +7,6 @@ import {
   GraphErrorCode,
   GraphException,
   getVariableValue,
-  pyJsonDumps,
   sanitizeFilename,
   templateSegments,
 } from '@switchyard/graph';
@@ -15,10 +14,6 @@ import { FileStore } from '@switchyard/persistence';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { GraphProvidersConfig } from '../graph-providers.config';
 import { messageValueText } from './message-value';
-
-const pad = (n: number) => String(n).padStart(2, '0');
-const stamp = (d: Date, dateSep: string, sep: string, timeSep: string) =>
-  `${d.getUTCFullYear()}${dateSep}${pad(d.getUTCMonth() + 1)}${dateSep}${pad(d.getUTCDate())}${sep}${pad(d.getUTCHours())}${timeSep}${pad(d.getUTCMinutes())}${timeSep}${pad(d.getUTCSeconds())}`;
 
 /** The path the gateway serves a file of the run's tenant at. */
 export const fileDownloadPath = (id: string) => `/v1/files/${id}/content`;
@@ -47,7 +42,7 @@ export class DocsGeneratorComponent {
           return s.text;
         }
         try {
-          return messageValueText(getVariableValue(ctx.scope, s.ref), pyJsonDumps).text;
+          return messageValueText(getVariableValue(ctx.scope, s.ref)).text;
         } catch (err) {
           return `[ERROR: ${(err as Error).message}]`;
         }
@@ -55,7 +50,8 @@ export class DocsGeneratorComponent {
       .join('')
       .replace(/<think>[\s\S]*?<\/think>/g, '')
       .trim();
-    const now = new Date();
+    // UTC, as `YYYY-MM-DD HH:MM:SS` in the document and `YYYYMMDD_HHMMSS` in a made-up name.
+    const now = new Date().toISOString().slice(0, 19);
     let doc;
     try {
       doc = await renderDocument(content, p.output_format, {
@@ -64,7 +60,7 @@ export class DocsGeneratorComponent {
         footerText: p.footer_text || undefined,
         watermarkText: p.watermark_text || undefined,
         addPageNumbers: p.add_page_numbers,
-        timestamp: p.add_timestamp ? `Generated: ${stamp(now, '-', ' ', ':')}` : undefined,
+        timestamp: p.add_timestamp ? `Generated: ${now.replace('T', ' ')}` : undefined,
         pdfFontPath: this.config.docsPdfFont,
       });
     } catch (err) {
@@ -78,7 +74,7 @@ export class DocsGeneratorComponent {
     }
     const filename = p.filename
       ? sanitizeFilename(p.filename, doc.extension)
-      : `document_${stamp(now, '', '_', '')}_${randomBytes(4).toString('hex')}.${doc.extension}`;
+      : `document_${now.replace(/[-:]/g, '').replace('T', '_')}_${randomBytes(4).toString('hex')}.${doc.extension}`;
     // One file per task: a redelivered task replaces its file and keeps the id.
     const file = await this.files.put({
       tenantId: ctx.tenantId,

@@ -20,7 +20,7 @@ import {
 } from '@switchyard/graph';
 import { FileStore } from '@switchyard/persistence';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
-import { MAX_COMPONENT_FILE_BYTES, fileOfValue } from './file-input';
+import { fileOfValue } from './file-input';
 
 const failed = (message: string) =>
   new GraphException(GraphErrorCode.ComponentFailed, `ExcelProcessor: ${message}`);
@@ -85,9 +85,6 @@ export class ExcelProcessorComponent {
       const file = await fileOfValue(this.files, ctx.tenantId, value);
       if (!file) {
         continue;
-      }
-      if (file.content.length > MAX_COMPONENT_FILE_BYTES) {
-        throw failed(`"${file.filename}" is larger than ${MAX_COMPONENT_FILE_BYTES} bytes`);
       }
       let frames: Record<string, Frame>;
       try {

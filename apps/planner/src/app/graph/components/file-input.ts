@@ -1,9 +1,6 @@
 import type { FileStore } from '@switchyard/persistence';
 import { GraphErrorCode, GraphException } from '@switchyard/graph';
 
-/** The files a component may read: at most this big each (the upload limit). */
-export const MAX_COMPONENT_FILE_BYTES = 20 * 1024 * 1024;
-
 /**
  * A file a canvas value refers to (RAGFlow `ExcelProcessor._get_file_content`): a file object of
  * the run's tenant (`{id | file_id, name?}`, as `POST /v1/files` answers), the first of a list of

@@ -1,6 +1,5 @@
 import { messageValueText } from './message-value';
 
-const json = (v: unknown) => JSON.stringify(v);
 const info = {
   doc_id: 'd1',
   filename: 'a.pdf',
@@ -11,21 +10,19 @@ const info = {
 
 describe('messageValueText (RAGFlow _stringify_message_value)', () => {
   it('takes a download info out of the text', () => {
-    expect(
-      messageValueText(JSON.stringify({ ...info, include_download_info_in_content: false }), json),
-    ).toEqual({
+    expect(messageValueText(JSON.stringify({ ...info, include_download_info_in_content: false }))).toEqual({
       text: '',
       downloads: [info],
     });
   });
   it('shows it as JSON (without the flag) when it asks to be in the content', () => {
-    const v = messageValueText({ ...info, include_download_info_in_content: true }, json);
+    const v = messageValueText({ ...info, include_download_info_in_content: true });
     expect(v.text).toBe(JSON.stringify(info));
     expect(v.downloads).toEqual([info]);
   });
-  it('prints other values as a Message does: null empty, text itself, the rest by the given JSON', () => {
-    expect(messageValueText(null, json)).toEqual({ text: '', downloads: [] });
-    expect(messageValueText('hi', json)).toEqual({ text: 'hi', downloads: [] });
-    expect(messageValueText({ a: 1 }, json)).toEqual({ text: '{"a":1}', downloads: [] });
+  it("prints other values as a Message does: null empty, text itself, the rest as Python's json.dumps", () => {
+    expect(messageValueText(null)).toEqual({ text: '', downloads: [] });
+    expect(messageValueText('hi')).toEqual({ text: 'hi', downloads: [] });
+    expect(messageValueText({ a: 1 })).toEqual({ text: '{"a": 1}', downloads: [] });
   });
 });
