@@ -25,7 +25,8 @@ function useRunEvents(client: SwitchyardClient, runId: string): RunEvent[] {
             continue;
           }
           setEvents((prev) => [...prev, e]);
-          if (e.event_type === 'action' || e.event_type === 'status' || e.event_type === 'done') {
+          // The run and its actions are read again when the stream says they changed (no polling).
+          if (['action', 'status', 'waiting_for_user', 'done'].includes(e.event_type)) {
             void queries.invalidateQueries({ queryKey: ['run', runId] });
           }
         }
@@ -43,12 +44,10 @@ export function RunPage({ client, runId }: { client: SwitchyardClient; runId: st
   const run = useQuery({
     queryKey: ['run', runId, 'run'],
     queryFn: () => client.runs.get(runId),
-    refetchInterval: (q) => (q.state.data && TERMINAL.includes(q.state.data.status) ? false : 1500),
   });
   const actions = useQuery({
     queryKey: ['run', runId, 'actions'],
     queryFn: () => client.runs.actions(runId),
-    refetchInterval: () => (run.data && TERMINAL.includes(run.data.status) ? false : 1500),
   });
   const [open, setOpen] = useState<number | null>(null);
   const [busy, setBusy] = useState('');

@@ -26,7 +26,7 @@ export function TodoBoard({
 }) {
   const state = useQuery({
     queryKey: ['state', threadId, version ?? 'latest'],
-    queryFn: () => client.threads.state(threadId),
+    queryFn: () => client.threads.state(threadId, version),
   });
   const s = state.data as { todos?: Todo[][]; turn?: number } | undefined;
   const todos = s?.todos?.[s.turn ?? 0] ?? [];
