@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     '',
     'Runtime share = (run wall time − the nodes’ own time) ÷ steps: what the orchestrator, NATS,',
     'Postgres, Redis and the services’ plumbing cost around the nodes — where tracing adds its work',
-    '(a span per task, one per orchestrator message, one per model call, headers on every message).',
+    '(a span per node task, per orchestrator step, per model and tool call; the trace context in each message).',
     'Whole step = run wall time ÷ steps, with the scripted model answering at once: a real model’s',
     'seconds per call make the same absolute cost a far smaller share. Every span is exported here;',
     'a sampler (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, `OTEL_TRACES_SAMPLER_ARG`) exports fewer.',

@@ -81,7 +81,8 @@ export class ApplyDeltaUseCase {
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
   ) {}
 
-  async execute(msg: DeltaMessage, service: string): Promise<void> {
+  /** `traceParent`: the step's trace, sent on with its tasks. */
+  async execute(msg: DeltaMessage, service: string, traceParent?: string): Promise<void> {
     let committed: RuntimeState | undefined;
     let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
@@ -208,7 +209,7 @@ export class ApplyDeltaUseCase {
         };
         committed = state;
         logged = { base: run.thread_version, deltas };
-        return this.stepper.advance(m, run, state, actions, task.step, writes);
+        return this.stepper.advance(m, run, state, actions, task.step, writes, traceParent);
       },
     );
     endCommit();

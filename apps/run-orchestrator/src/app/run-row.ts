@@ -17,6 +17,8 @@ export interface RunRow {
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
     fork?: RunFork;
   };
+  /** The run's trace (the gateway's `run.create` span), when it is kept. */
+  trace_parent?: string | null;
   /** The thread's latest snapshot version, when the caller read the thread row with the run. */
   snapshot_version?: number;
 }

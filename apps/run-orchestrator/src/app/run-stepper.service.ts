@@ -8,7 +8,6 @@ import {
   waitingForUserPayload,
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
-import { currentTraceparent, tracingEnabled } from '@switchyard/telemetry';
 import { OrchestratorConfig } from './orchestrator.config';
 import type { RunFailure } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
@@ -39,6 +38,7 @@ export class RunStepper {
     actions: Action[],
     step: number,
     writes?: StepWrites,
+    traceParent?: string,
   ): Promise<StepEffects> {
     const effects: StepEffects = {
       runId: run.id,
@@ -64,8 +64,8 @@ export class RunStepper {
       now: new Date(),
       newId: randomUUID,
     });
-    if (tracingEnabled() && route.kind !== 'finish') {
-      const traceParent = currentTraceparent() ?? null;
+    if (traceParent && route.kind !== 'finish') {
+      // The step's trace goes with its tasks (and with every later dispatch of them).
       for (const t of route.tasks) {
         t.trace_parent = traceParent;
       }

@@ -16,6 +16,7 @@ import {
   JetStreamExceptionFilter,
   NonRetryableMessageError,
 } from '@switchyard/jetstream';
+import { inRemoteSpan } from '@switchyard/telemetry';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { EndRunUseCase } from './end-run.usecase';
 import { RunFailureCode } from './orchestrator.exception';
@@ -52,7 +53,22 @@ export class RunsConsumer {
   @EventPattern(SUBJECT_PATTERNS.anyDelta)
   async onDelta(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     const msg = await this.parse(DeltaMessageSchema, data, ctx);
-    await this.applyDelta.execute(msg, ctx.getSubject().split('.')[2]);
+    const service = ctx.getSubject().split('.')[2];
+    // The step is a span of the run's trace, child of the task that sent the delta (of nothing
+    // when that trace is not kept); its tasks are sent on in it.
+    await inRemoteSpan(
+      `step ${msg.node}`,
+      msg.trace?.['traceparent'],
+      () => ({
+        run_id: msg.run_id,
+        task_id: msg.task_id,
+        node: msg.node,
+        'messaging.system': 'nats',
+        'messaging.destination.name': ctx.getSubject(),
+        'messaging.message.delivery_count': ctx.getDeliveryCount(),
+      }),
+      (traceParent) => this.applyDelta.execute(msg, service, traceParent),
+    );
   }
 
   /** An invalid message is logged with its subject, fails its run, and is terminated. */

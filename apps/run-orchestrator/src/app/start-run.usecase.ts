@@ -12,6 +12,7 @@ import {
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { PgStateSource } from '@switchyard/persistence';
+import { SpanKind, inRemoteSpan } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
   StateCache,
@@ -113,7 +114,7 @@ export class StartRunUseCase {
           return null;
         }
         const [run] = (await m.query(
-          `SELECT ${RUN_COLUMNS}, agent_config->>'kind' AS agent_kind FROM runs
+          `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind FROM runs
            WHERE thread_id = $1 AND status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
           [threadId],
         )) as (RunRow & { agent_kind: string | null })[];
@@ -194,7 +195,7 @@ export class StartRunUseCase {
           `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
           [run.id, turn],
         );
-        const effects = await this.stepper.advance(m, { ...run, turn }, state, [action], 0);
+        const effects = await this.advanceInTrace(m, { ...run, turn }, state, [action]);
         effects.events.unshift(
           { type: 'status', payload: { status: 'running' } },
           ...(forked ? [actionEvent(forked)] : []),
@@ -226,6 +227,22 @@ export class StartRunUseCase {
    * transaction-scoped advisory lock, taken last (after the thread and run locks), so it cannot
    * deadlock with them. Waiting runs do not count: they hold no task.
    */
+  /** The run's first step, in the run's trace (the gateway's `run.create` span is its parent). */
+  private advanceInTrace(
+    m: EntityManager,
+    run: RunRow,
+    state: RuntimeState,
+    actions: Action[],
+  ): Promise<StepEffects> {
+    return inRemoteSpan(
+      'run.start',
+      run.trace_parent ?? undefined,
+      () => ({ run_id: run.id, thread_id: run.thread_id, tenant_id: run.tenant_id }),
+      (traceParent) => this.stepper.advance(m, run, state, actions, 0, undefined, traceParent),
+      SpanKind.INTERNAL,
+    );
+  }
+
   private async underRunningCap(m: EntityManager, tenantId: string): Promise<boolean> {
     await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sy-tenant-start:${tenantId}`]);
     const [{ running, cap }] = (await m.query(
@@ -286,7 +303,7 @@ export class StartRunUseCase {
     };
     let effects: StepEffects;
     if (fork.mode === 'continue') {
-      effects = await this.stepper.advance(m, stepRun, state, [delta.action], 0);
+      effects = await this.advanceInTrace(m, stepRun, state, [delta.action]);
     } else if (fork.mode === 'record') {
       const record: StepEffects = { ...noEffects(run.id), events: [actionEvent(delta.action)] };
       effects = await this.stepper.finish(m, stepRun, state, record, 1, 'succeeded', null);

@@ -14,7 +14,6 @@ import { CancelFence } from './cancel-fence.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
 import type { TaskRow } from './run-row';
-import { context, contextOfTraceparent, tracingEnabled } from '@switchyard/telemetry';
 import { type StepEffects, actionEvent } from './step-effects';
 
 const SWEEP_MS = 2000;
@@ -121,14 +120,12 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           call_index: t.call_index,
           attempt: t.attempt,
           deadline: new Date(t.deadline).toISOString(),
+          // In the trace the task was dispatched under, whoever publishes it (the step, the
+          // sweep, the reaper).
+          ...(t.trace_parent ? { trace: { traceparent: t.trace_parent } } : {}),
           ...(shipped?.length ? { deltas: shipped } : {}),
         };
-        const send = () => this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
-        // In the trace the task was dispatched under, whoever publishes it (the step, the sweep,
-        // the reaper).
-        return t.trace_parent && tracingEnabled()
-          ? context.with(contextOfTraceparent(t.trace_parent), send)
-          : send();
+        return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
       }),
     );
     // Off the step's critical path, batched: should a mark be lost, the sweeper publishes the

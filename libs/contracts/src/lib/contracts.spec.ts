@@ -335,6 +335,11 @@ describe('DeltaMessageSchema', () => {
     expect(DeltaMessageSchema.parse(deltaMessage())).toEqual(deltaMessage());
   });
 
+  it('parses a delta with the trace its task sent it in', () => {
+    const traced = { ...deltaMessage(), trace: { traceparent: '00-abc-def-01' } };
+    expect(DeltaMessageSchema.parse(traced)).toEqual(traced);
+  });
+
   it.each<InvalidCase>([
     ['a run_id that is no uuid', ['run_id'], 'nope', 'run_id'],
     ['a negative base_version', ['base_version'], -1, 'base_version'],
@@ -348,6 +353,7 @@ describe('DeltaMessageSchema', () => {
     ['relevance > 1', ['delta', 'action', 'relevance'], 2, 'delta.action.relevance'],
     ['a bad node name', ['node'], 'Bad Name', 'node'],
     ['an extra key (strict)', ['state'], {}, '(root)'],
+    ['a trace that is no record of strings', ['trace'], { traceparent: 1 }, 'trace.traceparent'],
   ])('refuses %s', (_name, path, value, named) => {
     expect(refusal(DeltaMessageSchema, withValue(deltaMessage(), path, value))).toContain(named);
   });

@@ -3,6 +3,12 @@ import { CommittedDeltaSchema, NodeNameSchema, StateDeltaSchema } from './state.
 
 // Messages over NATS JetStream (DESIGN.md §4).
 
+/**
+ * The W3C trace context a message travels in (`{ traceparent, tracestate? }`); absent when
+ * tracing is off. In the payload rather than in NATS headers (docs/decisions.md).
+ */
+export const MessageTraceSchema = z.record(z.string(), z.string());
+
 export const RunStartMessageSchema = z
   .object({
     run_id: z.string().uuid(),
@@ -41,7 +47,7 @@ export const TaskMessageSchema = z
     call_index: z.number().int().nonnegative(),
     attempt: z.number().int().positive(),
     deadline: z.string().datetime(),
-    trace: z.record(z.string(), z.string()).optional(),
+    trace: MessageTraceSchema.optional(),
     // Committed deltas ending at `version` (those the service has not seen, within a byte budget),
     // so a node service whose cached state is a little behind catches up without reading
     // Postgres. Absent when the outbox sweeper re-publishes a task: the service then reads them.
@@ -57,6 +63,7 @@ export const DeltaMessageSchema = z
     node: NodeNameSchema,
     base_version: z.number().int().nonnegative(),
     delta: StateDeltaSchema,
+    trace: MessageTraceSchema.optional(),
   })
   .strict();
 export type DeltaMessage = z.infer<typeof DeltaMessageSchema>;

@@ -12,7 +12,6 @@ import {
   connect,
   headers as natsHeaders,
 } from 'nats';
-import { injectTrace, tracingActive } from '@switchyard/telemetry';
 import type { PayloadOf, Subject } from '@switchyard/contracts';
 
 export interface StreamSpec {
@@ -159,11 +158,6 @@ export class JetStreamConnection {
       for (const [k, v] of Object.entries(opts.headers)) {
         hdrs.set(k, v);
       }
-    }
-    if (tracingActive()) {
-      // The trace goes with the message (W3C traceparent): the consumer's span is its child.
-      hdrs ??= natsHeaders();
-      injectTrace(hdrs);
     }
     return this.js.publish(subject, encodeJson(payload), { msgID: opts.msgId, headers: hdrs });
   }

@@ -10,7 +10,6 @@ import {
 import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
 import { subjectMatches } from './subject-match';
-import { SpanKind, context, extractTrace, inSpan, tracingEnabled } from '@switchyard/telemetry';
 
 // A pull waits this long for messages before it is renewed.
 const FETCH_EXPIRES_MS = 5000;
@@ -18,11 +17,6 @@ const FETCH_EXPIRES_MS = 5000;
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
   concurrency?: number;
-  /**
-   * `span` (default): a consumer span per message, child of the trace the message brought;
-   * `context`: only that trace made current — for handlers that open their own span (node tasks).
-   */
-  tracing?: 'span' | 'context';
 }
 
 export interface JetStreamServerOptions {
@@ -189,25 +183,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       msg.term();
       return;
     }
-    if (tracingEnabled() && spec.tracing === 'context') {
-      return context.with(extractTrace(msg.headers), () => this.work(msg, spec, handler, data));
-    }
-    if (tracingEnabled()) {
-      // The publisher's trace (traceparent header) is this consumer span's parent.
-      const run = (data as { run_id?: unknown } | null)?.run_id;
-      return inSpan(
-        `consume ${msg.subject}`,
-        {
-          'messaging.system': 'nats',
-          'messaging.destination.name': msg.subject,
-          'messaging.consumer.group.name': spec.durable,
-          'messaging.message.delivery_count': msg.info.redeliveryCount,
-          ...(typeof run === 'string' ? { run_id: run } : {}),
-        },
-        () => this.work(msg, spec, handler, data),
-        { parent: extractTrace(msg.headers), kind: SpanKind.CONSUMER },
-      );
-    }
+    // No span here: the handlers open theirs in the trace the payload carries (`trace`).
     return this.work(msg, spec, handler, data);
   }
 

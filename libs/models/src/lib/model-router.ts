@@ -26,7 +26,7 @@ import type {
 import { ENV_VENDOR } from './registry.store';
 import type { RunScopes } from './run-scope';
 import { countUsage, llmCalls, llmFailovers } from './llm.metrics';
-import { type Span, SpanKind, SpanStatusCode, tracer, tracingEnabled } from '@switchyard/telemetry';
+import { type Span, SpanKind, SpanStatusCode, recording, tracer } from '@switchyard/telemetry';
 import { type UsageMeter, costOf } from './usage-meter';
 
 const DEFAULT_STRUCTURED_OUTPUT: Record<VendorKind, StructuredOutputMode> = {
@@ -314,7 +314,7 @@ export class KeyFailover {
   async next(): Promise<Lease> {
     const key = await this.nextKey();
     const client = await this.router.client(this.target, key, this.temperature);
-    if (!tracingEnabled()) {
+    if (!recording()) {
       return { key, client };
     }
     // One span per try (a failover to the next key is a second span of the same node task).

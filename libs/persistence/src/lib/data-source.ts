@@ -25,6 +25,7 @@ import { McpToolTypes1700000000037 } from '../migrations/1700000000037-mcp-tool-
 import { TenantMemoryModel1700000000038 } from '../migrations/1700000000038-tenant-memory-model';
 import { Files1700000000039 } from '../migrations/1700000000039-files';
 import { RunsListIndex1700000000040 } from '../migrations/1700000000040-runs-list-index';
+import { RunsTraceParent1700000000041 } from '../migrations/1700000000041-runs-trace-parent';
 import { ENTITIES } from './entities';
 
 export const MIGRATIONS = [
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   TenantMemoryModel1700000000038,
   Files1700000000039,
   RunsListIndex1700000000040,
+  RunsTraceParent1700000000041,
 ];
 
 export function dataSourceOptions(

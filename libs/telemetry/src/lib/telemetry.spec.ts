@@ -1,15 +1,16 @@
 import { trace } from '@opentelemetry/api';
 import {
-  contextOfTraceparent,
-  currentTraceparent,
-  extractTrace,
+  inRemoteSpan,
   inSpan,
   initTelemetry,
-  injectTrace,
+  messageTrace,
+  recording,
+  sampledParent,
   shutdownTelemetry,
   traceIds,
-  tracingActive,
+  traceparentOf,
   tracingConfigured,
+  withTrace,
 } from './telemetry';
 
 describe(tracingConfigured.name, () => {
@@ -38,28 +39,65 @@ describe('with tracing on', () => {
     await shutdownTelemetry();
   });
 
-  it('carries the trace through message headers: the consumer continues the same trace', async () => {
-    const headers = new Map<string, string>();
-    const carrier = {
-      get: (k: string) => headers.get(k) ?? '',
-      set: (k: string, v: string) => headers.set(k, v),
-    };
+  it('carries the trace in a message: the handler continues the same trace', async () => {
     const sent = await inSpan('publish', {}, async () => {
-      expect(tracingActive()).toBe(true);
-      injectTrace(carrier);
-      return traceIds();
+      expect(recording()).toBe(true);
+      return { ids: traceIds(), message: { task_id: 't', ...withTrace(messageTrace()) } };
     });
-    expect(headers.get('traceparent')).toMatch(new RegExp(`^00-${sent.trace_id}-${sent.span_id}-01$`));
-    const received = await inSpan('consume', {}, async () => traceIds(), { parent: extractTrace(carrier) });
-    expect(received.trace_id).toBe(sent.trace_id);
-    expect(received.span_id).not.toBe(sent.span_id);
+    expect(sent.message.trace?.['traceparent']).toBe(`00-${sent.ids.trace_id}-${sent.ids.span_id}-01`);
+    const received = await inSpan('consume', {}, async () => traceIds(), {
+      parent: sampledParent(sent.message.trace?.['traceparent']),
+    });
+    expect(received.trace_id).toBe(sent.ids.trace_id);
+    expect(received.span_id).not.toBe(sent.ids.span_id);
   });
 
-  it('restores a stored traceparent, and records a failure on the span', async () => {
-    const stored = await inSpan('step', {}, async () => currentTraceparent());
-    expect(stored).toBeDefined();
-    const ctx = contextOfTraceparent(stored);
-    expect(trace.getSpanContext(ctx)?.traceId).toBe(stored?.split('-')[1]);
+  it('opens a step span of a carried trace without making it current, and sends its own traceparent on', async () => {
+    const carried = await inSpan('task', {}, async (span) => traceparentOf(span));
+    const [, traceId, parentId] = carried.split('-');
+    const onward = await inRemoteSpan(
+      'step',
+      carried,
+      () => ({ run_id: 'r' }),
+      async (tp) => {
+        expect(trace.getActiveSpan()).toBeUndefined();
+        return tp;
+      },
+    );
+    const [, onTrace, onSpan, flags] = (onward ?? '').split('-');
+    expect(onTrace).toBe(traceId);
+    expect(onSpan).not.toBe(parentId);
+    expect(flags).toBe('01');
+  });
+
+  it('costs a dropped trace nothing: no span, the traceparent passed on as it came', async () => {
+    const dropped = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00';
+    expect(sampledParent(dropped)).toBeUndefined();
+    expect(
+      await inRemoteSpan(
+        'step',
+        dropped,
+        () => ({}),
+        async (tp) => tp,
+      ),
+    ).toBe(dropped);
+    expect(
+      await inRemoteSpan(
+        'step',
+        undefined,
+        () => ({}),
+        async (tp) => tp,
+      ),
+    ).toBeUndefined();
+    // A message without a kept trace makes no root span of its own downstream.
+    expect(recording()).toBe(false);
+    expect(messageTrace({ traceparent: dropped })).toEqual({ traceparent: dropped });
+    expect(withTrace(undefined)).toEqual({});
+    // Malformed: ignored, not thrown.
+    expect(sampledParent('00-nothex-01')).toBeUndefined();
+  });
+
+  it('records a failure on the span, and on a step span too', async () => {
     let failed: ReturnType<typeof trace.getActiveSpan>;
     await expect(
       inSpan('failing', {}, async (span) => {
@@ -68,5 +106,16 @@ describe('with tracing on', () => {
       }),
     ).rejects.toThrow('boom');
     expect((failed as unknown as { status: { code: number } }).status.code).toBe(2);
+    const carried = await inSpan('task', {}, async (span) => traceparentOf(span));
+    await expect(
+      inRemoteSpan(
+        'step',
+        carried,
+        () => ({}),
+        async () => {
+          throw new Error('step failed');
+        },
+      ),
+    ).rejects.toThrow('step failed');
   });
 });

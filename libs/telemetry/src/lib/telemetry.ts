@@ -4,19 +4,25 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
+  ROOT_CONTEXT,
+  TraceFlags,
   context,
-  propagation,
   trace,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { W3CTraceContextPropagator, parseTraceParent } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
-// Tracing for every service: W3C trace context travels in NATS message headers, so one trace per
-// run spans the gateway, the orchestrator's steps, every node task, its model and tool calls and
-// the delta back. Off (the API's no-op tracer) unless an OTLP endpoint is configured by the
-// standard variables; OTEL_SDK_DISABLED=true turns it off whatever else is set.
+// Tracing for every service. One trace per run spans the gateway (`run.create`), the
+// orchestrator's steps, every node task, its model and tool calls and the delta back. The W3C
+// trace context travels inside what the services already read: the run's row
+// (`runs.trace_parent`), the task and delta messages (`trace: { traceparent }`) and the task rows.
+// Not in NATS headers: encoding, sending and parsing a header on every message cost more than the
+// spans themselves (tools/bench/TRACING-RESULTS.md). A trace the sampler dropped costs nothing
+// beyond carrying its traceparent string along: no span objects, no context switch. Off (the
+// API's no-op tracer) unless an OTLP endpoint is configured by the standard variables;
+// OTEL_SDK_DISABLED=true turns it off whatever else is set.
 
 const TRACER = 'switchyard';
 let provider: NodeTracerProvider | undefined;
@@ -65,60 +71,70 @@ export function tracingEnabled(): boolean {
   return provider !== undefined;
 }
 
-/** Whether a trace is active (a span here, or one a message brought): it travels with what is published. */
-export function tracingActive(): boolean {
-  if (provider === undefined) {
-    return false;
-  }
-  const sc = trace.getSpanContext(context.active());
-  return sc !== undefined && trace.isSpanContextValid(sc);
-}
-
-/** Something that carries string headers (NATS `MsgHdrs`, a plain record). */
-export interface HeaderCarrier {
-  get(key: string): string;
-  set(key: string, value: string): void;
-}
-
-/** Writes the current (or given) trace context into message headers. */
-export function injectTrace(carrier: HeaderCarrier, ctx: Context = context.active()): void {
-  propagation.inject(ctx, carrier, {
-    set: (c, k, v) => c.set(k, v),
-  });
-}
-
-/** The trace context message headers carry (the active one when they carry none). */
-export function extractTrace(carrier: HeaderCarrier | undefined): Context {
-  if (!carrier) {
-    return context.active();
-  }
-  return propagation.extract(context.active(), carrier, {
-    get: (c, k) => c.get(k) || undefined,
-    keys: () => ['traceparent', 'tracestate'],
-  });
-}
-
-/** The context of a `traceparent` string (stored with a task, say). */
-export function contextOfTraceparent(traceparent: string | null | undefined): Context {
-  if (!traceparent) {
-    return context.active();
-  }
-  const headers = new Map([['traceparent', traceparent]]);
-  return extractTrace({ get: (k) => headers.get(k) ?? '', set: () => undefined });
-}
-
-/** The active span's `traceparent` (undefined when none is recording). */
-export function currentTraceparent(ctx: Context = context.active()): string | undefined {
-  const out = new Map<string, string>();
-  injectTrace({ get: (k) => out.get(k) ?? '', set: (k, v) => out.set(k, v) }, ctx);
-  return out.get('traceparent');
-}
-
 /** The active trace and span ids, for structured logs (empty when tracing is off). */
 export function traceIds(): { trace_id?: string; span_id?: string } {
   const span = trace.getActiveSpan();
   const sc = span?.spanContext();
   return sc && trace.isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : {};
+}
+
+/** The context of a traceparent whose trace is kept (sampled flag set, well formed); else undefined. */
+export function sampledParent(traceparent: string | undefined): Context | undefined {
+  if (!traceparent || provider === undefined) {
+    return undefined;
+  }
+  const sc = parseTraceParent(traceparent);
+  if (!sc || !(sc.traceFlags & TraceFlags.SAMPLED)) {
+    return undefined;
+  }
+  return trace.setSpanContext(ROOT_CONTEXT, { ...sc, isRemote: true });
+}
+
+/** A span's traceparent (W3C), to send with the messages published on its behalf. */
+export function traceparentOf(span: Span): string {
+  const sc = span.spanContext();
+  return `00-${sc.traceId}-${sc.spanId}-0${(sc.traceFlags & TraceFlags.SAMPLED).toString(16)}`;
+}
+
+/** Whether the active span records (a kept trace): child spans are worth making only then. */
+export function recording(): boolean {
+  return provider !== undefined && trace.getActiveSpan()?.isRecording() === true;
+}
+
+/**
+ * The `trace` to send with a message published here: the active span's when it records, else
+ * what the message being handled carried (a dropped trace's traceparent travels on unchanged, so
+ * the services downstream drop it too).
+ */
+export function messageTrace(carried?: Record<string, string>): Record<string, string> | undefined {
+  const span = provider === undefined ? undefined : trace.getActiveSpan();
+  return span?.isRecording() ? { traceparent: traceparentOf(span) } : carried;
+}
+
+/** `{ trace }` to spread into a message, or nothing when there is no trace to carry. */
+export function withTrace(t: Record<string, string> | undefined): { trace?: Record<string, string> } {
+  return t ? { trace: t } : {};
+}
+
+/**
+ * Handles a message in the trace it carries, without making it the active context: `fn` gets the
+ * traceparent to send on (a new span's, child of the message's; or the message's own when its
+ * trace is not kept or tracing is off). For hot paths that pass the trace explicitly (the
+ * orchestrator's steps): no AsyncLocalStorage switch, and nothing at all for a dropped trace.
+ */
+export async function inRemoteSpan<T>(
+  name: string,
+  carried: string | undefined,
+  attributes: () => Attributes,
+  fn: (traceparent: string | undefined) => Promise<T>,
+  kind: SpanKind = SpanKind.CONSUMER,
+): Promise<T> {
+  const parent = sampledParent(carried);
+  if (!parent) {
+    return fn(carried);
+  }
+  const span = tracer().startSpan(name, { attributes: attributes(), kind }, parent);
+  return ended(span, () => fn(traceparentOf(span)));
 }
 
 /**
@@ -137,8 +153,13 @@ export async function inSpan<T>(
     opts.parent ?? context.active(),
   );
   const ctx = trace.setSpan(opts.parent ?? context.active(), span);
+  return ended(span, () => context.with(ctx, () => fn(span)));
+}
+
+/** Ends `span` when `fn` settles; an error is recorded on it and rethrown. */
+async function ended<T>(span: Span, fn: () => Promise<T>): Promise<T> {
   try {
-    return await context.with(ctx, () => fn(span));
+    return await fn();
   } catch (err) {
     span.recordException(err as Error);
     span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });

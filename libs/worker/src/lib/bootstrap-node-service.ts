@@ -23,8 +23,6 @@ export function bootstrapNodeService(
         // limit sits above it so that message is never dropped silently.
         maxDeliver: 10,
         concurrency: opts.concurrency ?? 16,
-        // The runtime opens the task's span (node, run, attempt, delivery): no consumer span too.
-        tracing: 'context',
       },
     ],
   });

@@ -28,7 +28,7 @@ import {
 import { runWithLlmCallContext } from '@switchyard/models';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
-import { inSpan, trace, tracingEnabled } from '@switchyard/telemetry';
+import { inSpan, messageTrace, recording, sampledParent, trace, withTrace } from '@switchyard/telemetry';
 import { CancelRegistry } from './cancel.registry';
 
 /** What a node's code receives. Treat `state` as read-only: it is shared with the cache. */
@@ -151,8 +151,10 @@ export class NodeRuntime {
       }
       return this.work(task, log, ctx, impl);
     };
+    // The task's span, in the trace the task carries (none when that trace is not kept).
+    const parent = sampledParent(task.trace?.['traceparent']);
     const work = (
-      tracingEnabled()
+      parent
         ? inSpan(
             `node ${task.node}`,
             {
@@ -165,6 +167,7 @@ export class NodeRuntime {
               'messaging.message.delivery_count': ctx.getDeliveryCount(),
             },
             run,
+            { parent },
           )
         : run()
     ).finally(() => this.working.delete(task.task_id));
@@ -194,7 +197,7 @@ export class NodeRuntime {
       this.logger.log({ ...log, msg: 'task delivered again after its delta was recorded: acknowledged' });
       return;
     }
-    if (tracingEnabled()) {
+    if (recording()) {
       trace.getActiveSpan()?.setAttribute('attempt', attempt);
     }
     // Written while the state loads (one round trip off the step's path); awaited before the
@@ -258,7 +261,7 @@ export class NodeRuntime {
       release();
     }
 
-    if (tracingEnabled()) {
+    if (recording()) {
       const usage = out.usage ?? ZERO_USAGE;
       trace.getActiveSpan()?.setAttributes({
         'gen_ai.usage.input_tokens': usage.prompt_tokens,
@@ -291,6 +294,7 @@ export class NodeRuntime {
       run_id: task.run_id,
       node: task.node,
       base_version: task.version,
+      ...withTrace(messageTrace(task.trace)),
       delta: checked.success
         ? checked.data
         : {

@@ -23,7 +23,16 @@ import {
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persistence';
-import { SpanKind, contextOfTraceparent, inSpan } from '@switchyard/telemetry';
+import {
+  SpanKind,
+  inSpan,
+  messageTrace,
+  sampledParent,
+  trace,
+  traceparentOf,
+  tracingEnabled,
+  withTrace,
+} from '@switchyard/telemetry';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody, ListRunsQuery } from './run.dto';
@@ -96,6 +105,27 @@ export class RunsService {
     client: ClientRequestOptions = {},
     branch?: { fork: RunFork; pinned?: PinnedAgent },
   ): Promise<{ created: boolean; run: CreatedRun }> {
+    if (!tracingEnabled()) {
+      return this.createRun(tenantId, body, client, branch, null);
+    }
+    // The run's trace begins here: every step, task, model and tool call of the run is in it.
+    // The run keeps the trace (runs.trace_parent), so whoever starts it later starts it in it.
+    return inSpan(
+      'run.create',
+      { tenant_id: tenantId, agent_id: body.agent_id },
+      (span) =>
+        this.createRun(tenantId, body, client, branch, span.isRecording() ? traceparentOf(span) : null),
+      { kind: SpanKind.PRODUCER },
+    );
+  }
+
+  private async createRun(
+    tenantId: string,
+    body: CreateRunBody,
+    client: ClientRequestOptions,
+    branch: { fork: RunFork; pinned?: PinnedAgent } | undefined,
+    traceParent: string | null,
+  ): Promise<{ created: boolean; run: CreatedRun }> {
     const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
     const runId = randomUUID();
     let held = false;
@@ -142,8 +172,8 @@ export class RunsService {
         }
         const inserted = (await m.query(
           `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
-                           agent_version_id, agent_config)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10)
+                           agent_version_id, agent_config, trace_parent)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11)
          ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
          RETURNING id, thread_id, status, created_at`,
           [
@@ -164,6 +194,7 @@ export class RunsService {
             agent.config.max_steps,
             agent.versionId,
             JSON.stringify(agent.config),
+            traceParent,
           ],
         )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
         if (inserted.length === 0) {
@@ -244,14 +275,9 @@ export class RunsService {
       tenant_id: tenantId,
       agent_id: body.agent_id,
     };
+    trace.getActiveSpan()?.setAttributes({ run_id: row.id, thread_id: row.thread_id });
     try {
-      // The run's trace begins here: every step, task, model and tool call of the run is in it.
-      await inSpan(
-        'run.create',
-        { run_id: row.id, thread_id: row.thread_id, tenant_id: tenantId, agent_id: body.agent_id },
-        () => this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` }),
-        { kind: SpanKind.PRODUCER },
-      );
+      await this.nats.publish(SUBJECTS.runStart, start, { msgId: `start:${row.id}` });
     } catch (err) {
       this.logger.error({ run_id: row.id, err, msg: 'could not hand the run to the orchestrator' });
       await this.ds.query(
@@ -443,12 +469,19 @@ export class RunsService {
     };
     // The task id de-duplicates concurrent resumes: one answer is applied. The answer joins the
     // run's trace (the one its question was asked in).
-    await inSpan(
-      'run.resume',
-      { run_id: runId, node: waiting.node, task_id: waiting.task_id },
-      () => this.nats.publish(deltaSubject('gateway'), message, { msgId: waiting.task_id }),
-      { parent: contextOfTraceparent(task.trace_parent), kind: SpanKind.PRODUCER },
-    );
+    const send = () =>
+      this.nats.publish(
+        deltaSubject('gateway'),
+        { ...message, ...withTrace(messageTrace()) },
+        { msgId: waiting.task_id },
+      );
+    const parent = sampledParent(task.trace_parent ?? undefined);
+    await (parent
+      ? inSpan('run.resume', { run_id: runId, node: waiting.node, task_id: waiting.task_id }, send, {
+          parent,
+          kind: SpanKind.PRODUCER,
+        })
+      : send());
     return { run_id: runId, status: 'resuming' };
   }
 
@@ -481,9 +514,9 @@ export class RunsService {
       );
     }
     const tasks = (await this.ds.query(
-      `SELECT id, version FROM run_tasks WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
+      `SELECT id, version, trace_parent FROM run_tasks WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
       [calls.map((c) => c.task_id)],
-    )) as { id: string; version: number }[];
+    )) as { id: string; version: number; trace_parent: string | null }[];
     if (tasks.length < calls.length) {
       throw new ApiException(ApiErrorCode.RunNotWaiting, `run ${runId} already has these results`);
     }
@@ -495,6 +528,8 @@ export class RunsService {
         run_id: runId,
         node: CLIENT_TOOL.name,
         base_version: task?.version ?? 0,
+        // The result joins the run's trace under the step that asked for it.
+        ...withTrace(task?.trace_parent ? { traceparent: task.trace_parent } : undefined),
         delta: {
           action: {
             node: CLIENT_TOOL.name,

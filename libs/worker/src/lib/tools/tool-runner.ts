@@ -5,7 +5,7 @@ import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
 import { asToolOutput } from '../tool-args';
 import { jsonBytes, jsonbSafe, shrinkToFit, truncatedResult } from './output-cap';
-import { SpanStatusCode, inSpan, tracingEnabled } from '@switchyard/telemetry';
+import { SpanStatusCode, inSpan, recording } from '@switchyard/telemetry';
 import { ToolReceipts } from './tool-receipts';
 
 /** The environment variables of the limits every tool runs under (validated by each tool service). */
@@ -109,7 +109,7 @@ export class ToolRunner {
       ).then((out) => (out.error ? out : this.capOutput(tool.name, input, out)));
     // A tool that is not safe to run twice acts at most once per task (see ToolReceipts).
     const once = () => (tool.idempotent ? call() : this.receipts.once(input, tool.name, call));
-    if (!tracingEnabled()) {
+    if (!recording()) {
       return once();
     }
     return inSpan(`tool ${tool.name}`, { tool: tool.name, run_id: input.task.run_id }, async (span) => {
