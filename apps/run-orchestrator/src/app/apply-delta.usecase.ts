@@ -9,6 +9,7 @@ import {
   isTerminal,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
+import { traceIdsOf } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
   RecentDeltas,
@@ -90,7 +91,8 @@ export class ApplyDeltaUseCase {
       this.ds,
       (lit) => lockStepSql(lit(msg.run_id), lit(msg.task_id)),
       async (m, lockedRows: LockedStep[]): Promise<StepEffects> => {
-        const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node };
+        // The step's log lines carry its trace (no span is current here: see runs.consumer).
+        const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node, ...traceIdsOf(traceParent) };
         const [locked] = lockedRows;
         if (!locked) {
           throw new NonRetryableMessageError(

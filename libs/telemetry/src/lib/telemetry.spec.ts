@@ -8,6 +8,7 @@ import {
   sampledParent,
   shutdownTelemetry,
   traceIds,
+  traceIdsOf,
   traceparentOf,
   tracingConfigured,
   withTrace,
@@ -65,6 +66,8 @@ describe('with tracing on', () => {
       },
     );
     const [, onTrace, onSpan, flags] = (onward ?? '').split('-');
+    expect(traceIdsOf(onward)).toEqual({ trace_id: onTrace, span_id: onSpan });
+    expect(traceIdsOf(undefined)).toEqual({});
     expect(onTrace).toBe(traceId);
     expect(onSpan).not.toBe(parentId);
     expect(flags).toBe('01');

@@ -71,6 +71,12 @@ export function tracingEnabled(): boolean {
   return provider !== undefined;
 }
 
+/** The trace and span ids of a traceparent, for log lines written where no span is current. */
+export function traceIdsOf(traceparent: string | undefined): { trace_id?: string; span_id?: string } {
+  const [, traceId, spanId] = traceparent?.split('-') ?? [];
+  return traceId && spanId ? { trace_id: traceId, span_id: spanId } : {};
+}
+
 /** The active trace and span ids, for structured logs (empty when tracing is off). */
 export function traceIds(): { trace_id?: string; span_id?: string } {
   const span = trace.getActiveSpan();
