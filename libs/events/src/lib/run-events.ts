@@ -32,6 +32,17 @@ export function compareSeq(a: string, b: string): number {
   return am !== bm ? am - bm : an - bn;
 }
 
+// KEYS: the start counter, the run's events. ARGV: counter TTL, deliveries, node_started payload, ts.
+const START_TASK = `
+local starts = redis.call('INCR', KEYS[1])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if starts > tonumber(ARGV[2]) then
+  return {starts, 0}
+end
+redis.call('XADD', KEYS[2], '*', 'type', 'node_started', 'payload', ARGV[3], 'ts', ARGV[4])
+return {starts, 1}
+`;
+
 /** Appends run events to the run's Redis Stream; `seq` is the stream id Redis assigns. */
 export class RunEventWriter {
   constructor(private readonly redis: Redis) {}
@@ -51,18 +62,35 @@ export class RunEventWriter {
   }
 
   /**
-   * Counts a start of a task's attempt (`attempt` as the orchestrator dispatched it) and returns
-   * how many times it has started, in any process. JetStream's delivery count alone does not
-   * tell: a message redelivered after its consumer's client died can come back as delivery 1.
+   * A task's start, in one round trip. Counts the starts of the task's attempt (`attempt` as the
+   * orchestrator dispatched it) in any process: JetStream's delivery count alone does not tell,
+   * a message redelivered after its consumer's client died can come back as delivery 1. When
+   * the deliveries account for this start (`starts ≤ deliveries`, the common case) the same
+   * script appends the task's `node_started` event (attempt = `attempt + deliveries − 1`);
+   * otherwise (`started: false`) the event is left to the caller, which must first check
+   * whether the task's work is already recorded.
    */
-  async countStart(taskId: string, attempt: number, ttlSeconds = TASK_STARTS_TTL_SECONDS): Promise<number> {
-    const key = `sy:task:${taskId}:${attempt}:starts`;
-    const results = await this.redis.multi().incr(key).expire(key, ttlSeconds).exec();
-    const [err, count] = results?.[0] ?? [new Error('no reply to INCR'), 0];
-    if (err) {
-      throw err;
-    }
-    return Number(count);
+  async startTask(
+    task: { run_id: string; task_id: string; node: string; attempt: number },
+    deliveries: number,
+    ttlSeconds = TASK_STARTS_TTL_SECONDS,
+  ): Promise<{ starts: number; started: boolean }> {
+    const payload = JSON.stringify({
+      node: task.node,
+      task_id: task.task_id,
+      attempt: task.attempt + deliveries - 1,
+    });
+    const [starts, started] = (await this.redis.eval(
+      START_TASK,
+      2,
+      `sy:task:${task.task_id}:${task.attempt}:starts`,
+      eventsKey(task.run_id),
+      ttlSeconds,
+      deliveries,
+      payload,
+      String(Date.now()),
+    )) as [number, number];
+    return { starts: Number(starts), started: started === 1 };
   }
 
   /** Several events in one round trip, in order. */
@@ -72,6 +100,11 @@ export class RunEventWriter {
     ttlSeconds?: number,
   ): Promise<void> {
     if (events.length === 0 && ttlSeconds === undefined) {
+      return;
+    }
+    if (events.length === 1 && ttlSeconds === undefined) {
+      // Most steps have one event: a plain XADD, not MULTI/XADD/EXEC (three replies to parse).
+      await this.append(runId, events[0].type, events[0].payload as never);
       return;
     }
     const pipe = this.redis.multi();

@@ -184,13 +184,17 @@ export class NodeRuntime {
     const endTimer = taskSeconds.startTimer({ node: task.node });
     const deliveries = ctx.getDeliveryCount();
     const startedAt = new Date().toISOString();
-    // The state loads while the start is counted (one round trip to Redis, off the step's path).
+    // The state loads while the start is counted and, in the same round trip to Redis, its
+    // node_started event written (awaited before the delta goes out, so it precedes the step's
+    // action event). A start the deliveries do not account for writes its event only once the
+    // task is known not to be recorded already.
     const loading = this.cache.get(task.thread_id, task.version, task.deltas);
     loading.catch(() => undefined);
-    const starts = await this.events.countStart(task.task_id, task.attempt).catch((err: Error) => {
+    const begun = await this.events.startTask(task, deliveries).catch((err: Error) => {
       this.logger.warn({ ...log, msg: `task start not counted: ${err.message}` });
-      return deliveries;
+      return { starts: deliveries, started: false };
     });
+    const { starts } = begun;
     // A redelivery JetStream numbered 1 (its consumer's earlier client died) is still a retry.
     const attempt = task.attempt + Math.max(deliveries, starts) - 1;
     if (starts > deliveries && (await this.alreadyRecorded(task.task_id))) {
@@ -200,13 +204,13 @@ export class NodeRuntime {
     if (recording()) {
       trace.getActiveSpan()?.setAttribute('attempt', attempt);
     }
-    // Written while the state loads (one round trip off the step's path); awaited before the
-    // delta goes out, so node_started still precedes the step's action event.
-    const started = this.events
-      .append(task.run_id, 'node_started', { node: task.node, task_id: task.task_id, attempt })
-      .catch((err: Error) =>
-        this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
-      );
+    const started = begun.started
+      ? Promise.resolve()
+      : this.events
+          .append(task.run_id, 'node_started', { node: task.node, task_id: task.task_id, attempt })
+          .catch((err: Error) =>
+            this.logger.warn({ ...log, msg: `node_started event not written: ${err.message}` }),
+          );
 
     const state = await loading;
     const { signal, release } = this.cancels.open(task.run_id, task);
