@@ -221,12 +221,6 @@ export class StartRunUseCase {
     }
   }
 
-  /**
-   * Whether the tenant may have one more run running: fewer than its `max_running_runs` (else
-   * SWITCHYARD_TENANT_MAX_RUNNING). The tenant's starts are serialised for the check by a
-   * transaction-scoped advisory lock, taken last (after the thread and run locks), so it cannot
-   * deadlock with them. Waiting runs do not count: they hold no task.
-   */
   /** The run's first step, in the run's trace (the gateway's `run.create` span is its parent). */
   private advanceInTrace(
     m: EntityManager,
@@ -243,6 +237,12 @@ export class StartRunUseCase {
     );
   }
 
+  /**
+   * Whether the tenant may have one more run running: fewer than its `max_running_runs` (else
+   * SWITCHYARD_TENANT_MAX_RUNNING). The tenant's starts are serialised for the check by a
+   * transaction-scoped advisory lock, taken last (after the thread and run locks), so it cannot
+   * deadlock with them. Waiting runs do not count: they hold no task.
+   */
   private async underRunningCap(m: EntityManager, tenantId: string): Promise<boolean> {
     await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sy-tenant-start:${tenantId}`]);
     const [{ running, cap }] = (await m.query(

@@ -10,6 +10,7 @@ import { DataSource } from 'typeorm';
 import { RunEventReader, RunEventWriter } from '@switchyard/events';
 import { type Action, type CommittedDelta, type TaskMessage, isTaskSubject } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
+import { withTrace } from '@switchyard/telemetry';
 import { CancelFence } from './cancel-fence.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
@@ -122,7 +123,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           deadline: new Date(t.deadline).toISOString(),
           // In the trace the task was dispatched under, whoever publishes it (the step, the
           // sweep, the reaper).
-          ...(t.trace_parent ? { trace: { traceparent: t.trace_parent } } : {}),
+          ...withTrace(t.trace_parent),
           ...(shipped?.length ? { deltas: shipped } : {}),
         };
         return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });

@@ -94,7 +94,8 @@ describe('with tracing on', () => {
     ).toBeUndefined();
     // A message without a kept trace makes no root span of its own downstream.
     expect(recording()).toBe(false);
-    expect(messageTrace({ traceparent: dropped })).toEqual({ traceparent: dropped });
+    expect(messageTrace(dropped)).toBe(dropped);
+    expect(withTrace(dropped)).toEqual({ trace: { traceparent: dropped } });
     expect(withTrace(undefined)).toEqual({});
     // Malformed: ignored, not thrown.
     expect(sampledParent('00-nothex-01')).toBeUndefined();

@@ -108,18 +108,17 @@ export function recording(): boolean {
 }
 
 /**
- * The `trace` to send with a message published here: the active span's when it records, else
- * what the message being handled carried (a dropped trace's traceparent travels on unchanged, so
- * the services downstream drop it too).
+ * The traceparent to send with a message published here: the active span's when it records, else
+ * the one the message being handled carried (a dropped trace's travels on unchanged, so the
+ * services downstream drop it too).
  */
-export function messageTrace(carried?: Record<string, string>): Record<string, string> | undefined {
-  const span = provider === undefined ? undefined : trace.getActiveSpan();
-  return span?.isRecording() ? { traceparent: traceparentOf(span) } : carried;
+export function messageTrace(carried?: string): string | undefined {
+  return recording() ? traceparentOf(trace.getActiveSpan() as Span) : carried;
 }
 
 /** `{ trace }` to spread into a message, or nothing when there is no trace to carry. */
-export function withTrace(t: Record<string, string> | undefined): { trace?: Record<string, string> } {
-  return t ? { trace: t } : {};
+export function withTrace(traceparent: string | null | undefined): { trace?: { traceparent: string } } {
+  return traceparent ? { trace: { traceparent } } : {};
 }
 
 /**

@@ -298,7 +298,7 @@ export class NodeRuntime {
       run_id: task.run_id,
       node: task.node,
       base_version: task.version,
-      ...withTrace(messageTrace(task.trace)),
+      ...withTrace(messageTrace(task.trace?.['traceparent'])),
       delta: checked.success
         ? checked.data
         : {

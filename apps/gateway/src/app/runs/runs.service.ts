@@ -529,7 +529,7 @@ export class RunsService {
         node: CLIENT_TOOL.name,
         base_version: task?.version ?? 0,
         // The result joins the run's trace under the step that asked for it.
-        ...withTrace(task?.trace_parent ? { traceparent: task.trace_parent } : undefined),
+        ...withTrace(task?.trace_parent),
         delta: {
           action: {
             node: CLIENT_TOOL.name,
