@@ -156,6 +156,27 @@ function loopTable(cfg: Config, r: LoopResults): string {
   return markdownTable(['metric', 'Switchyard', 'LangGraph.js (same loop)', 'Switchyard ÷ LangGraph'], rows);
 }
 
+/**
+ * Switchyard's CPU per step by process: the longest single-run size and the concurrent runs
+ * (medians over the repetitions), to set beside `npm run bench:floor`'s bare-client step.
+ */
+function cpuByProcessTable(cfg: Config, r: LoopResults): string {
+  const n = cfg.loopSteps[cfg.loopSteps.length - 1];
+  const seq = r.runs('switchyard', n);
+  const conc = r.conc.get('switchyard') ?? [];
+  const names = [...new Set([...seq, ...conc].flatMap((s) => [...(s.cpuBy?.keys() ?? [])]))];
+  const per = (samples: { cpuBy?: Map<string, number>; steps: number }[], name: string) =>
+    fmtMs(median(samples.map((s) => (s.cpuBy?.get(name) ?? 0) / s.steps)));
+  return markdownTable(
+    [
+      'Switchyard process',
+      `CPU per step, ${n} steps`,
+      `CPU per step, ${cfg.loopConcurrency} concurrent runs`,
+    ],
+    names.map((name) => [name, per(seq, name), per(conc, name)]),
+  );
+}
+
 function rssTable(r: LoopResults): string {
   const peaks = new Map<string, number[]>();
   for (const c of [...(r.conc.get('switchyard') ?? []), ...(r.conc.get('langgraph') ?? [])]) {
@@ -483,6 +504,8 @@ function report(
     '## Pure-runtime loop',
     '',
     loopTable(cfg, loopResults),
+    '',
+    cpuByProcessTable(cfg, loopResults),
     '',
     rssTable(loopResults),
     '',

@@ -1,4 +1,4 @@
-import { cpuMs, cpuTicksOf, rss, rssOf } from './proc';
+import { CpuMeter, cpuMs, cpuTicksOf, rss, rssOf } from './proc';
 
 describe(cpuTicksOf.name, () => {
   it.each([
@@ -19,5 +19,24 @@ describe('this process', () => {
   it('has used some CPU and holds some memory', () => {
     expect(cpuMs(process.pid)).toBeGreaterThan(0);
     expect(rss(process.pid)).toBeGreaterThan(1024 * 1024);
+  });
+});
+
+describe(CpuMeter.name, () => {
+  it('adds up the CPU of its processes and breaks it down by name', async () => {
+    const meter = new CpuMeter(
+      () => Promise.resolve([process.pid, 999_999_999]),
+      (pid) => (pid === process.pid ? 'me' : undefined),
+    );
+    await meter.start();
+    const until = Date.now() + 60;
+    while (Date.now() < until) {
+      // busy: this process uses CPU
+    }
+    const total = await meter.stop();
+    expect(total).toBeGreaterThan(0);
+    expect(meter.breakdown.get('me')).toBe(total);
+    // A pid that does not exist counts 0, under "other".
+    expect(meter.breakdown.get('other')).toBe(0);
   });
 });

@@ -42,9 +42,14 @@ export function rss(pid: number): number {
 /** CPU used by a set of processes between `start()` and `stop()`, in ms. */
 export class CpuMeter {
   private readonly before = new Map<number, number>();
+  /** The last measurement by process name (`nameOf`; unnamed processes under "other"). */
+  breakdown = new Map<string, number>();
 
   /** `pids` is asked again at stop: processes that appeared meanwhile count from 0. */
-  constructor(private readonly pids: () => Promise<number[]>) {}
+  constructor(
+    private readonly pids: () => Promise<number[]>,
+    private readonly nameOf: (pid: number) => string | undefined = () => undefined,
+  ) {}
 
   async start(): Promise<void> {
     this.before.clear();
@@ -55,8 +60,12 @@ export class CpuMeter {
 
   async stop(): Promise<number> {
     let ms = 0;
+    this.breakdown = new Map();
     for (const pid of new Set([...this.before.keys(), ...(await this.pids())])) {
-      ms += Math.max(0, cpuMs(pid) - (this.before.get(pid) ?? 0));
+      const used = Math.max(0, cpuMs(pid) - (this.before.get(pid) ?? 0));
+      const name = this.nameOf(pid) ?? 'other';
+      this.breakdown.set(name, (this.breakdown.get(name) ?? 0) + used);
+      ms += used;
     }
     return ms;
   }

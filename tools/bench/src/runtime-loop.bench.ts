@@ -48,12 +48,15 @@ export interface LoopSample {
   cpuMs: number;
   /** Time from one step's end to the next one's, per step: the whole cost of a step here. */
   stepMs: number[];
+  /** `cpuMs` by process (Switchyard: service names, nats, redis, postgres). */
+  cpuBy?: Map<string, number>;
 }
 
 export interface LoopConcurrentSample {
   totalMs: number;
   steps: number;
   cpuMs: number;
+  cpuBy?: Map<string, number>;
   /** Peak resident memory per process while the runs ran. */
   peakRss: Map<string, number>;
 }
@@ -105,7 +108,15 @@ export class SwitchyardLoop {
       },
       60_000,
     );
-    const loop: SwitchyardLoop = new SwitchyardLoop(stack, child, new CpuMeter(() => loop.pids()));
+    const loop: SwitchyardLoop = new SwitchyardLoop(
+      stack,
+      child,
+      new CpuMeter(
+        () => loop.pids(),
+        // Every pid that is not one of the stack's own is a backend of its database.
+        (pid) => [...loop.processes()].find(([, p]) => p === pid)?.[0] ?? 'postgres',
+      ),
+    );
     return loop;
   }
 
@@ -137,7 +148,7 @@ export class SwitchyardLoop {
     await this.cpu.start();
     const r = await this.execute(steps);
     const cpuMs = await this.cpu.stop();
-    return { ...r, cpuMs };
+    return { ...r, cpuMs, cpuBy: this.cpu.breakdown };
   }
 
   async concurrent(steps: number, count: number): Promise<LoopConcurrentSample> {
@@ -154,7 +165,13 @@ export class SwitchyardLoop {
       const results = await Promise.all(Array.from({ length: count }, () => this.execute(steps)));
       const totalMs = performance.now() - t0;
       const cpuMs = await this.cpu.stop();
-      return { totalMs, steps: results.reduce((n, r) => n + r.steps, 0), cpuMs, peakRss };
+      return {
+        totalMs,
+        steps: results.reduce((n, r) => n + r.steps, 0),
+        cpuMs,
+        cpuBy: this.cpu.breakdown,
+        peakRss,
+      };
     } finally {
       clearInterval(timer);
     }

@@ -151,7 +151,8 @@ export class ApplyDeltaUseCase {
         if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
           // Fan-out: the step ends when its last delta arrives; keep this one until then.
           await m.query(
-            `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now() WHERE id = $1`,
+            `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now(),
+               published_at = COALESCE(published_at, now()) WHERE id = $1`,
             [task.id, JSON.stringify(msg.delta)],
           );
           return noEffects(run.id);
@@ -196,7 +197,10 @@ export class ApplyDeltaUseCase {
           parts: [
             {
               name: 'applied',
-              sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now())
+              // A task that answered was published: its mark costs nothing here (the row is
+              // written anyway), and the outbox's batched mark then skips it.
+              sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now()),
+                    published_at = COALESCE(published_at, now())
                   WHERE run_id = $1 AND step = $2`,
             },
             {

@@ -35,6 +35,9 @@ const GRAPH_ENTRY = [GRAPH_ENTRY_NODE];
 /** Runs one `startTenant` call starts at most (the rest start as those end, or by the reaper). */
 const MAX_STARTS_PER_CALL = 64;
 
+/** The tenant's running cap is full: the start is rolled back and the run stays queued. */
+class HeldByCap extends Error {}
+
 /**
  * Starts the thread's next turn: the oldest queued run of the thread, once no other run of the
  * thread is active (so `enqueue`d and `interrupt`ing runs wait their turn). Opens the turn with
@@ -102,113 +105,36 @@ export class StartRunUseCase {
   async startNext(threadId: string): Promise<'started' | 'held' | 'idle'> {
     for (;;) {
       let held = false;
-      let committed: RuntimeState | undefined;
+      const opened: { committed?: RuntimeState; tenantId?: string } = {};
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
-      const effects = await this.ds.transaction(async (m): Promise<StepEffects | null> => {
-        const [thread] = (await m.query(
-          `SELECT t.version, t.active_run_id, r.status AS active_status
-           FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = $1 FOR UPDATE OF t`,
-          [threadId],
-        )) as { version: number; active_run_id: string | null; active_status: string | null }[];
-        if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
-          return null;
-        }
-        const [run] = (await m.query(
-          `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind FROM runs
-           WHERE thread_id = $1 AND status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-          [threadId],
-        )) as (RunRow & { agent_kind: string | null })[];
-        if (!run) {
-          return null;
-        }
-        if (run.cancel_requested) {
-          const effects = await this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
-          // Nothing was dispatched: the fence and the (empty) acknowledgement are for the record.
-          effects.broadcastCancel = true;
+      const effects = await this.ds
+        .transaction(async (m): Promise<StepEffects | null> => {
+          const effects = await this.openTurn(m, threadId, opened);
+          // The cap is checked last, just before COMMIT: its lock serialises the tenant's starts,
+          // so it is held for two statements, not the whole start (round 4 of PROFILE.md).
+          if (
+            effects &&
+            !effects.finished &&
+            opened.tenantId &&
+            !(await this.underRunningCap(m, opened.tenantId))
+          ) {
+            throw new HeldByCap();
+          }
           return effects;
-        }
-        if (!(await this.underRunningCap(m, run.tenant_id))) {
-          held = true;
-          return null;
-        }
-        let before =
-          thread.version === 0
-            ? emptyState(threadId, run.id)
-            : await this.source.load(threadId, thread.version, m);
-        let forked: Action | undefined;
-        if (run.input.fork) {
-          const branch = await this.branch(m, run, before, run.input.fork);
-          if (!branch.state) {
-            return branch.effects;
+        })
+        .catch((err: unknown) => {
+          if (err instanceof HeldByCap) {
+            held = true;
+            return null;
           }
-          if (run.input.fork.mode !== 'turn') {
-            committed = branch.state;
-            return branch.effects;
-          }
-          before = branch.state;
-          forked = branch.action;
-        }
-        const turn = before.action_history.length;
-        const now = new Date().toISOString();
-        const action: Action = {
-          id: before.version + 1,
-          node: 'start',
-          preparation: '',
-          summary: `Turn ${turn} started`,
-          // Nodes read the turn's input from here: the client's tools and response format too.
-          result: {
-            prompt: run.input.prompt,
-            agent_id: run.agent_id,
-            ...(run.input.client_tools?.length ? { client_tools: run.input.client_tools } : {}),
-            ...(run.input.response_format ? { response_format: run.input.response_format } : {}),
-          } satisfies StartResult,
-          usage: { ...ZERO_USAGE },
-          // The orchestrator knows where a kind of agent starts, nothing of what its nodes do.
-          next: run.agent_kind === 'graph' ? GRAPH_ENTRY : ENTRY,
-          started_at: now,
-          finished_at: now,
-          attempt: 1,
-        };
-        const delta: CommittedDelta = {
-          action,
-          patch: openTurnPatch({
-            run_id: run.id,
-            turn,
-            prompt: run.input.prompt,
-            origin_files: (run.input.files ?? []) as never,
-            history: run.input.history,
-          }),
-        };
-        const state = applyDelta(before, delta);
-        // The start delta's task id is the run id: unique, so a turn is never opened twice.
-        await m.query(
-          'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
-          [threadId, state.version, run.id, run.id, 'start', JSON.stringify(delta)],
-        );
-        await m.query(
-          'UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1',
-          [threadId, state.version, run.id],
-        );
-        // clock_timestamp(), not now(): a start that waited for the thread's lock while the
-        // previous run ended must not read as having started before that run finished.
-        await m.query(
-          `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
-          [run.id, turn],
-        );
-        const effects = await this.advanceInTrace(m, { ...run, turn }, state, [action]);
-        effects.events.unshift(
-          { type: 'status', payload: { status: 'running' } },
-          ...(forked ? [actionEvent(forked)] : []),
-        );
-        committed = state;
-        return effects;
-      });
+          throw err;
+        });
       endCommit();
       if (!effects) {
         return held ? 'held' : 'idle';
       }
-      if (committed) {
-        this.cache.put(committed);
+      if (opened.committed) {
+        this.cache.put(opened.committed);
       }
       await this.outbox.apply(effects);
       if (!effects.finished) {
@@ -219,6 +145,119 @@ export class StartRunUseCase {
         msg: 'queued run ended before it started; starting the next',
       });
     }
+  }
+
+  /**
+   * Opens the turn of the thread's oldest queued run in `m`: its start action, the run running,
+   * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
+   */
+  private async openTurn(
+    m: EntityManager,
+    threadId: string,
+    out: { committed?: RuntimeState; tenantId?: string },
+  ): Promise<StepEffects | null> {
+    const [thread] = (await m.query(
+      `SELECT t.version, t.active_run_id, r.status AS active_status
+         FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = $1 FOR UPDATE OF t`,
+      [threadId],
+    )) as { version: number; active_run_id: string | null; active_status: string | null }[];
+    if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
+      return null;
+    }
+    const [run] = (await m.query(
+      `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind,
+         (SELECT count(*)::int FROM runs o WHERE o.tenant_id = runs.tenant_id AND o.status = 'running') AS tenant_running,
+         (SELECT max_running_runs FROM tenants WHERE id = runs.tenant_id) AS tenant_cap
+       FROM runs WHERE thread_id = $1 AND status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+      [threadId],
+    )) as (RunRow & { agent_kind: string | null; tenant_running: number; tenant_cap: number | null })[];
+    if (!run) {
+      return null;
+    }
+    out.tenantId = run.tenant_id;
+    if (run.cancel_requested) {
+      const effects = await this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
+      // Nothing was dispatched: the fence and the (empty) acknowledgement are for the record.
+      effects.broadcastCancel = true;
+      return effects;
+    }
+    if (run.tenant_running >= (run.tenant_cap ?? this.config.tenantMaxRunning)) {
+      // Full already (an unlocked count, so a hint only): no turn to open and roll back. The
+      // check that counts is underRunningCap's, at the end of the start.
+      throw new HeldByCap();
+    }
+    let before =
+      thread.version === 0
+        ? emptyState(threadId, run.id)
+        : await this.source.load(threadId, thread.version, m);
+    let forked: Action | undefined;
+    if (run.input.fork) {
+      const branch = await this.branch(m, run, before, run.input.fork);
+      if (!branch.state) {
+        return branch.effects;
+      }
+      if (run.input.fork.mode !== 'turn') {
+        out.committed = branch.state;
+        return branch.effects;
+      }
+      before = branch.state;
+      forked = branch.action;
+    }
+    const turn = before.action_history.length;
+    const now = new Date().toISOString();
+    const action: Action = {
+      id: before.version + 1,
+      node: 'start',
+      preparation: '',
+      summary: `Turn ${turn} started`,
+      // Nodes read the turn's input from here: the client's tools and response format too.
+      result: {
+        prompt: run.input.prompt,
+        agent_id: run.agent_id,
+        ...(run.input.client_tools?.length ? { client_tools: run.input.client_tools } : {}),
+        ...(run.input.response_format ? { response_format: run.input.response_format } : {}),
+      } satisfies StartResult,
+      usage: { ...ZERO_USAGE },
+      // The orchestrator knows where a kind of agent starts, nothing of what its nodes do.
+      next: run.agent_kind === 'graph' ? GRAPH_ENTRY : ENTRY,
+      started_at: now,
+      finished_at: now,
+      attempt: 1,
+    };
+    const delta: CommittedDelta = {
+      action,
+      patch: openTurnPatch({
+        run_id: run.id,
+        turn,
+        prompt: run.input.prompt,
+        origin_files: (run.input.files ?? []) as never,
+        history: run.input.history,
+      }),
+    };
+    const state = applyDelta(before, delta);
+    // The start delta's task id is the run id: unique, so a turn is never opened twice.
+    await m.query(
+      'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
+      [threadId, state.version, run.id, run.id, 'start', JSON.stringify(delta)],
+    );
+    await m.query('UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1', [
+      threadId,
+      state.version,
+      run.id,
+    ]);
+    // clock_timestamp(), not now(): a start that waited for the thread's lock while the
+    // previous run ended must not read as having started before that run finished.
+    await m.query(
+      `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
+      [run.id, turn],
+    );
+    const effects = await this.advanceInTrace(m, { ...run, turn }, state, [action]);
+    effects.events.unshift(
+      { type: 'status', payload: { status: 'running' } },
+      ...(forked ? [actionEvent(forked)] : []),
+    );
+    out.committed = state;
+    return effects;
   }
 
   /** The run's first step, in the run's trace (the gateway's `run.create` span is its parent). */
@@ -238,10 +277,13 @@ export class StartRunUseCase {
   }
 
   /**
-   * Whether the tenant may have one more run running: fewer than its `max_running_runs` (else
-   * SWITCHYARD_TENANT_MAX_RUNNING). The tenant's starts are serialised for the check by a
-   * transaction-scoped advisory lock, taken last (after the thread and run locks), so it cannot
-   * deadlock with them. Waiting runs do not count: they hold no task.
+   * Whether the run this transaction set running keeps the tenant within its `max_running_runs`
+   * (else SWITCHYARD_TENANT_MAX_RUNNING): the count includes that run. The tenant's starts are
+   * serialised for the check by a transaction-scoped advisory lock, taken after everything else
+   * of the start (the thread and run locks, the new task rows), so it cannot deadlock with them
+   * and is held only to COMMIT; the count is a statement of its own, whose snapshot is taken
+   * after the lock, so it sees every start committed before. Waiting runs do not count: they hold
+   * no task.
    */
   private async underRunningCap(m: EntityManager, tenantId: string): Promise<boolean> {
     await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sy-tenant-start:${tenantId}`]);
@@ -250,7 +292,7 @@ export class StartRunUseCase {
        FROM runs WHERE tenant_id = $1 AND status = 'running'`,
       [tenantId],
     )) as { running: number; cap: number | null }[];
-    return running < (cap ?? this.config.tenantMaxRunning);
+    return running <= (cap ?? this.config.tenantMaxRunning);
   }
 
   /**

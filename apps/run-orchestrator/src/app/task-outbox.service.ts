@@ -20,8 +20,9 @@ import { type StepEffects, actionEvent } from './step-effects';
 const SWEEP_MS = 2000;
 // A row younger than this is still being published by the process that committed it.
 const STALE_MS = 3000;
-// Published marks wait this long to go out together (far below STALE_MS): one UPDATE for many steps.
-const MARK_BATCH_MS = 20;
+// Published marks wait this long to go out together (far below STALE_MS): one UPDATE for many
+// steps, and by then most tasks of a fast loop have answered — their step marked them already.
+const MARK_BATCH_MS = 250;
 
 /**
  * Carries out a committed step: run events to Redis, then the next tasks to JetStream
@@ -144,12 +145,20 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
       return;
     }
     // Only the attempt that was published: a task the reaper dispatched again meanwhile stays
-    // unpublished until its new attempt goes out.
+    // unpublished until its new attempt goes out. A task whose delta arrived was marked by its
+    // step (the same row update). Rows a step holds locked now are skipped, not waited for: the
+    // step marks them itself, and should it roll back, the sweep publishes the task again and
+    // JetStream drops the duplicate. Waiting made a convoy: this statement kept the rows it had
+    // updated locked while it waited, and the steps of those tasks queued behind it
+    // (tools/bench/PROFILE.md, round 4).
     await this.ds
       .query(
         `UPDATE run_tasks t SET published_at = now()
-         FROM unnest($1::uuid[], $2::int[]) AS p(id, attempt)
-         WHERE t.id = p.id AND t.attempt = p.attempt`,
+         WHERE t.id IN (
+           SELECT r.id FROM run_tasks r JOIN unnest($1::uuid[], $2::int[]) AS p(id, attempt)
+             ON r.id = p.id AND r.attempt = p.attempt
+           WHERE r.published_at IS NULL
+           FOR UPDATE OF r SKIP LOCKED)`,
         [marks.map((m) => m.id), marks.map((m) => m.attempt)],
       )
       .catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
