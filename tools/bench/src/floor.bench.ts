@@ -204,14 +204,15 @@ class Orchestrator {
       )) as unknown as pg.QueryResult<{ steps: number; version: number }>[];
       step = locked.rows[0].steps + 1;
       version = locked.rows[0].version + 1;
-      await client.query(
-        `WITH applied AS (UPDATE tasks SET status = 'applied' WHERE id = $3),
+      await client.query({
+        name: 'floor-step', // a named statement: parsed and planned once per connection
+        text: `WITH applied AS (UPDATE tasks SET status = 'applied' WHERE id = $3),
               moved AS (UPDATE threads SET version = $2 WHERE id = $1),
               logged AS (INSERT INTO deltas (thread_id, version, task_id, delta) VALUES ($1, $2, $3, $4)),
               inserted AS (INSERT INTO tasks (id, run_id, step, status) SELECT $5, $1, $6, 'pending' WHERE NOT $7)
          UPDATE runs SET steps = $6 WHERE id = $1`,
-        [msg.run_id, version, msg.task_id, json, nextId, step, last],
-      );
+        values: [msg.run_id, version, msg.task_id, json, nextId, step, last],
+      });
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK');

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase } from '@switchyard/persistence';
-import { withLockedRead } from './step-transaction';
+import { statementName, withLockedRead } from './step-transaction';
 
 jest.setTimeout(30_000);
 
@@ -124,5 +124,30 @@ describe(withLockedRead.name, () => {
     await first;
     expect(await second).toBe(7);
     expect(order).toEqual(['first locked', 'first commits', 'second locked']);
+  });
+
+  it("runs the work's statements as named prepared statements, each text once per connection", async () => {
+    const id = await row();
+    const update = `UPDATE ${TABLE} SET n = n + $2 WHERE id = $1`;
+    for (let i = 0; i < 3; i++) {
+      await withLockedRead(ds, lockRow(id), (m) => m.query(update, [id, 1]));
+    }
+    const prepared = await withLockedRead(ds, lockRow(id), (m) =>
+      m.query<{ name: string; statement: string }[]>(
+        'SELECT name, statement FROM pg_prepared_statements WHERE statement = $1',
+        [update],
+      ),
+    );
+    expect(prepared).toEqual([{ name: statementName(update), statement: update }]);
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 3 }]);
+  });
+});
+
+describe(statementName.name, () => {
+  it('names the same text the same way and different texts differently', () => {
+    const a = statementName('SELECT 1 WHERE $1::int > 0');
+    expect(a).toMatch(/^sy_step_[0-9a-f]{20}$/);
+    expect(statementName('SELECT 1 WHERE $1::int > 0')).toBe(a);
+    expect(statementName('SELECT 2 WHERE $1::int > 0')).not.toBe(a);
   });
 });

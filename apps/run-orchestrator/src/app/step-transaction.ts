@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
@@ -8,13 +9,32 @@ export type StepSql = Pick<EntityManager, 'query'>;
 /** Quotes a value as an SQL string literal (the pg client's own escaping). */
 export type Literal = (value: string) => string;
 
+/** Distinct statement texts given a name; any beyond run unnamed (parsed and planned each time). */
+const MAX_NAMED = 256;
+const names = new Map<string, string>();
+
+/**
+ * The name of `sql` as a prepared statement: the same text always gets the same name, so each
+ * pooled connection parses and plans a step's statements once instead of at every step (the
+ * Postgres half of a step's CPU: tools/bench/PROFILE.md, round 4). Texts differ only by the
+ * number of rows a step writes, so they are few; past MAX_NAMED, undefined.
+ */
+export function statementName(sql: string): string | undefined {
+  let name = names.get(sql);
+  if (!name && names.size < MAX_NAMED) {
+    name = `sy_step_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+    names.set(sql, name);
+  }
+  return name;
+}
+
 /**
  * Runs `work` in a READ COMMITTED transaction that opens with `BEGIN` and the locking read
  * `lockSql` in ONE round trip (a simple-protocol query: `lockSql` gets no bind parameters, it
  * quotes its values with `lit`), then commits. `ds.transaction` spends a round trip on
  * `START TRANSACTION` alone, one of a step's five (tools/bench/PROFILE.md). The statements of
- * `work` run on the same pooled connection (straight through pg, as TypeORM's raw `query` would
- * run them, without its per-query broadcaster). Any error rolls back and propagates; a
+ * `work` run on the same pooled connection (straight through pg, without TypeORM's per-query
+ * broadcaster) as named prepared statements (`statementName`). Any error rolls back and propagates; a
  * connection that cannot even roll back is destroyed rather than returned to the pool.
  */
 export async function withLockedRead<T, R>(
@@ -26,7 +46,7 @@ export async function withLockedRead<T, R>(
   const client: PoolClient = await pool.connect();
   const m: StepSql = {
     query: async <R>(sql: string, params?: unknown[]): Promise<R> =>
-      (await client.query(sql, params)).rows as R,
+      (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R,
   };
   let open = true;
   let broken: Error | undefined;
