@@ -173,7 +173,14 @@ function cpuByProcessTable(cfg: Config, r: LoopResults): string {
       `CPU per step, ${n} steps`,
       `CPU per step, ${cfg.loopConcurrency} concurrent runs`,
     ],
-    names.map((name) => [name, per(seq, name), per(conc, name)]),
+    names
+      // Services the loop does not use (tool-executor, retrieval, output) are left out.
+      .filter((name) =>
+        [seq, conc].some(
+          (samples) => median(samples.map((s) => (s.cpuBy?.get(name) ?? 0) / s.steps)) >= 0.05,
+        ),
+      )
+      .map((name) => [name, per(seq, name), per(conc, name)]),
   );
 }
 
