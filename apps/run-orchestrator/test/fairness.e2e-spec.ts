@@ -123,3 +123,36 @@ it("a tenant's burst of 500 runs does not hold back another tenant's single run"
   expect(counts.running).toBeLessThanOrEqual(64);
   expect(counts.finished).toBeLessThan(250);
 }, 180_000);
+
+it('runs exactly max_running_runs of a tenant at once, never more, and starts the rest as those end', async () => {
+  const t = await stack.newTenant('capped', ADMIN);
+  const set = await stack.api('PATCH', `/v1/admin/tenants/${t.id}`, { max_running_runs: 2 }, admin);
+  expect(set.status).toBe(200);
+  const created = await Promise.all(
+    Array.from({ length: 6 }, (_, i) =>
+      stack.api('POST', '/v1/runs', { input: { prompt: `what is ${i}+1?` } }, as(t.key)),
+    ),
+  );
+  expect(created.map((r) => r.status)).toEqual(Array(6).fill(202));
+  const ids = created.map((r) => r.body.run_id as string);
+  // Sample how many of the tenant's runs are running until all of them ended.
+  const seen: number[] = [];
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline;) {
+    const [row] = await stack.sql<{ running: number; ended: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'running')::int AS running,
+              count(*) FILTER (WHERE finished_at IS NOT NULL)::int AS ended
+       FROM runs WHERE tenant_id = $1`,
+      [t.id],
+    );
+    seen.push(row.running);
+    if (row.ended === ids.length) {
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  // The cap is exact: two at a time (the run being started counts itself), never three.
+  expect(Math.max(...seen)).toBe(2);
+  for (const id of ids) {
+    expect((await stack.ended(id, 10_000, as(t.key))).status).toBe('succeeded');
+  }
+}, 120_000);
