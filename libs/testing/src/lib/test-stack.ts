@@ -315,34 +315,45 @@ export class TestStack {
   /** Starts a service (again), or with `replica` > 1 one more replica of it (`<app>-<replica>`). */
   async startService(app: ServiceApp, replica = 1): Promise<void> {
     const name: ProcName = replica > 1 ? `${app}-${replica}` : app;
-    const port = this.ports.get(name) ?? (await freePort());
-    this.ports.set(name, port);
-    const launch: ServiceLaunch = this.opts.launch?.(app) ?? {
-      cmd: process.execPath,
-      args: [
-        '--enable-source-maps',
-        ...(this.opts.nodeArgs ?? []),
-        join(ROOT, 'dist/apps', app, 'src/main.js'),
-      ],
-      cwd: ROOT,
-    };
-    const child = this.spawn(
-      name,
-      launch.cmd,
-      launch.args,
-      { ...this.env, ...launch.env, PORT: String(port) },
-      launch.cwd,
-    );
-    await waitFor(
-      `${name} /readyz (log: ${join(this.dir, `${name}.log`)})`,
-      async () => {
-        if (child.exitCode !== null) {
-          throw new Error(`${name} exited with ${child.exitCode}:\n${this.log(name).slice(-2000)}`);
-        }
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-      },
-      60_000,
-    );
+    for (let tries = 1; ; tries++) {
+      // A restart keeps its port (clients hold its URL); a first start takes a free one.
+      const fresh = !this.ports.has(name);
+      const port = this.ports.get(name) ?? (await freePort());
+      this.ports.set(name, port);
+      const launch: ServiceLaunch = this.opts.launch?.(app) ?? {
+        cmd: process.execPath,
+        args: [
+          '--enable-source-maps',
+          ...(this.opts.nodeArgs ?? []),
+          join(ROOT, 'dist/apps', app, 'src/main.js'),
+        ],
+        cwd: ROOT,
+      };
+      const child = this.spawn(
+        name,
+        launch.cmd,
+        launch.args,
+        { ...this.env, ...launch.env, PORT: String(port) },
+        launch.cwd,
+      );
+      const exited = () => child.exitCode !== null || child.signalCode !== null;
+      await waitFor(
+        `${name} /readyz (log: ${join(this.dir, `${name}.log`)})`,
+        async () => exited() || (await fetch(`http://127.0.0.1:${port}/readyz`)).ok,
+        60_000,
+      );
+      if (!exited()) {
+        return;
+      }
+      const log = this.log(name).slice(-2000);
+      // freePort's port was free when it looked; another process (a parallel spec's service)
+      // may have taken it before this one listened: take another.
+      if (fresh && tries < 3 && log.includes('EADDRINUSE')) {
+        this.ports.delete(name);
+        continue;
+      }
+      throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}:\n${log}`);
+    }
   }
 
   private spawn(
