@@ -156,3 +156,43 @@ it('runs exactly max_running_runs of a tenant at once, never more, and starts th
     expect((await stack.ended(id, 10_000, as(t.key))).status).toBe('succeeded');
   }
 }, 120_000);
+
+it("starts a tenant's interactive run ahead of its own batch runs at every node", async () => {
+  const t = await stack.newTenant('mixed', ADMIN);
+  await stack.api(
+    'PATCH',
+    `/v1/admin/tenants/${t.id}`,
+    { max_active_runs: 1000, max_running_runs: 500 },
+    admin,
+  );
+  // 100 batch runs whose intake takes 1.5 s each: the planner's 16 slots need ~10 s for them all.
+  const batch = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      stack.api(
+        'POST',
+        '/v1/runs',
+        { input: { prompt: `[slow-intake] batch ${i}: what is 2+3*4?` }, priority: 'batch' },
+        as(t.key),
+      ),
+    ),
+  );
+  expect(batch.map((r) => r.status)).toEqual(Array(100).fill(202));
+  const live = await stack.api('POST', '/v1/runs', { input: { prompt: 'what is 6*7?' } }, as(t.key));
+  expect(live.status).toBe(202);
+  expect((await stack.ended(live.body.run_id, 120_000, as(t.key))).status).toBe('succeeded');
+  const [counts] = await stack.sql<{ finished: number; intakes: number }>(
+    `SELECT count(*) FILTER (WHERE r.finished_at IS NOT NULL)::int AS finished,
+            (SELECT count(*)::int FROM run_tasks k JOIN runs b ON b.id = k.run_id
+               WHERE b.tenant_id = $1 AND b.priority = 'batch' AND k.node = 'intake' AND k.status = 'applied') AS intakes
+     FROM runs r WHERE r.tenant_id = $1 AND r.priority = 'batch'`,
+    [t.id],
+  );
+  process.stdout.write(
+    `fairness: the interactive run ended with ${counts.finished}/100 batch runs finished, ${counts.intakes} intakes applied\n`,
+  );
+  // First in, first out, its intake would have waited for all 100 batch intakes.
+  expect(counts.intakes).toBeLessThan(60);
+  for (const r of batch) {
+    expect((await stack.ended(r.body.run_id, 120_000, as(t.key))).status).toBe('succeeded');
+  }
+}, 240_000);

@@ -10,7 +10,9 @@ export {
   JetStreamServer,
   type JetStreamServerOptions,
   type JetStreamConsumerOptions,
+  type FairDispatchOptions,
 } from './lib/jetstream.server';
+export { FairQueue, type FairKey } from './lib/fair-queue';
 export { JetStreamContext } from './lib/jetstream.context';
 export { NonRetryableMessageError, isRetryable } from './lib/jetstream.exception';
 export { subjectMatches } from './lib/subject-match';

@@ -57,7 +57,14 @@ function stateWithCalls(calls: { name: string; args: Record<string, unknown> }[]
 function route(actions: Action[], opts: { steps?: number; maxSteps?: number; state?: RuntimeState } = {}) {
   let ids = 0;
   const input: StepInput = {
-    run: { id: 'run-1', thread_id: 'thread-1', steps: opts.steps ?? 3, max_steps: opts.maxSteps ?? 100 },
+    run: {
+      id: 'run-1',
+      thread_id: 'thread-1',
+      steps: opts.steps ?? 3,
+      max_steps: opts.maxSteps ?? 100,
+      tenant_id: 'tenant-1',
+      priority: 'batch',
+    },
     state: opts.state ?? { ...emptyState('thread-1', 'run-1'), version: 7 },
     actions,
     step: 4,
@@ -201,7 +208,7 @@ describe(routeStep.name, () => {
     });
   });
 
-  it('fills a service task: subject, step, version, attempt, deadline', () => {
+  it("fills a service task: subject, step, version, attempt, deadline, the run's tenant and priority", () => {
     const r = route([action('planner', ['calculator'])]);
     expect(r.kind === 'next' && r.tasks).toEqual([
       {
@@ -217,6 +224,8 @@ describe(routeStep.name, () => {
         version: 7,
         attempt: 1,
         deadline: new Date(NOW.getTime() + TIMEOUT_MS),
+        tenant_id: 'tenant-1',
+        priority: 'batch',
       },
     ]);
   });

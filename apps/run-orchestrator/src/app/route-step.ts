@@ -37,7 +37,7 @@ export type StepRoute =
     };
 
 export interface StepInput {
-  run: Pick<RunRow, 'id' | 'thread_id' | 'steps' | 'max_steps'>;
+  run: Pick<RunRow, 'id' | 'thread_id' | 'steps' | 'max_steps' | 'tenant_id' | 'priority'>;
   /** The state after the step's deltas. */
   state: RuntimeState;
   /** The step's actions, in dispatch order (at least one). */
@@ -126,6 +126,8 @@ export function routeStep(input: StepInput): StepRoute {
       node,
       version: state.version,
       attempt: 1,
+      tenant_id: run.tenant_id,
+      priority: run.priority,
     };
     if (reg.kind !== 'human') {
       tasks.push({ ...task, subject: taskSubject(reg.service, node), deadline });

@@ -1,4 +1,10 @@
-import type { ClientRequestOptions, RunFork, RunStatus, TaskSubject } from '@switchyard/contracts';
+import type {
+  ClientRequestOptions,
+  RunFork,
+  RunPriority,
+  RunStatus,
+  TaskSubject,
+} from '@switchyard/contracts';
 
 /** The columns of `runs` the orchestrator reads under the run's row lock. */
 export interface RunRow {
@@ -11,6 +17,8 @@ export interface RunRow {
   steps: number;
   max_steps: number;
   cancel_requested: boolean;
+  /** Its tasks' place within the tenant's at every node (`batch` yields to `interactive`). */
+  priority: RunPriority;
   input: ClientRequestOptions & {
     prompt: string;
     files?: unknown[];
@@ -24,7 +32,7 @@ export interface RunRow {
 }
 
 export const RUN_COLUMNS =
-  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, input';
+  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, priority, input';
 
 /** A task row as the outbox publishes it. */
 export interface TaskRow {
@@ -43,4 +51,14 @@ export interface TaskRow {
   deadline: Date;
   /** The trace it was dispatched under (see TaskOutbox.publish). */
   trace_parent?: string | null;
+  /** The run's tenant and priority, which the node services dispatch by (fair dispatch). */
+  tenant_id?: string;
+  priority?: RunPriority;
 }
+
+/**
+ * The columns of a task row the outbox publishes, for a query over `run_tasks t JOIN runs r`
+ * (the sweep and the reaper read them back from Postgres).
+ */
+export const TASK_COLUMNS =
+  't.id, t.run_id, t.thread_id, t.turn, t.step, t.seq, t.call_index, t.node, t.subject, t.version, t.attempt, t.deadline, t.trace_parent, r.tenant_id, r.priority';

@@ -80,7 +80,10 @@ export class StartRunUseCase {
     }
   }
 
-  /** Starts the tenant's oldest queued runs on free threads while its running cap allows. */
+  /**
+   * Starts the tenant's queued runs on free threads while its running cap allows: interactive
+   * runs first, then batch runs, oldest first within each.
+   */
   async startTenant(tenantId: string): Promise<void> {
     for (let i = 0; i < MAX_STARTS_PER_CALL; i++) {
       const [next] = (await this.ds.query(
@@ -88,7 +91,7 @@ export class StartRunUseCase {
          LEFT JOIN runs a ON a.id = t.active_run_id
          WHERE r.tenant_id = $1 AND r.status = 'queued'
            AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
-         ORDER BY r.created_at, r.id LIMIT 1`,
+         ORDER BY r.priority = 'batch', r.created_at, r.id LIMIT 1`,
         [tenantId],
       )) as { thread_id: string }[];
       if (!next || (await this.startNext(next.thread_id)) !== 'started') {

@@ -14,7 +14,7 @@ import { withTrace } from '@switchyard/telemetry';
 import { CancelFence } from './cancel-fence.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
-import type { TaskRow } from './run-row';
+import { TASK_COLUMNS, type TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
 
 const SWEEP_MS = 2000;
@@ -125,6 +125,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
           // In the trace the task was dispatched under, whoever publishes it (the step, the
           // sweep, the reaper).
           ...withTrace(t.trace_parent),
+          ...(t.tenant_id ? { tenant_id: t.tenant_id, priority: t.priority ?? 'interactive' } : {}),
           ...(shipped?.length ? { deltas: shipped } : {}),
         };
         return this.nats.publish(subject, message, { msgId: `${t.id}:${t.attempt}` });
@@ -185,9 +186,9 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
 
   private async sweep(): Promise<void> {
     const rows: TaskRow[] = await this.ds.query(
-      `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, trace_parent
-       FROM run_tasks WHERE published_at IS NULL AND created_at < now() - $1 * interval '1 millisecond'
-       ORDER BY created_at LIMIT 200`,
+      `SELECT ${TASK_COLUMNS} FROM run_tasks t JOIN runs r ON r.id = t.run_id
+       WHERE t.published_at IS NULL AND t.created_at < now() - $1 * interval '1 millisecond'
+       ORDER BY t.created_at LIMIT 200`,
       [STALE_MS],
     );
     if (rows.length > 0) {

@@ -5,7 +5,7 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { PeriodicJob } from './periodic-job';
 import { RunFailureCode } from './orchestrator.exception';
 import { reaperRedispatches } from './orchestrator.metrics';
-import { RUN_COLUMNS, type RunRow, type TaskRow } from './run-row';
+import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
@@ -50,8 +50,7 @@ export class TaskReaper extends PeriodicJob {
     for (const { id } of overdue) {
       const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
         const [task] = (await m.query(
-          `SELECT id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, trace_parent
-           FROM run_tasks WHERE id = $1`,
+          `SELECT ${TASK_COLUMNS} FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE t.id = $1`,
           [id],
         )) as TaskRow[];
         const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [

@@ -13,7 +13,14 @@ import {
   ToolRpcRequestSchema,
 } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import { ToolLimits, ToolRunner, guardToolWork, parseToolArgs, shrinkToFit } from '@switchyard/worker';
+import {
+  TenantWeights,
+  ToolLimits,
+  ToolRunner,
+  guardToolWork,
+  parseToolArgs,
+  shrinkToFit,
+} from '@switchyard/worker';
 import { CatalogueTools } from './catalogue-tools';
 import { serveRequests } from './serve-requests';
 
@@ -33,10 +40,17 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
     @Inject(CatalogueTools) private readonly catalogue: CatalogueTools,
     @Inject(ToolRunner) private readonly runner: ToolRunner,
     @Inject(ToolLimits) private readonly limits: ToolLimits,
+    @Inject(TenantWeights) private readonly weights: TenantWeights,
   ) {}
 
   onApplicationBootstrap(): void {
-    this.sub = serveRequests(this.nats.nc, TOOL_CALL_SUBJECT, (data) => this.answer(data), this.logger);
+    this.sub = serveRequests(
+      this.nats.nc,
+      TOOL_CALL_SUBJECT,
+      (data) => this.answer(data),
+      this.logger,
+      this.weights,
+    );
   }
 
   onApplicationShutdown(): void {

@@ -20,7 +20,7 @@ import {
   type NodeRegistration,
 } from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
-import { type NodeInput, type NodeOutput, toolArgs } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, TenantWeights, toolArgs } from '@switchyard/worker';
 import { serveRequests } from '../app/serve-requests';
 import { McpConfig } from './mcp.config';
 import { McpConnection, type McpServerSpec } from './mcp-connection';
@@ -72,6 +72,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(McpConfig) private readonly config: McpConfig,
+    @Inject(TenantWeights) private readonly weights: TenantWeights,
   ) {
     this.box = new SecretBox(config.secretKey);
   }
@@ -186,7 +187,13 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
    * max_output_bytes. One tool-executor of the queue group answers each request.
    */
   private serveCalls(): void {
-    this.rpc = serveRequests(this.nats.nc, MCP_CALL_SUBJECT, (data) => this.answer(data), this.logger);
+    this.rpc = serveRequests(
+      this.nats.nc,
+      MCP_CALL_SUBJECT,
+      (data) => this.answer(data),
+      this.logger,
+      this.weights,
+    );
   }
 
   private async answer(data: Uint8Array): Promise<McpCallReply> {

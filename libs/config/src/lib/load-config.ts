@@ -66,6 +66,9 @@ export const baseEnvSchema = z.object({
   // On SIGTERM: how long in-flight tasks may take to finish before they are handed back (nak) for
   // another replica; keep it below the pod's termination grace period.
   SWITCHYARD_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(45_000),
+  // Fair dispatch: tasks a node service process holds beyond its handler slots, to start them
+  // fairly across tenants (by weight) rather than first in, first out; 0 turns it off.
+  SWITCHYARD_FAIR_PREFETCH: z.coerce.number().int().min(0).max(10_000).default(256),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 

@@ -315,6 +315,11 @@ describe('TaskMessageSchema', () => {
     expect(TaskMessageSchema.safeParse(untraced).success).toBe(true);
   });
 
+  it("parses a task with its run's tenant and priority", () => {
+    const task = { ...taskMessage(), tenant_id: '00000000-0000-4000-8000-000000000001', priority: 'batch' };
+    expect(TaskMessageSchema.parse(task)).toEqual(task);
+  });
+
   it.each<InvalidCase>([
     ['a task_id that is no uuid', ['task_id'], 'task-1', 'task_id'],
     ['missing call_index', ['call_index'], REMOVE, 'call_index'],
@@ -324,7 +329,9 @@ describe('TaskMessageSchema', () => {
     ['a fractional version', ['version'], 1.5, 'version'],
     ['a deadline that is no datetime', ['deadline'], 'in 5 minutes', 'deadline'],
     ['a trace value that is no string', ['trace', 'traceparent'], 1, 'trace.traceparent'],
-    ['an extra key (strict)', ['priority'], 1, '(root)'],
+    ['an extra key (strict)', ['urgency'], 1, '(root)'],
+    ['a priority that is not known', ['priority'], 'urgent', 'priority'],
+    ['a tenant_id that is no uuid', ['tenant_id'], 'acme', 'tenant_id'],
   ])('refuses %s', (_name, path, value, named) => {
     expect(refusal(TaskMessageSchema, withValue(taskMessage(), path, value))).toContain(named);
   });

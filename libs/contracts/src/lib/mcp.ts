@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RunPrioritySchema } from './messages.schema';
 
 // MCP servers a tenant connects (DESIGN: tools as nodes). Shared by the gateway, which accepts
 // their configuration, and the tool-executor, which connects them: both apply the same rules.
@@ -61,6 +62,9 @@ export const McpCallRequestSchema = z
     node: z.string().min(1).max(300),
     args: z.record(z.string(), z.unknown()),
     timeout_ms: z.number().int().min(100).max(600_000),
+    // The run's tenant and priority: the tool-executors answer requests fairly across tenants.
+    tenant_id: z.string().min(1).max(100).optional(),
+    priority: RunPrioritySchema.optional(),
   })
   .strict();
 export type McpCallRequest = z.infer<typeof McpCallRequestSchema>;
@@ -84,6 +88,8 @@ export const ToolRpcRequestSchema = z
     args: z.record(z.string(), z.unknown()),
     call_id: z.string().min(1).max(300),
     timeout_ms: z.number().int().min(100).max(600_000),
+    tenant_id: z.string().min(1).max(100).optional(),
+    priority: RunPrioritySchema.optional(),
   })
   .strict();
 export type ToolRpcRequest = z.infer<typeof ToolRpcRequestSchema>;

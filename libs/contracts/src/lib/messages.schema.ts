@@ -9,6 +9,10 @@ import { CommittedDeltaSchema, NodeNameSchema, StateDeltaSchema } from './state.
  */
 export const MessageTraceSchema = z.record(z.string(), z.string());
 
+/** A run's priority within its tenant: `batch` runs' tasks yield to `interactive` runs' tasks. */
+export const RunPrioritySchema = z.enum(['interactive', 'batch']);
+export type RunPriority = z.infer<typeof RunPrioritySchema>;
+
 export const RunStartMessageSchema = z
   .object({
     run_id: z.string().uuid(),
@@ -48,6 +52,11 @@ export const TaskMessageSchema = z
     attempt: z.number().int().positive(),
     deadline: z.string().datetime(),
     trace: MessageTraceSchema.optional(),
+    // Who the task works for and how urgently: node services dispatch the tasks they hold fairly
+    // across tenants (by weight) and a tenant's interactive runs before its batch runs. Optional:
+    // a task published before this field existed is dispatched as an interactive task of no tenant.
+    tenant_id: z.string().uuid().optional(),
+    priority: RunPrioritySchema.optional(),
     // Committed deltas ending at `version` (those the service has not seen, within a byte budget),
     // so a node service whose cached state is a little behind catches up without reading
     // Postgres. Absent when the outbox sweeper re-publishes a task: the service then reads them.

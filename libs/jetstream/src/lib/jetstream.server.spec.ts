@@ -119,6 +119,8 @@ interface ServiceOptions {
   ackWaitMs?: number;
   concurrency?: number;
   maxBackoffMs?: number;
+  /** Fair dispatch (keyed by the payload's `tenant` and `priority`). */
+  fair?: { prefetch: number; weightOf?: (tenant: string) => number };
   /** Messages to publish before the service starts. */
   before?: (svc: { stream: string; prefix: string }) => Promise<void>;
 }
@@ -177,6 +179,17 @@ describe('JetStreamServer (real nats-server, real Nest microservice)', () => {
           filter: subject,
           ackWaitMs: opts.ackWaitMs,
           concurrency: opts.concurrency,
+          ...(opts.fair
+            ? {
+                fair: {
+                  ...opts.fair,
+                  keyOf: (data: unknown) => {
+                    const d = data as { tenant?: string; priority?: 'batch' };
+                    return { tenant: d.tenant ?? '', priority: d.priority ?? 'interactive' };
+                  },
+                },
+              }
+            : {}),
         },
       ],
       maxBackoffMs: opts.maxBackoffMs,
@@ -438,6 +451,104 @@ describe('JetStreamServer (real nats-server, real Nest microservice)', () => {
       [2, 1],
     ]);
     expect((await consumerInfo(svc)).num_redelivered).toBe(0);
+  });
+
+  describe('fair dispatch', () => {
+    // Tenant A's backlog of 60 messages is in the stream before the service starts, then tenant
+    // B's single message: with one handler slot, FIFO starts B's last.
+    const backlog = async ({ prefix }: { prefix: string }) => {
+      for (let i = 0; i < 60; i++) {
+        await publish(`${prefix}.ok`, { tenant: 'A', i });
+      }
+      await publish(`${prefix}.ok`, { tenant: 'B', i: 0 });
+    };
+    const order = (svc: Service) => svc.recorder.calls.map((c) => (c.data as { tenant: string }).tenant);
+    const slow = () => sleep(15);
+
+    it("starts another tenant's message ahead of a tenant's backlog, and every message once", async () => {
+      const svc = await startService({
+        label: 'fair',
+        concurrency: 1,
+        fair: { prefetch: 100 },
+        behaviour: slow,
+        before: backlog,
+      });
+      await waitFor('all 61 handled', () => svc.recorder.calls.length === 61, 15_000);
+      await waitFor('the stream to empty', async () => (await streamMessages(svc.stream)) === 0);
+      // The first pull may start A's first message before B's has arrived; B goes next at the latest.
+      expect(order(svc).indexOf('B')).toBeLessThanOrEqual(2);
+      expect(svc.recorder.calls.map((c) => c.delivery)).toEqual(Array(61).fill(1));
+      expect(svc.recorder.maxRunning).toBe(1);
+    });
+
+    it('is first in, first out with prefetch 0 (fair dispatch off)', async () => {
+      const svc = await startService({
+        label: 'fifo',
+        concurrency: 1,
+        fair: { prefetch: 0 },
+        behaviour: slow,
+        before: backlog,
+      });
+      await waitFor('all 61 handled', () => svc.recorder.calls.length === 61, 15_000);
+      expect(order(svc).indexOf('B')).toBe(60);
+    });
+
+    it('shares the slots by weight between two busy tenants', async () => {
+      const svc = await startService({
+        label: 'weights',
+        concurrency: 1,
+        fair: { prefetch: 200, weightOf: (t) => (t === 'A' ? 3 : 1) },
+        behaviour: () => sleep(2),
+        before: async ({ prefix }) => {
+          for (let i = 0; i < 80; i++) {
+            await publish(`${prefix}.ok`, { tenant: 'C', i });
+            await publish(`${prefix}.ok`, { tenant: 'A', i });
+          }
+        },
+      });
+      await waitFor('all 160 handled', () => svc.recorder.calls.length === 160, 15_000);
+      // While both had messages waiting (the first 80 starts), A had 3 of every 4.
+      const first = order(svc).slice(4, 84);
+      expect(first.filter((t) => t === 'A').length).toBeGreaterThanOrEqual(56);
+      expect(first.filter((t) => t === 'A').length).toBeLessThanOrEqual(64);
+    });
+
+    it('keeps held messages in progress past the ack wait, and hands them back on close', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const svc = await startService({
+        label: 'held',
+        concurrency: 1,
+        ackWaitMs: 2000,
+        fair: { prefetch: 10 },
+        behaviour: () => gate,
+        before: async ({ prefix }) => {
+          for (let i = 0; i < 5; i++) {
+            await publish(`${prefix}.ok`, { tenant: 'A', i });
+          }
+        },
+      });
+      await waitFor('the first handler', () => svc.recorder.calls.length === 1);
+      // Four messages held for two and a half ack waits: none redelivered.
+      await sleep(5000);
+      const info = await consumerInfo(svc);
+      expect(info.num_ack_pending).toBe(5);
+      expect(info.num_redelivered).toBe(0);
+      const closing = svc.app.close();
+      release();
+      await closing;
+      // The four never started here are handed back at once: another puller gets them well within
+      // the ack wait (a message merely dropped would come back only after it).
+      const t0 = Date.now();
+      const other = await publisher.js.consumers.get(svc.stream, svc.durable);
+      const got: number[] = [];
+      for await (const m of await other.fetch({ max_messages: 4, expires: 1500 })) {
+        got.push((JSON.parse(new TextDecoder().decode(m.data)) as { i: number }).i);
+        m.ack();
+      }
+      expect(got.sort()).toEqual([1, 2, 3, 4]);
+      expect(Date.now() - t0).toBeLessThan(1500);
+    });
   });
 
   it('close() waits for the in-flight handler, which is then acked', async () => {

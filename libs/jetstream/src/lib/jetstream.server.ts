@@ -9,14 +9,50 @@ import {
 } from './jetstream.connection';
 import { JetStreamContext } from './jetstream.context';
 import { isRetryable } from './jetstream.exception';
+import { type FairKey, FairQueue } from './fair-queue';
 import { subjectMatches } from './subject-match';
 
 // A pull waits this long for messages before it is renewed.
 const FETCH_EXPIRES_MS = 5000;
+// The same under fair dispatch, kept short: a drain hands held messages back only once the
+// server has no pull of this process left (NATS 2.9 would redeliver them into a stopped pull,
+// to come back only after the ack wait), so it waits out the last pull's expiry.
+const FAIR_FETCH_EXPIRES_MS = 1000;
 
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
   concurrency?: number;
+  /** Fair dispatch across tenants instead of first in, first out (absent or prefetch 0: FIFO). */
+  fair?: FairDispatchOptions;
+}
+
+/**
+ * Fair dispatch: the consumer pulls up to `prefetch` messages beyond its free handler slots and
+ * keeps them in progress (`working()`) in a `FairQueue`; a freed slot takes the item due next
+ * across tenants (by weight), interactive before batch within a tenant. A message held here is
+ * still the stream's: it is redelivered if this process dies, and handed back at once (nak) when
+ * it drains.
+ */
+export interface FairDispatchOptions {
+  /** Messages held beyond the handler slots; 0 turns fair dispatch off. */
+  prefetch: number;
+  /** The tenant and priority a message's payload works for. */
+  keyOf: (data: unknown, subject: string) => FairKey;
+  /** A tenant's weight (1 by default). */
+  weightOf?: (tenant: string) => number;
+  /** A held message starts: how long it waited since it was published (ms). */
+  onStart?: (key: FairKey, data: unknown, waitedMs: number) => void;
+  /** A started message's handler ended (however it ended). */
+  onEnd?: (key: FairKey, data: unknown) => void;
+  /** After every change of what is held: the count per tenant (for gauges). */
+  onHeld?: (byTenant: Map<string, number>) => void;
+}
+
+/** A message pulled and decoded, waiting for a handler slot. */
+interface Held {
+  msg: JsMsg;
+  data: unknown;
+  key: FairKey;
 }
 
 export interface JetStreamServerOptions {
@@ -51,6 +87,8 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   private readonly batches = new Set<ConsumerMessages>();
   /** Handlers running, with the message each works on. */
   private readonly inFlight = new Map<Promise<void>, JsMsg>();
+  /** Messages pulled but not started (fair dispatch), per consumer, with its last pull's time. */
+  private readonly held = new Set<{ queue: FairQueue<Held>; keepalive: NodeJS.Timeout; pulledAt: number }>();
   private closing = false;
 
   constructor(private readonly options: JetStreamServerOptions) {
@@ -99,17 +137,40 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       timer = setTimeout(resolve, this.options.drainTimeoutMs ?? 45_000);
       timer.unref();
     });
+    const handBack = this.handBackHeld(deadline);
     await Promise.race([Promise.allSettled([...this.inFlight.keys()]), deadline]);
+    const notStarted = await handBack;
     clearTimeout(timer);
     const left = [...this.inFlight.values()];
     for (const msg of left) {
       msg.nak();
     }
-    this.options.onDrained?.({ finished: running - left.length, handedBack: left.length });
+    this.options.onDrained?.({ finished: running - left.length, handedBack: left.length + notStarted });
     // The handlers' acks are plain publishes: a round trip to the server sees them delivered.
     if (this.conn && !this.conn.nc.isClosed()) {
       await this.conn.nc.flush().catch(() => undefined);
     }
+  }
+
+  /**
+   * Held messages were never started here: handed back (nak) for another replica once the last
+   * pull of this process has expired on the server (kept in progress until then).
+   */
+  private async handBackHeld(deadline: Promise<unknown>): Promise<number> {
+    let count = 0;
+    for (const held of [...this.held]) {
+      const wait = held.pulledAt + FAIR_FETCH_EXPIRES_MS + 100 - Date.now();
+      if (held.queue.size && wait > 0) {
+        await Promise.race([new Promise((r) => setTimeout(r, wait)), deadline]);
+      }
+      clearInterval(held.keepalive);
+      for (const h of held.queue.takeAll()) {
+        h.msg.nak();
+        count++;
+      }
+      this.held.delete(held);
+    }
+    return count;
   }
 
   on(): never {
@@ -121,6 +182,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   }
 
   private async consumeForever(spec: JetStreamConsumerOptions): Promise<void> {
+    if (spec.fair && spec.fair.prefetch > 0) {
+      return this.consumeFairly(spec, spec.fair);
+    }
     const concurrency = spec.concurrency ?? 16;
     // This consumer's own handlers: the orchestrator runs two consumers in one process.
     const mine = new Set<Promise<void>>();
@@ -168,23 +232,122 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     }
   }
 
+  /**
+   * Fair dispatch (see FairDispatchOptions): pulls for free slots plus `prefetch`, holds what it
+   * cannot start yet in a FairQueue (in progress, so it is not redelivered meanwhile), and starts
+   * the item due next whenever a slot is free.
+   */
+  private async consumeFairly(spec: JetStreamConsumerOptions, fair: FairDispatchOptions): Promise<void> {
+    const concurrency = spec.concurrency ?? 16;
+    const queue = new FairQueue<Held>(fair.weightOf);
+    const mine = new Set<Promise<void>>();
+    const ackWait = spec.ackWaitMs ?? 30_000;
+    // One timer keeps every held message ours (rather than a timer per message), until the
+    // messages start or a drain hands them back.
+    const keepalive = setInterval(
+      () => queue.forEach((h) => h.msg.working()),
+      Math.max(100, Math.floor(ackWait / 3)),
+    );
+    keepalive.unref();
+    const held = { queue, keepalive, pulledAt: 0 };
+    this.held.add(held);
+    const report = () => fair.onHeld?.(queue.waitingByTenant());
+    const dispatch = () => {
+      while (!this.closing && mine.size < concurrency) {
+        const next = queue.shift();
+        if (!next) {
+          break;
+        }
+        const { msg, data, key } = next;
+        fair.onStart?.(key, data, Math.max(0, Date.now() - msg.info.timestampNanos / 1e6));
+        const handler = this.findHandler(msg.subject);
+        const work = (handler ? this.work(msg, spec, handler, data) : this.noHandler(msg)).finally(() => {
+          fair.onEnd?.(key, data);
+          mine.delete(work);
+          this.inFlight.delete(work);
+          dispatch();
+        });
+        mine.add(work);
+        this.inFlight.set(work, msg);
+      }
+      report();
+    };
+    try {
+      while (!this.closing) {
+        try {
+          const consumer = await this.connection.js.consumers.get(spec.stream, spec.durable);
+          while (!this.closing) {
+            while (mine.size + queue.size >= concurrency + fair.prefetch) {
+              await Promise.race(mine);
+            }
+            held.pulledAt = Date.now();
+            const batch = await consumer.fetch({
+              max_messages: concurrency + fair.prefetch - mine.size - queue.size,
+              expires: FAIR_FETCH_EXPIRES_MS,
+            });
+            this.batches.add(batch);
+            try {
+              for await (const msg of batch) {
+                if (this.closing) {
+                  msg.nak();
+                  continue;
+                }
+                const data = this.decode(msg);
+                if (data === undefined) {
+                  continue;
+                }
+                const key = fair.keyOf(data, msg.subject);
+                queue.push({ msg, data, key }, key);
+                dispatch();
+              }
+            } finally {
+              this.batches.delete(batch);
+            }
+          }
+        } catch (err) {
+          if (this.closing) {
+            return;
+          }
+          this.logger.error(`consumer ${spec.durable} stopped: ${(err as Error).message}; re-attaching`);
+          await new Promise((r) => setTimeout(r, 1000));
+          await this.connection.ensureConsumer(spec).catch(() => undefined);
+        }
+      }
+    } finally {
+      if (!this.closing) {
+        clearInterval(keepalive);
+        this.held.delete(held);
+      }
+    }
+  }
+
   private async handle(msg: JsMsg, spec: JetStreamConsumerOptions): Promise<void> {
     const handler = this.findHandler(msg.subject);
     if (!handler) {
-      this.logger.error(`no handler for subject ${msg.subject}; terminating the message`);
-      msg.term();
-      return;
+      return this.noHandler(msg);
     }
-    let data: unknown;
-    try {
-      data = decodeJson(msg.data);
-    } catch {
-      this.logger.error(`message on ${msg.subject} is not JSON; terminating it`);
-      msg.term();
+    const data = this.decode(msg);
+    if (data === undefined) {
       return;
     }
     // No span here: the handlers open theirs in the trace the payload carries (`trace`).
     return this.work(msg, spec, handler, data);
+  }
+
+  private async noHandler(msg: JsMsg): Promise<void> {
+    this.logger.error(`no handler for subject ${msg.subject}; terminating the message`);
+    msg.term();
+  }
+
+  /** The message's JSON payload; undefined (and the message terminated) when it is not JSON. */
+  private decode(msg: JsMsg): unknown {
+    try {
+      return decodeJson(msg.data) ?? null;
+    } catch {
+      this.logger.error(`message on ${msg.subject} is not JSON; terminating it`);
+      msg.term();
+      return undefined;
+    }
   }
 
   private async work(

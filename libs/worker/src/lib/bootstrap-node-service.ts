@@ -2,6 +2,7 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS, taskFilter } from '@switchyard/contracts';
 import { bootstrapService } from '@switchyard/platform';
+import { TenantWeights, taskFairDispatch } from './fair-dispatch';
 
 /** Starts a node service: HTTP health on `port`, and the shared durable consumer of its tasks. */
 export function bootstrapNodeService(
@@ -9,9 +10,13 @@ export function bootstrapNodeService(
   opts: { service: string; port: number; concurrency?: number },
 ): Promise<INestApplication> {
   const env = loadConfigOrExit(baseEnvSchema, opts.service);
+  const weights: { current?: TenantWeights } = {};
   return bootstrapService(module, {
     service: opts.service,
     port: opts.port,
+    configure: (app) => {
+      weights.current = app.get(TenantWeights);
+    },
     streams: [STREAMS.tasks, STREAMS.deltas, STREAMS.runs],
     consumers: [
       {
@@ -22,7 +27,11 @@ export function bootstrapNodeService(
         // The runtime turns the last delivery's failure into the action's error; JetStream's own
         // limit sits above it so that message is never dropped silently.
         maxDeliver: 10,
+        // Room for every replica's handler slots and held tasks (fair dispatch).
+        maxAckPending: 10_000,
         concurrency: opts.concurrency ?? 16,
+        // Tasks start fairly across tenants (docs/decisions.md, "Fairness between tenants").
+        fair: taskFairDispatch(env.SWITCHYARD_FAIR_PREFETCH, weights),
       },
     ],
   });

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { PgStateSource } from '@switchyard/persistence';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
+import { TenantWeights } from './fair-dispatch';
 import { NodeRegistrar } from './node-registrar';
 import { NodeRuntime } from './node-runtime';
 import { ToolReceipts } from './tools/tool-receipts';
@@ -25,8 +26,9 @@ export class WorkerModule {
         NodeRegistrar,
         NodeRuntime,
         ToolReceipts,
+        TenantWeights,
       ],
-      exports: [StateCache, CancelRegistry, NodeRuntime, NodeRegistrar, ToolReceipts],
+      exports: [StateCache, CancelRegistry, NodeRuntime, NodeRegistrar, ToolReceipts, TenantWeights],
     };
   }
 }

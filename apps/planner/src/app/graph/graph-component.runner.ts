@@ -135,6 +135,7 @@ export class GraphComponentRunner {
         prompt: start.success ? start.data.prompt : '',
         tenantId,
         runId: task.run_id,
+        ...(task.priority ? { priority: task.priority } : {}),
         taskId: task.task_id,
         firstTurn: !graph,
         ran: ran.filter((r) => !r.skipped).map((r) => r.component),

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
-import type { Usage } from '@switchyard/contracts';
+import type { RunPriority, Usage } from '@switchyard/contracts';
 import {
   type Canvas,
   CategorizeParamsSchema,
@@ -56,6 +56,8 @@ export interface ComponentContext {
   /** The run's tenant (whose collections a Retrieval searches, whose provider keys a tool uses) and the run. */
   tenantId: string;
   runId: string;
+  /** The run's priority within its tenant (sent with tool calls, which are answered fairly). */
+  priority?: RunPriority;
   /** The task running the component (a file it makes is kept once per task). */
   taskId: string;
   /** The canvas state has not been opened yet (the thread's first graph turn). */

@@ -315,7 +315,13 @@ export class AgentComponent {
 
   /** One MCP tool call through the tool-executor (MCP_CALL_SUBJECT); its text, or its error as text. */
   private callMcp(ctx: ComponentContext, node: string, args: Record<string, unknown>): Promise<string> {
-    const request: McpCallRequest = { run_id: ctx.runId, node, args, timeout_ms: TOOL_CALL_TIMEOUT_MS };
+    const request: McpCallRequest = {
+      run_id: ctx.runId,
+      node,
+      args,
+      timeout_ms: TOOL_CALL_TIMEOUT_MS,
+      ...fairnessOf(ctx),
+    };
     return this.requestTool(MCP_CALL_SUBJECT, request, `MCP tool ${node}`);
   }
 
@@ -378,6 +384,7 @@ export class AgentComponent {
           args,
           call_id: `${ctx.taskId}:${name}:${calls++}`,
           timeout_ms: TOOL_CALL_TIMEOUT_MS,
+          ...fairnessOf(ctx),
         };
         return this.requestTool(TOOL_CALL_SUBJECT, request, `tool ${entry.name}`);
       },
@@ -571,4 +578,9 @@ function parseJsonAnswer(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Whose call it is, for the tool-executors' fair order of requests. */
+function fairnessOf(ctx: ComponentContext): Pick<ToolRpcRequest, 'tenant_id' | 'priority'> {
+  return { tenant_id: ctx.tenantId, ...(ctx.priority ? { priority: ctx.priority } : {}) };
 }

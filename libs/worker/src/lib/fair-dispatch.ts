@@ -1,0 +1,147 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { Counter, Gauge, Histogram, register } from 'prom-client';
+import { DataSource } from 'typeorm';
+import type { FairDispatchOptions, FairKey } from '@switchyard/jetstream';
+
+/** How often a process reads the tenants' weights. */
+const WEIGHTS_REFRESH_MS = 5_000;
+
+function metric<T>(name: string, make: () => T): T {
+  return (register.getSingleMetric(name) as T | undefined) ?? make();
+}
+
+const queueWait = metric(
+  'switchyard_queue_wait_seconds',
+  () =>
+    new Histogram({
+      name: 'switchyard_queue_wait_seconds',
+      help: 'Time a task waited from its publish to its start, per tenant and node',
+      labelNames: ['tenant', 'node', 'priority'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    }),
+);
+const inFlight = metric(
+  'switchyard_tenant_in_flight',
+  () =>
+    new Gauge({
+      name: 'switchyard_tenant_in_flight',
+      help: "Tasks of a tenant being worked on by this process's handlers",
+      labelNames: ['tenant'],
+    }),
+);
+const held = metric(
+  'switchyard_tenant_held',
+  () =>
+    new Gauge({
+      name: 'switchyard_tenant_held',
+      help: 'Tasks of a tenant this process holds for fair dispatch, not started yet',
+      labelNames: ['tenant'],
+    }),
+);
+const started = metric(
+  'switchyard_tenant_tasks_started_total',
+  () =>
+    new Counter({
+      name: 'switchyard_tenant_tasks_started_total',
+      help: 'Tasks started per tenant and priority (their ratio is the tenants’ share of the service)',
+      labelNames: ['tenant', 'priority'],
+    }),
+);
+
+/** A task payload's tenant and priority (`''`, interactive when it names none). */
+export function taskFairKey(data: unknown): FairKey {
+  const d = data as { tenant_id?: unknown; priority?: unknown } | null;
+  return {
+    tenant: typeof d?.tenant_id === 'string' ? d.tenant_id : '',
+    priority: d?.priority === 'batch' ? 'batch' : 'interactive',
+  };
+}
+
+const nodeOf = (data: unknown): string => {
+  const node = (data as { node?: unknown } | null)?.node;
+  return typeof node === 'string' ? node.split('.')[0] : 'unknown';
+};
+
+/**
+ * The tenants' weights as this process knows them: read from `tenants` every 5 s (only those
+ * not 1), so `PATCH /v1/admin/tenants/:id {weight}` is in force everywhere within seconds. A
+ * failed read keeps the last weights.
+ */
+@Injectable()
+export class TenantWeights implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(TenantWeights.name);
+  private weights = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), WEIGHTS_REFRESH_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  weightOf(tenant: string): number {
+    return this.weights.get(tenant) ?? 1;
+  }
+
+  async refresh(): Promise<void> {
+    try {
+      const rows: { id: string; weight: number }[] = await this.ds.query(
+        'SELECT id, weight FROM tenants WHERE weight <> 1',
+      );
+      this.weights = new Map(rows.map((r) => [r.id, Number(r.weight)]));
+    } catch (err) {
+      this.logger.warn(`tenant weights not read (the last ones stay): ${(err as Error).message}`);
+    }
+  }
+}
+
+/**
+ * The fair dispatch of a node service's task consumer: keyed by the task's tenant and priority,
+ * weighted by `weights` once the app is up (1 for everyone before), measured per tenant.
+ */
+export function taskFairDispatch(
+  prefetch: number,
+  weights: { current?: TenantWeights },
+): FairDispatchOptions {
+  const running = new Map<string, number>();
+  return {
+    prefetch,
+    keyOf: taskFairKey,
+    weightOf: (tenant) => weights.current?.weightOf(tenant) ?? 1,
+    onStart: (key, data, waitedMs) => {
+      const tenant = key.tenant || 'none';
+      queueWait.observe({ tenant, node: nodeOf(data), priority: key.priority }, waitedMs / 1000);
+      started.inc({ tenant, priority: key.priority });
+      running.set(tenant, (running.get(tenant) ?? 0) + 1);
+      inFlight.set({ tenant }, running.get(tenant)!);
+    },
+    onEnd: (key) => {
+      const tenant = key.tenant || 'none';
+      const left = (running.get(tenant) ?? 1) - 1;
+      if (left > 0) {
+        running.set(tenant, left);
+      } else {
+        running.delete(tenant);
+      }
+      inFlight.set({ tenant }, left);
+    },
+    onHeld: (byTenant) => {
+      held.reset();
+      for (const [tenant, n] of byTenant) {
+        held.set({ tenant: tenant || 'none' }, n);
+      }
+    },
+  };
+}
