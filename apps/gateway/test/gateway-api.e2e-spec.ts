@@ -694,6 +694,114 @@ describe('agents', () => {
   }, 90_000);
 });
 
+describe('fair dispatch settings', () => {
+  const fieldsOf = (r: { json: { error?: { details?: { field: string }[] } } }) =>
+    (r.json.error?.details ?? []).map((d) => d.field);
+
+  it("sets a tenant's weight, shows it everywhere, refuses bad values naming weight, and null puts back 1", async () => {
+    const t = await tenantWithKey('weighted');
+    const path = `/v1/admin/tenants/${t.id}`;
+    expect((await http('GET', path, { key: ADMIN })).json.weight).toBe(1);
+
+    const set = await http('PATCH', path, { key: ADMIN, body: { weight: 3 } });
+    expect(set.status).toBe(200);
+    expect(set.json).toMatchObject({ id: t.id, name: 'weighted', weight: 3 });
+    expect((await http('GET', path, { key: ADMIN })).json.weight).toBe(3);
+    const listed = await http('GET', '/v1/admin/tenants', { key: ADMIN });
+    expect(listed.json.tenants.find((x: { id: string }) => x.id === t.id).weight).toBe(3);
+    expect(
+      (await stack.sql<{ weight: number }>('SELECT weight FROM tenants WHERE id = $1', [t.id]))[0].weight,
+    ).toBe(3);
+
+    for (const weight of [0, -1, 1001, 'x']) {
+      const bad = await http('PATCH', path, { key: ADMIN, body: { weight } });
+      expect({ weight, status: bad.status, code: bad.json.error.code }).toEqual({
+        weight,
+        status: 400,
+        code: 'invalid_request',
+      });
+      expect(fieldsOf(bad)).toEqual(['weight']);
+    }
+    // Refused values changed nothing; other fields leave the weight alone.
+    expect((await http('PATCH', path, { key: ADMIN, body: { max_running_runs: 5 } })).json).toMatchObject({
+      weight: 3,
+      max_running_runs: 5,
+    });
+    expect((await http('PATCH', path, { key: ADMIN, body: { weight: 0.5 } })).json.weight).toBe(0.5);
+    expect((await http('PATCH', path, { key: ADMIN, body: { weight: 1000 } })).json.weight).toBe(1000);
+
+    const cleared = await http('PATCH', path, { key: ADMIN, body: { weight: null } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.json.weight).toBe(1);
+    expect((await http('GET', path, { key: ADMIN })).json.weight).toBe(1);
+  });
+
+  it('runs a batch run to the end showing its priority, defaults to interactive, and refuses an unknown priority', async () => {
+    const t = await tenantWithKey('prioritised');
+    const batch = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: 'what is 2+3*4?' }, priority: 'batch' },
+    });
+    expect(batch.status).toBe(202);
+    await waitFor('the batch run to end', async () =>
+      ['succeeded', 'failed', 'cancelled'].includes(
+        (await http('GET', `/v1/runs/${batch.json.run_id}`, { key: t.key })).json.status,
+      ),
+    );
+    const got = await http('GET', `/v1/runs/${batch.json.run_id}`, { key: t.key });
+    expect(got.json).toMatchObject({ run_id: batch.json.run_id, status: 'succeeded', priority: 'batch' });
+    const stored = await stack.sql<{ priority: string }>('SELECT priority FROM runs WHERE id = $1', [
+      batch.json.run_id,
+    ]);
+    expect(stored[0].priority).toBe('batch');
+
+    const plain = await runToEnd(t.key, 'what is 1+1?');
+    expect((await http('GET', `/v1/runs/${plain.run_id}`, { key: t.key })).json).toMatchObject({
+      status: 'succeeded',
+      priority: 'interactive',
+    });
+    const listed = await http('GET', '/v1/runs', { key: t.key });
+    expect(listed.json.runs.map((r: { run_id: string; priority: string }) => [r.run_id, r.priority])).toEqual(
+      [
+        [plain.run_id, 'interactive'],
+        [batch.json.run_id, 'batch'],
+      ],
+    );
+    const threadRuns = await http('GET', `/v1/threads/${batch.json.thread_id}/runs`, { key: t.key });
+    expect(threadRuns.json.runs.map((r: { priority: string }) => r.priority)).toEqual(['batch']);
+
+    for (const priority of ['urgent', 1, null]) {
+      const bad = await http('POST', '/v1/runs', {
+        key: t.key,
+        body: { input: { prompt: 'hi' }, priority },
+      });
+      expect({ priority, status: bad.status, code: bad.json.error.code }).toEqual({
+        priority,
+        status: 400,
+        code: 'invalid_request',
+      });
+      expect(fieldsOf(bad)).toEqual(['priority']);
+    }
+    // Nothing was made by the refused requests.
+    expect((await http('GET', '/v1/runs', { key: t.key })).json.runs).toHaveLength(2);
+  }, 60_000);
+
+  it('describes weight and priority in the OpenAPI document', async () => {
+    const doc = (await http('GET', '/docs/json')).json;
+    const create = doc.paths['/v1/runs'].post.requestBody.content['application/json'].schema;
+    expect(create.properties.priority.enum).toEqual(['interactive', 'batch']);
+    expect(create.required).not.toContain('priority');
+    const run = doc.paths['/v1/runs/{run_id}'].get.responses[200].content['application/json'].schema;
+    expect(run.properties.priority.enum).toEqual(['interactive', 'batch']);
+    const tenant = doc.paths['/v1/admin/tenants/{tenant_id}'];
+    const patch = tenant.patch.requestBody.content['application/json'].schema;
+    expect(patch.properties.weight).toMatchObject({ type: 'number', maximum: 1000, nullable: true });
+    expect(tenant.get.responses[200].content['application/json'].schema.properties.weight.type).toBe(
+      'number',
+    );
+  });
+});
+
 describe('CORS for browser clients', () => {
   const ORIGIN = 'http://console.example:5173';
 

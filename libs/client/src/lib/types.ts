@@ -26,8 +26,13 @@ export interface CreateRunRequest {
   /** The idempotency key: the same id returns the same run. The client makes one when absent. */
   request_id?: string;
   multitask?: 'reject' | 'enqueue' | 'interrupt';
+  /** `batch`: the run's tasks yield to the tenant's interactive runs' tasks at every node (default `interactive`). */
+  priority?: RunPriority;
   metadata?: Record<string, unknown>;
 }
+
+/** A run's dispatch priority within its tenant (`POST /v1/runs` `priority`). */
+export type RunPriority = 'interactive' | 'batch';
 
 export interface Run {
   run_id: string;
@@ -37,6 +42,7 @@ export interface Run {
   agent_version_id?: string | null;
   turn: number | null;
   status: RunStatus;
+  priority: RunPriority;
   created_at: string | null;
   started_at: string | null;
   finished_at: string | null;

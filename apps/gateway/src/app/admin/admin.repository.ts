@@ -31,7 +31,10 @@ export const TENANT_SETTINGS = [
   'max_active_runs',
   'max_running_runs',
   'memory_embedding_model',
+  'weight',
 ] as const;
+/** Settings whose column is NOT NULL: null sets the column's default instead. */
+const TENANT_SETTING_DEFAULTS: Partial<Record<(typeof TENANT_SETTINGS)[number], number>> = { weight: 1 };
 const PROVIDER_KEY_COLUMNS = 'id, tenant_id, provider, fingerprint, status, created_at, revoked_at';
 
 /** The admin API's queries: tenants, their API keys and their provider keys. */
@@ -64,7 +67,7 @@ export class AdminRepository {
     return row;
   }
 
-  /** Sets the named fields (budget, limits); null = unlimited / the default. */
+  /** Sets the named fields (budget, limits, weight); null = unlimited / the default. */
   patchTenant(
     tenantId: string,
     fields: Partial<Record<(typeof TENANT_SETTINGS)[number], number | string | null>>,
@@ -73,7 +76,7 @@ export class AdminRepository {
     return this.updateTenant(
       tenantId,
       names.map((f, i) => `${f} = $${i + 2}`).join(', '),
-      names.map((f) => fields[f]),
+      names.map((f) => fields[f] ?? TENANT_SETTING_DEFAULTS[f] ?? null),
     );
   }
 

@@ -54,7 +54,8 @@ export class TenantsController {
   /**
    * Sets the tenant's token budget (null = unlimited; runs of a tenant whose tokens_used reached
    * it fail with `budget_exceeded` before their next model call) and its own limits (null = the
-   * defaults): request rate and burst, active runs, runs running at once.
+   * defaults): request rate and burst, active runs, runs running at once; and its weight, its
+   * share of the node services' handler slots against other busy tenants (null = 1).
    */
   @Patch(':tenant_id')
   async patch(

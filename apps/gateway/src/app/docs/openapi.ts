@@ -34,7 +34,7 @@ import {
   DataSourceSchema,
   ToolOutputSchema,
 } from '../data-sources/data-sources.schemas';
-import { CreateRunSchema, ResumeSchema } from '../runs/run.dto';
+import { CreateRunSchema, ResumeSchema, RunPrioritySchema } from '../runs/run.dto';
 import { ForkSchema } from '../threads/threads.controller';
 import { StoredFileSchema } from '../files/files.controller';
 import { ApiErrorCode } from '../http/api.exception';
@@ -76,6 +76,7 @@ const RunSchema = z.object({
   agent_id: z.string(),
   turn: z.number().nullable(),
   status: RunStatusSchema,
+  priority: RunPrioritySchema,
   created_at: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -423,7 +424,8 @@ export function buildOpenApi(): OpenAPIObject {
           responses: { 200: ok('the tenant', TenantSchema), 404: err('no such tenant'), ...admin },
         },
         patch: {
-          summary: "Set the tenant's token budget (null = unlimited)",
+          summary:
+            "Set the tenant's token budget (null = unlimited), limits, memory model and weight (null = 1)",
           parameters: [id('tenant_id')],
           requestBody: body(PatchTenantSchema),
           responses: {

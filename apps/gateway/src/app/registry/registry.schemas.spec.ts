@@ -3,6 +3,8 @@ import {
   CreateModelSchema,
   CreateVendorKeySchema,
   CreateVendorSchema,
+  PatchTenantSchema,
+  TenantSchema,
 } from './registry.schemas';
 
 const VENDOR = '3f1c2a52-1d7e-4c1a-9a3e-2f4b5c6d7e8f';
@@ -59,5 +61,17 @@ describe('model registry request schemas', () => {
       'context_window',
       'price_per_1k_input',
     ]);
+  });
+
+  it("bounds a tenant's weight to (0, 1000], null meaning the default", () => {
+    for (const weight of [0.5, 1, 3, 1000, null]) {
+      expect(PatchTenantSchema.parse({ weight })).toEqual({ weight });
+    }
+    for (const weight of [0, -1, 1000.5, 1001, 'x', '3', true, {}]) {
+      expect(PatchTenantSchema.safeParse({ weight }).error?.issues.map((i) => i.path.join('.'))).toEqual([
+        'weight',
+      ]);
+    }
+    expect(TenantSchema.shape.weight.safeParse(0).success).toBe(false);
   });
 });

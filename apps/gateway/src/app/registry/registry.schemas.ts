@@ -109,6 +109,15 @@ export const UsageQuerySchema = z
   .strict();
 export type UsageQuery = z.infer<typeof UsageQuerySchema>;
 
+/** tenants.weight: > 0 and ≤ 1000 (the column's CHECK); 1 by default. */
+export const TENANT_WEIGHT_MAX = 1000;
+export const TenantWeightSchema = z
+  .number()
+  .gt(0)
+  .max(TENANT_WEIGHT_MAX)
+  .describe(
+    "the tenant's share of every node service's handler slots when several tenants have tasks waiting (3 against 1: three of every four steps); 1 by default",
+  );
 const limit = (max: number) => z.number().int().min(1).max(max).nullable().optional();
 export const PatchTenantSchema = z
   .object({
@@ -123,6 +132,9 @@ export const PatchTenantSchema = z
     // The embedding model of the tenant's user memory: a registry model of category embedding;
     // null = the built-in hash-embedding-v1.
     memory_embedding_model: z.string().trim().min(1).max(200).nullable().optional(),
+    // The tenant's share of every node service's handler slots against the other tenants with
+    // tasks waiting (3 against 1: three steps to one); null = the default, 1.
+    weight: TenantWeightSchema.nullable().optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'name at least one field to change' });
@@ -198,6 +210,7 @@ export const TenantSchema = z.object({
   max_active_runs: z.number().int().nullable(),
   max_running_runs: z.number().int().nullable(),
   memory_embedding_model: z.string().nullable(),
+  weight: TenantWeightSchema,
   created_at: z.string(),
 });
 export const UsageByModelSchema = z.array(

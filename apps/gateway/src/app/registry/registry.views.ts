@@ -134,9 +134,11 @@ export interface TenantRow {
   max_active_runs: number | null;
   max_running_runs: number | null;
   memory_embedding_model: string | null;
+  /** double precision (pg parses it to a number); 1 by default. */
+  weight: number;
 }
 export const TENANT_COLUMNS =
-  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs, memory_embedding_model';
+  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs, memory_embedding_model, weight';
 export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   id: r.id,
   name: r.name,
@@ -148,4 +150,5 @@ export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   max_active_runs: r.max_active_runs,
   max_running_runs: r.max_running_runs,
   memory_embedding_model: r.memory_embedding_model,
+  weight: r.weight,
 });

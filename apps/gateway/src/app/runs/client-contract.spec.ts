@@ -14,7 +14,16 @@ type RunView = ReturnType<typeof runView>;
 type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 export const sameRunFields: SameKeys<RunView, Run> = true;
 // The fields the gateway types exactly (usage, output, error, metadata come from jsonb columns).
-type Typed = 'run_id' | 'thread_id' | 'agent_id' | 'turn' | 'status' | 'created_at' | 'finished_at' | 'steps';
+type Typed =
+  | 'run_id'
+  | 'thread_id'
+  | 'agent_id'
+  | 'turn'
+  | 'status'
+  | 'priority'
+  | 'created_at'
+  | 'finished_at'
+  | 'steps';
 export const runViewToClient = (r: RunView): Pick<Run, Typed> => r;
 
 describe('the client library and the gateway', () => {

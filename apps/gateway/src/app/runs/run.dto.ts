@@ -4,8 +4,19 @@ import {
   ChatMessageSchema,
   OriginFileSchema,
   UserIdSchema,
+  type RunPriority,
+  RunPrioritySchema as RunPriorities,
   RunStatusSchema,
 } from '@switchyard/contracts';
+
+export type { RunPriority } from '@switchyard/contracts';
+/** runs.priority: within a tenant, batch runs' tasks yield to its interactive runs' tasks at every node. */
+export const DEFAULT_RUN_PRIORITY: RunPriority = 'interactive';
+export const RunPrioritySchema = z
+  .enum(RunPriorities.options, { message: 'priority must be "interactive" or "batch"' })
+  .describe(
+    "interactive (default) or batch: at every node service a batch run's tasks wait while the same tenant's interactive runs have tasks waiting",
+  );
 
 export const CreateRunSchema = z
   .object({
@@ -25,6 +36,8 @@ export const CreateRunSchema = z
     agent_version: z.string().min(1).max(128).optional(),
     request_id: z.string().min(1).max(128).optional(),
     multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
+    // Absent = interactive (left optional so the other surfaces' runs need not name it).
+    priority: RunPrioritySchema.optional(),
     // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context;
     // `business_id` names the tenant's business the run serves (its model keys and metering).
     metadata: z

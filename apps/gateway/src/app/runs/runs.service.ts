@@ -35,7 +35,7 @@ import {
 } from '@switchyard/telemetry';
 import { GatewayConfig } from '../gateway.config';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import type { CreateRunBody, ListRunsQuery } from './run.dto';
+import { type CreateRunBody, DEFAULT_RUN_PRIORITY, type ListRunsQuery, type RunPriority } from './run.dto';
 
 export interface RunRecord {
   id: string;
@@ -46,6 +46,8 @@ export interface RunRecord {
   agent_version_id: string | null;
   turn: number | null;
   status: RunStatus;
+  /** Dispatch priority within the tenant (runs.priority). */
+  priority: RunPriority;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -172,8 +174,8 @@ export class RunsService {
         }
         const inserted = (await m.query(
           `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
-                           agent_version_id, agent_config, trace_parent)
-         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11)
+                           agent_version_id, agent_config, trace_parent, priority)
+         VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11, $12)
          ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
          RETURNING id, thread_id, status, created_at`,
           [
@@ -195,6 +197,7 @@ export class RunsService {
             agent.versionId,
             JSON.stringify(agent.config),
             traceParent,
+            body.priority ?? DEFAULT_RUN_PRIORITY,
           ],
         )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
         if (inserted.length === 0) {
@@ -590,7 +593,7 @@ export class RunsService {
   async list(tenantId: string, q: ListRunsQuery): Promise<{ runs: RunRecord[]; next_cursor: string | null }> {
     const [micros, id] = q.cursor ? q.cursor.split('_') : [null, null];
     const rows = (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, created_at, started_at, finished_at, steps, usage,
+      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, priority, created_at, started_at, finished_at, steps, usage,
               output, error, metadata, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
        FROM runs
        WHERE tenant_id = $1
@@ -624,7 +627,7 @@ export class RunsService {
 
   async get(tenantId: string, runId: string): Promise<RunRecord> {
     const [run] = (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, created_at, started_at, finished_at, steps, usage,
+      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, priority, created_at, started_at, finished_at, steps, usage,
               output, error, metadata
        FROM runs WHERE id = $1 AND tenant_id = $2`,
       [runId, tenantId],
@@ -667,6 +670,7 @@ export function runView(run: RunRecord) {
     agent_version_id: run.agent_version_id ?? null,
     turn: run.turn,
     status: run.status,
+    priority: run.priority,
     created_at: iso(run.created_at),
     started_at: iso(run.started_at),
     finished_at: iso(run.finished_at),

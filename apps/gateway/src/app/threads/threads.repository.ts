@@ -50,7 +50,7 @@ export class ThreadsRepository {
 
   async runsOf(threadId: string): Promise<RunRecord[]> {
     return (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, created_at, started_at, finished_at, steps, usage,
+      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, priority, created_at, started_at, finished_at, steps, usage,
               output, error, metadata
        FROM runs WHERE thread_id = $1 ORDER BY created_at`,
       [threadId],
