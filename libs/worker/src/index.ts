@@ -15,4 +15,4 @@ export {
 export { shrinkToFit } from './lib/tools/output-cap';
 export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';
 export { ToolReceipts, OUTCOME_UNKNOWN } from './lib/tools/tool-receipts';
-export { TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';
+export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';

@@ -69,6 +69,9 @@ export const baseEnvSchema = z.object({
   // Fair dispatch: tasks a node service process holds beyond its handler slots, to start them
   // fairly across tenants (by weight) rather than first in, first out; 0 turns it off.
   SWITCHYARD_FAIR_PREFETCH: z.coerce.number().int().min(0).max(10_000).default(256),
+  // Fair dispatch: while a node service's event loop is busier than this share of the time, it
+  // starts fewer tasks at once (held tasks then start in fair order as it has room); 1 = never.
+  SWITCHYARD_FAIR_LOOP_BUSY: z.coerce.number().min(0.1).max(1).default(0.95),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 

@@ -120,7 +120,7 @@ interface ServiceOptions {
   concurrency?: number;
   maxBackoffMs?: number;
   /** Fair dispatch (keyed by the payload's `tenant` and `priority`). */
-  fair?: { prefetch: number; weightOf?: (tenant: string) => number };
+  fair?: { prefetch: number; weightOf?: (tenant: string) => number; admit?: (running: number) => boolean };
   /** Messages to publish before the service starts. */
   before?: (svc: { stream: string; prefix: string }) => Promise<void>;
 }
@@ -511,6 +511,35 @@ describe('JetStreamServer (real nats-server, real Nest microservice)', () => {
       const first = order(svc).slice(4, 84);
       expect(first.filter((t) => t === 'A').length).toBeGreaterThanOrEqual(56);
       expect(first.filter((t) => t === 'A').length).toBeLessThanOrEqual(64);
+    });
+
+    it('starts no more than `admit` allows (one always), then more once it allows them', async () => {
+      let room = false;
+      const asked: number[] = [];
+      const svc = await startService({
+        label: 'admit',
+        concurrency: 4,
+        fair: {
+          prefetch: 20,
+          admit: (running) => {
+            asked.push(running);
+            return room;
+          },
+        },
+        behaviour: () => sleep(30),
+        before: async ({ prefix }) => {
+          for (let i = 0; i < 12; i++) {
+            await publish(`${prefix}.ok`, { tenant: 'A', i });
+          }
+        },
+      });
+      await waitFor('six handled one at a time', () => svc.recorder.calls.length >= 6);
+      expect(svc.recorder.maxRunning).toBe(1);
+      expect(asked.length).toBeGreaterThan(0);
+      room = true;
+      await waitFor('all 12 handled', () => svc.recorder.calls.length === 12);
+      expect(svc.recorder.maxRunning).toBeGreaterThan(1);
+      expect(svc.recorder.maxRunning).toBeLessThanOrEqual(4);
     });
 
     it('keeps held messages in progress past the ack wait, and hands them back on close', async () => {

@@ -18,6 +18,8 @@ const FETCH_EXPIRES_MS = 5000;
 // server has no pull of this process left (NATS 2.9 would redeliver them into a stopped pull,
 // to come back only after the ack wait), so it waits out the last pull's expiry.
 const FAIR_FETCH_EXPIRES_MS = 1000;
+// A held message the process had no room for is offered again after this long.
+const ADMIT_RECHECK_MS = 10;
 
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
@@ -40,6 +42,12 @@ export interface FairDispatchOptions {
   keyOf: (data: unknown, subject: string) => FairKey;
   /** A tenant's weight (1 by default). */
   weightOf?: (tenant: string) => number;
+  /**
+   * Whether another held message may start now, with `running` handlers at work (one always
+   * may): a process whose CPU is saturated holds the rest, so they start in fair order as it has
+   * room instead of all at once, each slower. Asked again every few milliseconds while it says no.
+   */
+  admit?: (running: number) => boolean;
   /** A held message starts: how long it waited since it was published (ms). */
   onStart?: (key: FairKey, data: unknown, waitedMs: number) => void;
   /** A started message's handler ended (however it ended). */
@@ -252,8 +260,16 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     const held = { queue, keepalive, pulledAt: 0 };
     this.held.add(held);
     const report = () => fair.onHeld?.(queue.waitingByTenant());
+    let recheck: NodeJS.Timeout | undefined;
     const dispatch = () => {
-      while (!this.closing && mine.size < concurrency) {
+      while (!this.closing && mine.size < concurrency && queue.size > 0) {
+        if (mine.size > 0 && fair.admit && !fair.admit(mine.size)) {
+          recheck ??= setTimeout(() => {
+            recheck = undefined;
+            dispatch();
+          }, ADMIT_RECHECK_MS);
+          break;
+        }
         const next = queue.shift();
         if (!next) {
           break;
@@ -314,6 +330,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
         }
       }
     } finally {
+      clearTimeout(recheck);
       if (!this.closing) {
         clearInterval(keepalive);
         this.held.delete(held);

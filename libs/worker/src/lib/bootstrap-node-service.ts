@@ -2,7 +2,7 @@ import type { INestApplication, Type } from '@nestjs/common';
 import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS, taskFilter } from '@switchyard/contracts';
 import { bootstrapService } from '@switchyard/platform';
-import { TenantWeights, taskFairDispatch } from './fair-dispatch';
+import { LoopAdmission, TenantWeights, taskFairDispatch } from './fair-dispatch';
 
 /** Starts a node service: HTTP health on `port`, and the shared durable consumer of its tasks. */
 export function bootstrapNodeService(
@@ -11,6 +11,8 @@ export function bootstrapNodeService(
 ): Promise<INestApplication> {
   const env = loadConfigOrExit(baseEnvSchema, opts.service);
   const weights: { current?: TenantWeights } = {};
+  const concurrency = opts.concurrency ?? 16;
+  const admission = new LoopAdmission(concurrency, env.SWITCHYARD_FAIR_LOOP_BUSY);
   return bootstrapService(module, {
     service: opts.service,
     port: opts.port,
@@ -29,9 +31,9 @@ export function bootstrapNodeService(
         maxDeliver: 10,
         // Room for every replica's handler slots and held tasks (fair dispatch).
         maxAckPending: 10_000,
-        concurrency: opts.concurrency ?? 16,
+        concurrency,
         // Tasks start fairly across tenants (docs/decisions.md, "Fairness between tenants").
-        fair: taskFairDispatch(env.SWITCHYARD_FAIR_PREFETCH, weights),
+        fair: taskFairDispatch(env.SWITCHYARD_FAIR_PREFETCH, weights, admission),
       },
     ],
   });

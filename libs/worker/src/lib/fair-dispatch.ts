@@ -5,6 +5,7 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, register } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { FairDispatchOptions, FairKey } from '@switchyard/jetstream';
@@ -53,6 +54,72 @@ const started = metric(
       labelNames: ['tenant', 'priority'],
     }),
 );
+
+const admissionLimit = metric(
+  'switchyard_node_admission_limit',
+  () =>
+    new Gauge({
+      name: 'switchyard_node_admission_limit',
+      help: 'Tasks this process lets run at once now: lowered while its event loop is saturated',
+    }),
+);
+
+/** How often the event loop's utilisation is sampled. */
+const LOOP_SAMPLE_MS = 100;
+
+/**
+ * Admission by CPU: how many tasks may run at once, adjusted every 100 ms from the event loop's
+ * utilisation (the share of the last 100 ms it was not idle) — cut by a fifth while it is above
+ * `busy`, raised by one while it is below and the limit was reached, between 1 and `max`. A
+ * saturated process then holds further tasks (in fair order) instead of starting them all at once
+ * and making every task slower, so a task of another tenant starts and finishes soon. I/O-bound
+ * work (tasks waiting on model calls) leaves the loop idle and keeps the limit at `max`.
+ * `busy` ≥ 1 turns it off.
+ */
+export class LoopAdmission {
+  private limit: number;
+  private lastRunning = 0;
+  private last = performance.eventLoopUtilization();
+  private readonly timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly max: number,
+    private readonly busy: number,
+  ) {
+    this.limit = max;
+    admissionLimit.set(max);
+    if (busy < 1) {
+      this.timer = setInterval(() => this.sample(), LOOP_SAMPLE_MS);
+      this.timer.unref();
+    }
+  }
+
+  readonly admit = (running: number): boolean => {
+    this.lastRunning = running;
+    return running < this.limit;
+  };
+
+  /** Adjusts the limit to a utilisation sample (exposed for tests). */
+  adjust(utilization: number): number {
+    if (utilization > this.busy) {
+      this.limit = Math.max(1, Math.floor(this.limit * 0.8));
+    } else if (this.lastRunning >= this.limit) {
+      this.limit = Math.min(this.max, this.limit + 1);
+    }
+    admissionLimit.set(this.limit);
+    return this.limit;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    const now = performance.eventLoopUtilization();
+    this.adjust(performance.eventLoopUtilization(now, this.last).utilization);
+    this.last = now;
+  }
+}
 
 /** A task payload's tenant and priority (`''`, interactive when it names none). */
 export function taskFairKey(data: unknown): FairKey {
@@ -109,16 +176,19 @@ export class TenantWeights implements OnApplicationBootstrap, OnApplicationShutd
 
 /**
  * The fair dispatch of a node service's task consumer: keyed by the task's tenant and priority,
- * weighted by `weights` once the app is up (1 for everyone before), measured per tenant.
+ * weighted by `weights` once the app is up (1 for everyone before), admitted by `admission` (CPU),
+ * measured per tenant.
  */
 export function taskFairDispatch(
   prefetch: number,
   weights: { current?: TenantWeights },
+  admission?: LoopAdmission,
 ): FairDispatchOptions {
   const running = new Map<string, number>();
   return {
     prefetch,
     keyOf: taskFairKey,
+    ...(admission ? { admit: admission.admit } : {}),
     weightOf: (tenant) => weights.current?.weightOf(tenant) ?? 1,
     onStart: (key, data, waitedMs) => {
       const tenant = key.tenant || 'none';
