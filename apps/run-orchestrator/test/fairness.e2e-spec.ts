@@ -122,6 +122,23 @@ it("a tenant's burst of 500 runs does not hold back another tenant's single run"
   // runs had not even finished when B's had.
   expect(counts.running).toBeLessThanOrEqual(64);
   expect(counts.finished).toBeLessThan(250);
+  // Fair dispatch: B's tasks went ahead of A's tasks that were waiting at the same node before
+  // them (first in, first out, none would). Per B task: A's tasks of its node dispatched before it
+  // and started after it.
+  const [{ overtaken, slowest }] = await stack.sql<{ overtaken: number; slowest: number }>(
+    `WITH started AS (
+       SELECT t.node, t.created_at, (d.delta->'action'->>'started_at')::timestamptz AS started_at, r.tenant_id
+       FROM run_tasks t JOIN runs r ON r.id = t.run_id JOIN state_deltas d ON d.task_id = t.id
+       WHERE r.tenant_id IN ($1, $2))
+     SELECT (SELECT count(*)::int FROM started b JOIN started a
+               ON a.node = b.node AND a.tenant_id = $1 AND a.created_at < b.created_at AND a.started_at > b.started_at
+             WHERE b.tenant_id = $2 AND b.created_at >= $3) AS overtaken,
+            (SELECT max(extract(epoch FROM b.started_at - b.created_at) * 1000)::int FROM started b
+             WHERE b.tenant_id = $2 AND b.created_at >= $3) AS slowest`,
+    [a.id, b.id, new Date(t1)],
+  );
+  process.stdout.write(`fairness: B's tasks overtook ${overtaken} of A's; B's longest wait ${slowest} ms\n`);
+  expect(overtaken).toBeGreaterThanOrEqual(5);
 }, 180_000);
 
 it('runs exactly max_running_runs of a tenant at once, never more, and starts the rest as those end', async () => {
