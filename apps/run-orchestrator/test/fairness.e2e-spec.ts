@@ -1,4 +1,4 @@
-import { TestStack } from '@switchyard/testing';
+import { TestStack, postBurst } from '@switchyard/testing';
 
 // Per-tenant limits through the admin API, and fairness between tenants: a tenant's burst of 500
 // runs waits behind its own running cap (SWITCHYARD_TENANT_MAX_RUNNING, 64 by default) instead of
@@ -71,29 +71,15 @@ it("a tenant's burst of 500 runs does not hold back another tenant's single run"
   expect((await stack.ended(alone.body.run_id, 60_000, as(b.key))).status).toBe('succeeded');
   const idleMs = Date.now() - t0;
 
-  // As a well-behaved client sends a burst: 500 requests, a hundred in flight at a time, each one
-  // sent again after a 503's Retry-After (the gateway's pool may not serve them all in time; the
-  // request_id keeps a retried run from being created twice).
-  const burst: { status: number; body: unknown }[] = [];
-  let retried = 0;
-  const send = async (i: number) => {
-    for (let attempt = 1; ; attempt++) {
-      const res = await stack.api(
-        'POST',
-        '/v1/runs',
-        { input: { prompt: 'what is 2+3*4?' }, request_id: `burst-${i}` },
-        as(a.key),
-      );
-      if (res.status !== 503 || attempt === 5) {
-        return res;
-      }
-      retried++;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  };
-  for (let i = 0; i < 500; i += 100) {
-    burst.push(...(await Promise.all(Array.from({ length: 100 }, (_, k) => send(i + k)))));
-  }
+  // As a well-behaved client sends a burst (postBurst): 500 requests, a hundred in flight at a time,
+  // each one sent again after a 503's Retry-After (the request_id keeps a retried run from being
+  // created twice).
+  const { responses: burst, retried } = await postBurst(stack, {
+    key: a.key,
+    count: 500,
+    label: 'burst',
+    body: () => ({ input: { prompt: 'what is 2+3*4?' } }),
+  });
   // 200: a retry found the run its first attempt had created after all.
   expect(burst.filter((r) => r.status !== 202 && r.status !== 200)).toEqual([]);
   if (retried) {

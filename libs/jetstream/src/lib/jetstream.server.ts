@@ -196,33 +196,54 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     const concurrency = spec.concurrency ?? 16;
     // This consumer's own handlers: the orchestrator runs two consumers in one process.
     const mine = new Set<Promise<void>>();
+    await this.pullForever(
+      spec,
+      FETCH_EXPIRES_MS,
+      async () => {
+        while (mine.size >= concurrency) {
+          await Promise.race(mine);
+        }
+        // Pull only for free slots: a message is never held in a buffer without in-progress
+        // acks (it would be redelivered and run twice), and idle replicas get the rest.
+        return concurrency - mine.size;
+      },
+      (msg) => {
+        const work = this.handle(msg, spec).finally(() => {
+          mine.delete(work);
+          this.inFlight.delete(work);
+        });
+        mine.add(work);
+        this.inFlight.set(work, msg);
+      },
+    );
+  }
+
+  /**
+   * Pulls from the consumer until the server closes, attaching again after a failure (the
+   * consumer may have been lost with a server restart: it is made again). `room` waits until
+   * there is room and answers how many messages to ask for; `take` receives each one. A message
+   * pulled after the drain began is handed back at once.
+   */
+  private async pullForever(
+    spec: JetStreamConsumerOptions,
+    expires: number,
+    room: () => Promise<number>,
+    take: (msg: JsMsg) => void,
+  ): Promise<void> {
     while (!this.closing) {
       try {
         const consumer = await this.connection.js.consumers.get(spec.stream, spec.durable);
         while (!this.closing) {
-          while (mine.size >= concurrency) {
-            await Promise.race(mine);
-          }
-          // Pull only for free slots: a message is never held in a buffer without in-progress
-          // acks (it would be redelivered and run twice), and idle replicas get the rest.
-          const batch = await consumer.fetch({
-            max_messages: concurrency - mine.size,
-            expires: FETCH_EXPIRES_MS,
-          });
+          const max = await room();
+          const batch = await consumer.fetch({ max_messages: max, expires });
           this.batches.add(batch);
           try {
             for await (const msg of batch) {
               if (this.closing) {
-                // Pulled before the drain stopped the batch: not started here, handed back at once.
                 msg.nak();
                 continue;
               }
-              const work = this.handle(msg, spec).finally(() => {
-                mine.delete(work);
-                this.inFlight.delete(work);
-              });
-              mine.add(work);
-              this.inFlight.set(work, msg);
+              take(msg);
             }
           } finally {
             this.batches.delete(batch);
@@ -233,7 +254,6 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
           return;
         }
         this.logger.error(`consumer ${spec.durable} stopped: ${(err as Error).message}; re-attaching`);
-        // The consumer may have been lost with a server restart: recreate it.
         await new Promise((r) => setTimeout(r, 1000));
         await this.connection.ensureConsumer(spec).catch(() => undefined);
       }
@@ -243,7 +263,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   /**
    * Fair dispatch (see FairDispatchOptions): pulls for free slots plus `prefetch`, holds what it
    * cannot start yet in a FairQueue (in progress, so it is not redelivered meanwhile), and starts
-   * the item due next whenever a slot is free.
+   * the item due next whenever a slot is free and `admit` lets it.
    */
   private async consumeFairly(spec: JetStreamConsumerOptions, fair: FairDispatchOptions): Promise<void> {
     const concurrency = spec.concurrency ?? 16;
@@ -289,46 +309,25 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       report();
     };
     try {
-      while (!this.closing) {
-        try {
-          const consumer = await this.connection.js.consumers.get(spec.stream, spec.durable);
-          while (!this.closing) {
-            while (mine.size + queue.size >= concurrency + fair.prefetch) {
-              await Promise.race(mine);
-            }
-            held.pulledAt = Date.now();
-            const batch = await consumer.fetch({
-              max_messages: concurrency + fair.prefetch - mine.size - queue.size,
-              expires: FAIR_FETCH_EXPIRES_MS,
-            });
-            this.batches.add(batch);
-            try {
-              for await (const msg of batch) {
-                if (this.closing) {
-                  msg.nak();
-                  continue;
-                }
-                const data = this.decode(msg);
-                if (data === undefined) {
-                  continue;
-                }
-                const key = fair.keyOf(data, msg.subject);
-                queue.push({ msg, data, key }, key);
-                dispatch();
-              }
-            } finally {
-              this.batches.delete(batch);
-            }
+      await this.pullForever(
+        spec,
+        FAIR_FETCH_EXPIRES_MS,
+        async () => {
+          while (mine.size + queue.size >= concurrency + fair.prefetch) {
+            await Promise.race(mine);
           }
-        } catch (err) {
-          if (this.closing) {
-            return;
+          held.pulledAt = Date.now();
+          return concurrency + fair.prefetch - mine.size - queue.size;
+        },
+        (msg) => {
+          const data = this.decode(msg);
+          if (data !== undefined) {
+            const key = fair.keyOf(data, msg.subject);
+            queue.push({ msg, data, key }, key);
+            dispatch();
           }
-          this.logger.error(`consumer ${spec.durable} stopped: ${(err as Error).message}; re-attaching`);
-          await new Promise((r) => setTimeout(r, 1000));
-          await this.connection.ensureConsumer(spec).catch(() => undefined);
-        }
-      }
+        },
+      );
     } finally {
       clearTimeout(recheck);
       if (!this.closing) {
