@@ -2,10 +2,12 @@ import { DataSource } from 'typeorm';
 import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS, SUBJECT_PATTERNS } from '@switchyard/contracts';
 import { runMigrationsLocked } from '@switchyard/persistence';
-import { bootstrapService } from '@switchyard/platform';
+import { LoopAdmission, TenantWeights, bootstrapService, taskFairDispatch } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
 
 const env = loadConfigOrExit(baseEnvSchema, 'run-orchestrator');
+const DELTA_CONCURRENCY = 32;
+const weights: { current?: TenantWeights } = {};
 
 void bootstrapService(AppModule, {
   service: 'run-orchestrator',
@@ -27,10 +29,20 @@ void bootstrapService(AppModule, {
       filter: SUBJECT_PATTERNS.deltas,
       ackWaitMs: env.SWITCHYARD_ACK_WAIT_MS,
       maxDeliver: 20,
-      concurrency: 32,
+      maxAckPending: 10_000,
+      concurrency: DELTA_CONCURRENCY,
+      // Steps are applied fairly across tenants too, as node services start tasks (a burst's
+      // deltas do not queue another tenant's behind them).
+      fair: taskFairDispatch(
+        env.SWITCHYARD_FAIR_PREFETCH,
+        weights,
+        new LoopAdmission(DELTA_CONCURRENCY, env.SWITCHYARD_FAIR_LOOP_BUSY),
+        'delta',
+      ),
     },
   ],
   configure: async (app) => {
+    weights.current = app.get(TenantWeights);
     await runMigrationsLocked(app.get(DataSource));
   },
 });

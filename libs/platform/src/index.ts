@@ -4,3 +4,4 @@ export { Readiness } from './lib/readiness';
 export { HealthController } from './lib/health.controller';
 export { bootstrapService, type BootstrapOptions } from './lib/bootstrap';
 export { NodeDirectory } from './lib/node-directory.service';
+export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';

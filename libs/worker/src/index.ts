@@ -15,4 +15,3 @@ export {
 export { shrinkToFit } from './lib/tools/output-cap';
 export { guardToolWork, ToolCrashError } from './lib/tools/tool-guard';
 export { ToolReceipts, OUTCOME_UNKNOWN } from './lib/tools/tool-receipts';
-export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { PgStateSource } from '@switchyard/persistence';
-import { NodeDirectory, PlatformModule } from '@switchyard/platform';
+import { NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { CancelFence } from './cancel-fence.service';
@@ -28,6 +28,7 @@ import { RetentionJob } from './retention.service';
     // default agent's planner sees every third step), up to 32 KiB, or the service reads them.
     { provide: RecentDeltas, useFactory: () => new RecentDeltas(8, 32 * 1024, 5000) },
     NodeDirectory,
+    TenantWeights,
     RunStepper,
     TaskOutbox,
     CancelFence,

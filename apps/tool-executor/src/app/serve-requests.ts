@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from 'nats';
 import { FairQueue, encodeJson } from '@switchyard/jetstream';
-import { type TenantWeights, taskFairKey } from '@switchyard/worker';
+import { type TenantWeights, taskFairKey } from '@switchyard/platform';
 
 /**
  * Requests answered at once by one process: beyond this they wait, and the next is chosen fairly

@@ -13,14 +13,8 @@ import {
   ToolRpcRequestSchema,
 } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import {
-  TenantWeights,
-  ToolLimits,
-  ToolRunner,
-  guardToolWork,
-  parseToolArgs,
-  shrinkToFit,
-} from '@switchyard/worker';
+import { TenantWeights } from '@switchyard/platform';
+import { ToolLimits, ToolRunner, guardToolWork, parseToolArgs, shrinkToFit } from '@switchyard/worker';
 import { CatalogueTools } from './catalogue-tools';
 import { serveRequests } from './serve-requests';
 

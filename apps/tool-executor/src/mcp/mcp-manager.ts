@@ -20,7 +20,8 @@ import {
   type NodeRegistration,
 } from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
-import { type NodeInput, type NodeOutput, TenantWeights, toolArgs } from '@switchyard/worker';
+import { TenantWeights } from '@switchyard/platform';
+import { type NodeInput, type NodeOutput, toolArgs } from '@switchyard/worker';
 import { serveRequests } from '../app/serve-requests';
 import { McpConfig } from './mcp.config';
 import { McpConnection, type McpServerSpec } from './mcp-connection';

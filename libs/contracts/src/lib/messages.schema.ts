@@ -73,6 +73,9 @@ export const DeltaMessageSchema = z
     base_version: z.number().int().nonnegative(),
     delta: StateDeltaSchema,
     trace: MessageTraceSchema.optional(),
+    // The task's tenant and priority, passed on: the orchestrator applies deltas fairly too.
+    tenant_id: z.string().uuid().optional(),
+    priority: RunPrioritySchema.optional(),
   })
   .strict();
 export type DeltaMessage = z.infer<typeof DeltaMessageSchema>;

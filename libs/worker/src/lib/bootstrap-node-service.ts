@@ -1,8 +1,7 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
 import { STREAMS, taskFilter } from '@switchyard/contracts';
-import { bootstrapService } from '@switchyard/platform';
-import { LoopAdmission, TenantWeights, taskFairDispatch } from './fair-dispatch';
+import { LoopAdmission, TenantWeights, bootstrapService, taskFairDispatch } from '@switchyard/platform';
 
 /** Starts a node service: HTTP health on `port`, and the shared durable consumer of its tasks. */
 export function bootstrapNodeService(

@@ -299,6 +299,7 @@ export class NodeRuntime {
       node: task.node,
       base_version: task.version,
       ...withTrace(messageTrace(task.trace?.['traceparent'])),
+      ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
       delta: checked.success
         ? checked.data
         : {

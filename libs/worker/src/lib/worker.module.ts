@@ -1,9 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PgStateSource } from '@switchyard/persistence';
+import { TenantWeights } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
-import { TenantWeights } from './fair-dispatch';
 import { NodeRegistrar } from './node-registrar';
 import { NodeRuntime } from './node-runtime';
 import { ToolReceipts } from './tools/tool-receipts';

@@ -22,8 +22,8 @@ const queueWait = metric(
   () =>
     new Histogram({
       name: 'switchyard_queue_wait_seconds',
-      help: 'Time a task waited from its publish to its start, per tenant and node',
-      labelNames: ['tenant', 'node', 'priority'],
+      help: 'Time a message waited from its publish to its start (stage task: at a node service; delta: at the orchestrator), per tenant and node',
+      labelNames: ['stage', 'tenant', 'node', 'priority'],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     }),
 );
@@ -183,6 +183,7 @@ export function taskFairDispatch(
   prefetch: number,
   weights: { current?: TenantWeights },
   admission?: LoopAdmission,
+  stage: 'task' | 'delta' = 'task',
 ): FairDispatchOptions {
   const running = new Map<string, number>();
   return {
@@ -192,7 +193,7 @@ export function taskFairDispatch(
     weightOf: (tenant) => weights.current?.weightOf(tenant) ?? 1,
     onStart: (key, data, waitedMs) => {
       const tenant = key.tenant || 'none';
-      queueWait.observe({ tenant, node: nodeOf(data), priority: key.priority }, waitedMs / 1000);
+      queueWait.observe({ stage, tenant, node: nodeOf(data), priority: key.priority }, waitedMs / 1000);
       started.inc({ tenant, priority: key.priority });
       running.set(tenant, (running.get(tenant) ?? 0) + 1);
       inFlight.set({ tenant }, running.get(tenant)!);
