@@ -78,8 +78,11 @@ export interface JetStreamServerOptions {
    * another replica, instead of waiting out the ack wait. Default 45 s.
    */
   drainTimeoutMs?: number;
-  /** Told when the drain ends (counts of handlers finished and handed back). */
-  onDrained?: (report: { finished: number; handedBack: number }) => void;
+  /**
+   * Told when the drain ends: handlers finished and handed back (still running at the drain
+   * timeout), and held messages released (pulled for fair dispatch, never started here).
+   */
+  onDrained?: (report: { finished: number; handedBack: number; released: number }) => void;
 }
 
 /**
@@ -153,7 +156,11 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     for (const msg of left) {
       msg.nak();
     }
-    this.options.onDrained?.({ finished: running - left.length, handedBack: left.length + notStarted });
+    this.options.onDrained?.({
+      finished: running - left.length,
+      handedBack: left.length,
+      released: notStarted,
+    });
     // The handlers' acks are plain publishes: a round trip to the server sees them delivered.
     if (this.conn && !this.conn.nc.isClosed()) {
       await this.conn.nc.flush().catch(() => undefined);

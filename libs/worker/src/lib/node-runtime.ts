@@ -109,7 +109,7 @@ export class NodeRuntime {
   private readonly logger = new Logger(NodeRuntime.name);
   /** Tasks being worked on in this process, by task id. */
   private readonly working = new Map<string, Promise<void>>();
-  /** Deltas this process published lately, by task id (insertion order = age). */
+  /** Deltas this process finished lately (published, or still being published), by task id (insertion order = age). */
   private readonly published = new Map<string, DeltaMessage>();
 
   constructor(
@@ -315,8 +315,11 @@ export class NodeRuntime {
           },
     };
     await started;
-    await this.publishDelta(message, task, log);
+    // Remembered before it goes out: should the publish give up (NATS away past the task's
+    // deadline), the task's redelivery sends this delta again instead of doing the work (and its
+    // model calls) twice.
     this.remember(task.task_id, message);
+    await this.publishDelta(message, task, log);
     endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
   }
