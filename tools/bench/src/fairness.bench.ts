@@ -7,7 +7,8 @@
 // Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/fairness.bench.js
 // Environment: BENCH_BURST (500: A's burst), BENCH_REPS (3: B alone and A's burst alone are
 // medians of this many), BENCH_WEIGHT_BURST (min(200, BENCH_BURST): runs per tenant of the weights
-// row), BENCH_MODES (on,off), KEEP_BENCH_LOGS=1 keeps the services' logs under tmp/e2e/.
+// row), BENCH_MODES (on,off), KEEP_BENCH_LOGS=1 keeps the services' logs under tmp/e2e/,
+// BENCH_WEIGHTS_ONLY=1 measures the weights row alone and writes no results (for tuning).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -28,7 +29,7 @@ const IN_FLIGHT = 100;
 const SEQUENTIAL = 10;
 /** Unmeasured runs of B on a fresh stack (JIT, pools, caches). */
 const WARMUP = 2;
-/** The weights row counts steps from this long after the first run was created. */
+/** The weights row counts steps from this long after the last run of both tenants was created. */
 const SATURATION_MS = 3000;
 const WEIGHTS = { a: 3, c: 1 };
 // Both tenants saturate: every run of both bursts may run at once, so each has tasks waiting at
@@ -133,6 +134,8 @@ interface Span {
   /** Epoch ms (the database's clock) of the tenant's first run created and last run ended. */
   firstMs: number;
   lastMs: number;
+  /** When its last run was created. */
+  lastCreatedMs: number;
   /** When half of its runs had ended: until then it still has a backlog at every node. */
   halfMs: number;
   failed: number;
@@ -155,6 +158,7 @@ async function drained(stack: TestStack, t: Tenant, n: number): Promise<Span> {
   const [span] = await stack.sql<Span>(
     `SELECT (extract(epoch FROM min(created_at)) * 1000)::float8 AS "firstMs",
             (extract(epoch FROM max(finished_at)) * 1000)::float8 AS "lastMs",
+            (extract(epoch FROM max(created_at)) * 1000)::float8 AS "lastCreatedMs",
             (extract(epoch FROM percentile_disc(0.5) WITHIN GROUP (ORDER BY finished_at)) * 1000)::float8 AS "halfMs",
             count(*) FILTER (WHERE status <> 'succeeded')::int AS failed
      FROM runs WHERE tenant_id = $1`,
@@ -237,7 +241,7 @@ async function measure(stack: TestStack, cfg: Config, mode: Mode): Promise<ModeR
 
 /**
  * Row 4: tenants A (weight 3) and C (weight 1), each with `max_running_runs` its whole burst, post their bursts at
- * once; the steps applied per tenant are counted from SATURATION_MS after the first run was created
+ * once; the steps applied per tenant are counted from SATURATION_MS after the last run was created
  * until the first tenant had ended half of its runs (until then both have a backlog at every node).
  */
 async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string> {
@@ -266,11 +270,14 @@ async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string>
     throw new Error(`weights: ${sa.failed + sc.failed} runs did not succeed`);
   }
   const first = Math.min(sa.firstMs, sc.firstMs);
+  // Every run's first steps (start, intake, memory: fast, never waiting) are behind it once all
+  // runs of both were created, a moment later.
+  const allCreated = Math.max(sa.lastCreatedMs, sc.lastCreatedMs);
   // Both saturate while both still have most of their runs under way: until the first of them
   // has ended half of its runs.
   const end = Math.min(sa.halfMs, sc.halfMs);
   // A short smoke-test burst may end before SATURATION_MS: then skip its first third instead.
-  const start = first + Math.min(SATURATION_MS, (end - first) / 3);
+  const start = Math.max(allCreated, first) + Math.min(SATURATION_MS, (end - first) / 3);
   const rows = await stack.sql<{ tenant_id: string; steps: number }>(
     `SELECT r.tenant_id, count(*)::int AS steps FROM state_deltas d JOIN runs r ON r.id = d.run_id
      WHERE r.tenant_id = ANY($1::uuid[])
@@ -279,6 +286,17 @@ async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string>
     [[a.id, c.id], start, end],
   );
   const steps = (t: Tenant) => rows.find((r) => r.tenant_id === t.id)?.steps ?? 0;
+  if (process.env['BENCH_WEIGHTS_ONLY']) {
+    const byNode = await stack.sql<{ tenant_id: string; node: string; steps: number }>(
+      `SELECT r.tenant_id, d.node, count(*)::int AS steps FROM state_deltas d JOIN runs r ON r.id = d.run_id
+       WHERE r.tenant_id = ANY($1::uuid[])
+         AND d.created_at BETWEEN to_timestamp($2 / 1000.0) AND to_timestamp($3 / 1000.0)
+       GROUP BY r.tenant_id, d.node ORDER BY 2, 1`,
+      [[a.id, c.id], start, end],
+    );
+    log(byNode.map((r) => `${r.tenant_id === a.id ? 'A' : 'C'} ${r.node} ${r.steps}`).join('; '));
+    log(`first ${first} start ${start} end ${end} A ${JSON.stringify(sa)} C ${JSON.stringify(sc)}`);
+  }
   return { stepsA: steps(a), stepsC: steps(c), windowMs: end - start };
 }
 
@@ -370,8 +388,10 @@ function notes(cfg: Config): string {
     `- Weights (fair dispatch on only): tenants A (weight ${WEIGHTS.a}) and C (weight ${WEIGHTS.c}), each`,
     `  with max_running_runs ${weightRunning(cfg)}, post ${cfg.weightBurst} runs each at once; counted: the`,
     `  state_deltas rows (applied steps) of each tenant's runs written from ${SATURATION_MS / 1000} s after`,
-    `  the first run was created (a third of the way, for a burst too short for that) until the first`,
-    `  tenant had ended half of its runs (until then both have a backlog at every node).`,
+    `  the last run of both was created (a third of the way, for a burst too short for that) until the`,
+    `  first tenant had ended half of its runs (until then both have a backlog at every node). Before`,
+    "  that, every run's `start` step (written when the run is created, not dispatched) and its first",
+    '  steps would count as if dispatched by weight.',
   ].join('\n');
 }
 
@@ -418,6 +438,12 @@ async function main(): Promise<void> {
       });
       postgres =
         (await stack.sql<{ server_version: string }>('SHOW server_version'))[0]?.server_version ?? '?';
+      if (process.env['BENCH_WEIGHTS_ONLY']) {
+        // Tuning the weights row: measure it alone and write no results.
+        log(`weights: ${JSON.stringify(await weighted(stack, cfg))}`);
+        await stop();
+        continue;
+      }
       const r = await measure(stack, cfg, mode);
       if (mode === 'on') {
         r.shares = await weighted(stack, cfg);
@@ -430,6 +456,9 @@ async function main(): Promise<void> {
     await stop();
   }
   log(`done in ${fmtMs(performance.now() - t0)}`);
+  if (process.env['BENCH_WEIGHTS_ONLY']) {
+    return;
+  }
 
   const machineLine = describeMachine(m, [
     `PostgreSQL ${postgres}`,

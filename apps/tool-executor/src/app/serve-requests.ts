@@ -1,5 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { ZodType } from 'zod';
 import { FairQueue, encodeJson } from '@switchyard/jetstream';
 import { type TenantWeights, taskFairKey } from '@switchyard/platform';
 
@@ -9,8 +10,21 @@ import { type TenantWeights, taskFairKey } from '@switchyard/platform';
  */
 export const REQUEST_SLOTS = 32;
 
+/** A request's JSON, parsed once on arrival (for its queueing key and for its answer). */
+export type RequestBody = { ok: true; value: unknown } | { ok: false; message: string };
+
+/** The request as `schema` has it, or why it is not one. */
+export function requestOf<T>(body: RequestBody, schema: ZodType<T>): { req: T } | { message: string } {
+  if (!body.ok) {
+    return body;
+  }
+  const parsed = schema.safeParse(body.value);
+  return parsed.success ? { req: parsed.data } : { message: parsed.error.message };
+}
+
 interface Waiting {
   msg: Msg;
+  body: RequestBody;
   at: number;
   /** The asker stops waiting after this many ms: a request still queued then is dropped. */
   timeoutMs: number;
@@ -26,7 +40,7 @@ interface Waiting {
 export function serveRequests(
   nc: NatsConnection,
   subject: string,
-  answer: (data: Uint8Array) => Promise<unknown>,
+  answer: (body: RequestBody) => Promise<unknown>,
   logger: Logger,
   weights?: TenantWeights,
 ): Subscription {
@@ -44,7 +58,7 @@ export function serveRequests(
         continue;
       }
       running++;
-      void answer(item.msg.data)
+      void answer(item.body)
         .then((reply) => item.msg.respond(encodeJson(reply)))
         .catch((err: Error) => logger.warn(`${subject} answer not sent: ${err.message}`))
         .finally(() => {
@@ -55,22 +69,27 @@ export function serveRequests(
   };
   void (async () => {
     for await (const msg of sub) {
-      const head = peek(msg.data);
-      queue.push({ msg, at: Date.now(), timeoutMs: head.timeoutMs }, taskFairKey(head.data));
+      const body = parse(msg.data);
+      queue.push(
+        { msg, body, at: Date.now(), timeoutMs: timeoutOf(body) },
+        taskFairKey(body.ok ? body.value : null),
+      );
       next();
     }
   })();
   return sub;
 }
 
-/** The request's payload as far as queueing needs it (a bad one is queued and refused by `answer`). */
-function peek(data: Uint8Array): { data: unknown; timeoutMs: number } {
+function parse(data: Uint8Array): RequestBody {
   try {
-    const parsed = JSON.parse(new TextDecoder().decode(data)) as { timeout_ms?: unknown } | null;
-    const timeout = typeof parsed?.timeout_ms === 'number' ? parsed.timeout_ms : 600_000;
-    // The asker waits a little longer than the call's own budget.
-    return { data: parsed, timeoutMs: timeout + 5_000 };
-  } catch {
-    return { data: null, timeoutMs: 600_000 };
+    return { ok: true, value: JSON.parse(new TextDecoder().decode(data)) as unknown };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
   }
+}
+
+/** How long the asker waits: a little longer than the call's own budget (a bad request: 10 min). */
+function timeoutOf(body: RequestBody): number {
+  const timeout = body.ok ? (body.value as { timeout_ms?: unknown } | null)?.timeout_ms : undefined;
+  return (typeof timeout === 'number' ? timeout : 595_000) + 5_000;
 }

@@ -6,17 +6,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Subscription } from 'nats';
-import {
-  TOOL_CALL_SUBJECT,
-  type ToolRpcReply,
-  type ToolRpcRequest,
-  ToolRpcRequestSchema,
-} from '@switchyard/contracts';
+import { TOOL_CALL_SUBJECT, type ToolRpcReply, ToolRpcRequestSchema } from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { TenantWeights } from '@switchyard/platform';
 import { ToolLimits, ToolRunner, guardToolWork, parseToolArgs, shrinkToFit } from '@switchyard/worker';
 import { CatalogueTools } from './catalogue-tools';
-import { serveRequests } from './serve-requests';
+import { type RequestBody, requestOf, serveRequests } from './serve-requests';
 
 /**
  * Answers TOOL_CALL_SUBJECT requests: a graph Agent's call of a catalogue tool, run with the same
@@ -41,7 +36,7 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
     this.sub = serveRequests(
       this.nats.nc,
       TOOL_CALL_SUBJECT,
-      (data) => this.answer(data),
+      (body) => this.answer(body),
       this.logger,
       this.weights,
     );
@@ -51,13 +46,12 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
     this.sub?.unsubscribe();
   }
 
-  async answer(data: Uint8Array): Promise<ToolRpcReply> {
-    let req: ToolRpcRequest;
-    try {
-      req = ToolRpcRequestSchema.parse(JSON.parse(new TextDecoder().decode(data)));
-    } catch (err) {
-      return { ok: false, code: 'tool_bad_request', message: (err as Error).message };
+  async answer(body: RequestBody): Promise<ToolRpcReply> {
+    const parsed = requestOf(body, ToolRpcRequestSchema);
+    if (!('req' in parsed)) {
+      return { ok: false, code: 'tool_bad_request', message: parsed.message };
     }
+    const { req } = parsed;
     const tool = this.catalogue.get(req.tool);
     if (!tool) {
       return { ok: false, code: 'unknown_tool', message: `"${req.tool}" is not a catalogue tool` };

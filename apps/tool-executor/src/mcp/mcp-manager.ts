@@ -14,7 +14,6 @@ import {
   MCP_CALL_SUBJECT,
   MCP_NODE_PREFIX,
   type McpCallReply,
-  type McpCallRequest,
   McpCallRequestSchema,
   NODE_REGISTRY_BUCKET,
   type NodeRegistration,
@@ -22,7 +21,7 @@ import {
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 import { TenantWeights } from '@switchyard/platform';
 import { type NodeInput, type NodeOutput, toolArgs } from '@switchyard/worker';
-import { serveRequests } from '../app/serve-requests';
+import { type RequestBody, requestOf, serveRequests } from '../app/serve-requests';
 import { McpConfig } from './mcp.config';
 import { McpConnection, type McpServerSpec } from './mcp-connection';
 import { McpCallError } from './mcp-errors';
@@ -191,19 +190,18 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     this.rpc = serveRequests(
       this.nats.nc,
       MCP_CALL_SUBJECT,
-      (data) => this.answer(data),
+      (body) => this.answer(body),
       this.logger,
       this.weights,
     );
   }
 
-  private async answer(data: Uint8Array): Promise<McpCallReply> {
-    let req: McpCallRequest;
-    try {
-      req = McpCallRequestSchema.parse(JSON.parse(new TextDecoder().decode(data)));
-    } catch (err) {
-      return { ok: false, code: 'mcp_bad_request', message: (err as Error).message };
+  private async answer(body: RequestBody): Promise<McpCallReply> {
+    const parsed = requestOf(body, McpCallRequestSchema);
+    if (!('req' in parsed)) {
+      return { ok: false, code: 'mcp_bad_request', message: parsed.message };
     }
+    const { req } = parsed;
     try {
       const { spec, result } = await this.callTool(
         req.run_id,

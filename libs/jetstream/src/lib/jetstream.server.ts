@@ -18,6 +18,8 @@ const FETCH_EXPIRES_MS = 5000;
 // server has no pull of this process left (NATS 2.9 would redeliver them into a stopped pull,
 // to come back only after the ack wait), so it waits out the last pull's expiry.
 const FAIR_FETCH_EXPIRES_MS = 1000;
+// How often the held messages' counts per tenant are reported (fair dispatch).
+const HELD_REPORT_MS = 1000;
 // A held message the process had no room for is offered again after this long.
 const ADMIT_RECHECK_MS = 10;
 
@@ -286,7 +288,17 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     keepalive.unref();
     const held = { queue, keepalive, pulledAt: 0 };
     this.held.add(held);
-    const report = () => fair.onHeld?.(queue.waitingByTenant());
+    // The held counts are a gauge: reported at most once a second, not at every start and end.
+    let reportTimer: NodeJS.Timeout | undefined;
+    const report = () => {
+      if (fair.onHeld && !reportTimer) {
+        reportTimer = setTimeout(() => {
+          reportTimer = undefined;
+          fair.onHeld?.(queue.waitingByTenant());
+        }, HELD_REPORT_MS);
+        reportTimer.unref();
+      }
+    };
     let recheck: NodeJS.Timeout | undefined;
     const dispatch = () => {
       while (!this.closing && mine.size < concurrency && queue.size > 0) {
