@@ -68,7 +68,7 @@ const SEED_LOCK = 727_274_020;
  * same and it is younger than `ttlMs`. Every write to the registry's tables bumps
  * `registry_revision` in its own transaction, and `get()` reads the revision first, so a call
  * that starts after a change committed (a revoked key, a new model) sees it, whichever process
- * made it; the cost is one single-row read per call. A `sy.registry.changed` notice from the
+ * made it; the cost is one single-row read per call (shared by calls that start together, see `revision`). A `sy.registry.changed` notice from the
  * gateway reloads ahead of the next call (`invalidate`).
  */
 export class RegistryStore {
@@ -78,6 +78,8 @@ export class RegistryStore {
   private seeded?: Promise<void>;
   private readonly listeners: (() => void)[] = [];
   private lastRevision?: number;
+  private revisionRead?: Promise<number>;
+  private nextRevisionRead?: Promise<number>;
 
   constructor(
     private readonly ds: DataSource,
@@ -122,7 +124,29 @@ export class RegistryStore {
     this.listeners.push(listener);
   }
 
-  private async revision(): Promise<number> {
+  /**
+   * The registry's revision, read after this call began. A read already under way may have been
+   * sent before a change this call must see, so it cannot stand for it; the next read, sent when
+   * that one ends, is shared by every call that arrived meanwhile (many calls at once cost two
+   * reads, not one each).
+   */
+  private revision(): Promise<number> {
+    if (!this.revisionRead) {
+      this.revisionRead = this.readRevision().finally(() => {
+        this.revisionRead = undefined;
+      });
+      return this.revisionRead;
+    }
+    this.nextRevisionRead ??= this.revisionRead
+      .catch(() => undefined)
+      .then(() => {
+        this.nextRevisionRead = undefined;
+        return this.revision();
+      });
+    return this.nextRevisionRead;
+  }
+
+  private async readRevision(): Promise<number> {
     const [row] = (await this.ds.query(`SELECT revision::float8 AS revision FROM registry_revision`)) as {
       revision: number;
     }[];

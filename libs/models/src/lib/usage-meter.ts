@@ -26,15 +26,21 @@ export function costOf(usage: Usage, perKIn: number, perKOut: number): number {
   );
 }
 
+/** Calls written in one statement at most. */
+const MAX_BATCH = 500;
+
 /**
  * Metering and budgets. Every successful call adds a model_usage row and the tokens to
- * tenants.tokens_used in one statement; before a call, a tenant whose budget is spent is refused
+ * tenants.tokens_used (calls that end together in one statement, see `record`); before a call, a tenant whose budget is spent is refused
  * with `budget_exceeded` (not retryable: the run fails). A tenant without a budget costs no query:
  * "no budget" is cached for `ttlMs`.
  */
 export class UsageMeter {
   private readonly logger = new Logger('ModelUsage');
   private readonly unlimited: LRUCache<string, true>;
+  /** Calls waiting for the next write, and whether a write is under way. */
+  private readonly queue: { call: MeteredCall; done: () => void }[] = [];
+  private writing = false;
 
   constructor(
     private readonly ds: DataSource,
@@ -74,45 +80,112 @@ export class UsageMeter {
     }
   }
 
-  async record(call: MeteredCall): Promise<void> {
-    const u = call.usage;
-    try {
-      const [row] = (await this.ds.query(
-        `WITH used AS (
-           INSERT INTO model_usage (tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                                    prompt_tokens, completion_tokens, total_tokens, cost, business_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::integer, $11, $12)
-         )
-         UPDATE tenants SET tokens_used = tokens_used + $10::integer WHERE id = $1
-         RETURNING token_budget::float8 AS budget, tokens_used::float8 AS used`,
-        [
-          call.tenant_id,
-          call.run_id ?? null,
-          call.task_id ?? null,
-          call.node ?? null,
-          call.attempt ?? null,
-          call.model_id,
-          call.key_id,
-          u.prompt_tokens,
-          u.completion_tokens,
-          u.total_tokens,
-          costOf(u, call.price_per_1k_input, call.price_per_1k_output),
-          call.business_id ?? null,
-        ],
-      )) as { budget: number | null; used: number }[];
-      if (row?.budget === null) {
-        this.unlimited.set(call.tenant_id, true);
-      } else if (row) {
-        this.unlimited.delete(call.tenant_id);
-      }
-    } catch (err) {
-      // The call is done and paid for; failing the step now would only pay for it again.
-      this.logger.error({
-        run_id: call.run_id,
-        task_id: call.task_id,
-        err: err as Error,
-        msg: `model usage not recorded (${u.total_tokens} tokens)`,
-      });
+  /**
+   * Records a successful call: its model_usage row and its tokens on the tenant. Resolves once
+   * they are committed (a node's delta goes out after its calls are metered) and never rejects: the
+   * call is done and paid for, and failing the step now would only pay for it again, so a write
+   * that fails is logged. Calls recorded while a write is under way go out together in the next
+   * one — one statement and one commit for many calls, one update of each tenant's row — so a
+   * burst of calls does not queue on the tenant's row.
+   */
+  record(call: MeteredCall): Promise<void> {
+    return new Promise((done) => {
+      this.queue.push({ call, done });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.writing || this.queue.length === 0) {
+      return;
     }
+    const batch = this.queue.splice(0, MAX_BATCH);
+    this.writing = true;
+    void this.write(batch.map((b) => b.call)).finally(() => {
+      this.writing = false;
+      for (const b of batch) {
+        b.done();
+      }
+      this.pump();
+    });
+  }
+
+  private async write(calls: MeteredCall[]): Promise<void> {
+    try {
+      this.noteBudgets(await this.insert(calls));
+    } catch (err) {
+      if (calls.length === 1) {
+        this.lost(calls[0], err);
+        return;
+      }
+      // One bad row (say, its model deleted meanwhile) must not lose the others: one at a time.
+      for (const call of calls) {
+        try {
+          this.noteBudgets(await this.insert([call]));
+        } catch (oneErr) {
+          this.lost(call, oneErr);
+        }
+      }
+    }
+  }
+
+  /**
+   * One statement: the rows inserted, then each tenant's tokens added — its row locked in id order
+   * first, so two processes' batches naming the same tenants never wait on each other in a circle.
+   */
+  private async insert(calls: MeteredCall[]): Promise<{ id: string; budget: number | null; used: number }[]> {
+    const rows = calls.map((c) => ({
+      tenant_id: c.tenant_id,
+      run_id: c.run_id ?? null,
+      task_id: c.task_id ?? null,
+      node: c.node ?? null,
+      attempt: c.attempt ?? null,
+      model_id: c.model_id,
+      key_id: c.key_id,
+      prompt_tokens: c.usage.prompt_tokens,
+      completion_tokens: c.usage.completion_tokens,
+      total_tokens: c.usage.total_tokens,
+      cost: costOf(c.usage, c.price_per_1k_input, c.price_per_1k_output),
+      business_id: c.business_id ?? null,
+    }));
+    return (await this.ds.query(
+      `WITH batch AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(tenant_id uuid, run_id uuid, task_id uuid, node text,
+           attempt integer, model_id uuid, key_id uuid, prompt_tokens integer, completion_tokens integer,
+           total_tokens integer, cost numeric, business_id text)
+       ), used AS (
+         INSERT INTO model_usage (tenant_id, run_id, task_id, node, attempt, model_id, key_id,
+                                  prompt_tokens, completion_tokens, total_tokens, cost, business_id)
+         SELECT tenant_id, run_id, task_id, node, attempt, model_id, key_id,
+                prompt_tokens, completion_tokens, total_tokens, cost, business_id FROM batch
+       ), sums AS (
+         SELECT tenant_id, sum(total_tokens)::bigint AS tokens FROM batch GROUP BY tenant_id
+       ), locked AS MATERIALIZED (
+         SELECT t.id FROM tenants t WHERE t.id IN (SELECT tenant_id FROM sums) ORDER BY t.id FOR UPDATE
+       )
+       UPDATE tenants t SET tokens_used = t.tokens_used + s.tokens
+       FROM sums s JOIN locked l ON l.id = s.tenant_id WHERE t.id = s.tenant_id
+       RETURNING t.id, t.token_budget::float8 AS budget, t.tokens_used::float8 AS used`,
+      [JSON.stringify(rows)],
+    )) as { id: string; budget: number | null; used: number }[];
+  }
+
+  private noteBudgets(rows: { id: string; budget: number | null }[]): void {
+    for (const row of rows) {
+      if (row.budget === null) {
+        this.unlimited.set(row.id, true);
+      } else {
+        this.unlimited.delete(row.id);
+      }
+    }
+  }
+
+  private lost(call: MeteredCall, err: unknown): void {
+    this.logger.error({
+      run_id: call.run_id,
+      task_id: call.task_id,
+      err: err as Error,
+      msg: `model usage not recorded (${call.usage.total_tokens} tokens)`,
+    });
   }
 }

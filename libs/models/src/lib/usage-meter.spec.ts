@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { DEV_SECRET_KEY, SecretBox } from '@switchyard/config';
+import { newTenant, openTestDatabase } from './registry-db.fixture';
+import { RegistryStore } from './registry.store';
+import { type MeteredCall, UsageMeter } from './usage-meter';
+
+let ds: DataSource;
+let modelId: string;
+
+beforeAll(async () => {
+  ds = await openTestDatabase('switchyard_test_usage_meter');
+  const store = new RegistryStore(
+    ds,
+    new SecretBox(DEV_SECRET_KEY),
+    {
+      SWITCHYARD_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      SWITCHYARD_LLM_API_KEY: 'env-key',
+      SWITCHYARD_LLM_MODEL: 'scripted',
+      SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
+      SWITCHYARD_LLM_MAX_RETRIES: 0,
+    },
+    0,
+  );
+  modelId = (await store.get()).models[0].id;
+});
+
+afterAll(async () => {
+  await ds.destroy();
+});
+
+const call = (tenant: string, tokens: number, over: Partial<MeteredCall> = {}): MeteredCall => ({
+  tenant_id: tenant,
+  run_id: randomUUID(),
+  task_id: randomUUID(),
+  node: 'planner',
+  attempt: 1,
+  model_id: modelId,
+  key_id: null,
+  usage: { prompt_tokens: tokens - 1, completion_tokens: 1, total_tokens: tokens },
+  price_per_1k_input: 1,
+  price_per_1k_output: 2,
+  ...over,
+});
+
+async function usage(tenant: string): Promise<{ rows: number; tokens: number; used: number }> {
+  const [row] = (await ds.query(
+    `SELECT (SELECT count(*)::int FROM model_usage WHERE tenant_id = $1) AS rows,
+            (SELECT COALESCE(sum(total_tokens), 0)::int FROM model_usage WHERE tenant_id = $1) AS tokens,
+            (SELECT tokens_used::int FROM tenants WHERE id = $1) AS used`,
+    [tenant],
+  )) as { rows: number; tokens: number; used: number }[];
+  return row;
+}
+
+describe('UsageMeter', () => {
+  it('records calls that end together in shared writes: every row, every token, each tenant once per write', async () => {
+    const meter = new UsageMeter(ds, 0);
+    const [a, b] = [await newTenant(ds), await newTenant(ds)];
+    const before = Number(
+      (
+        (await ds.query('SELECT n_tup_upd::int AS n FROM pg_stat_user_tables WHERE relname = $1', [
+          'tenants',
+        ])) as {
+          n: number;
+        }[]
+      )[0].n,
+    );
+    // 60 calls of two tenants recorded at once; each promise resolves once its write committed.
+    await Promise.all(Array.from({ length: 60 }, (_, i) => meter.record(call(i % 2 ? a : b, 10 + i))));
+    const ua = await usage(a);
+    const ub = await usage(b);
+    const sum = (odd: boolean) =>
+      Array.from({ length: 60 }, (_, i) => i)
+        .filter((i) => (i % 2 === 1) === odd)
+        .reduce((n, i) => n + 10 + i, 0);
+    expect(ua).toEqual({ rows: 30, tokens: sum(true), used: sum(true) });
+    expect(ub).toEqual({ rows: 30, tokens: sum(false), used: sum(false) });
+    // The first call went out alone, the other 59 in the next write: far fewer tenant updates
+    // than calls (statistics are flushed by the backend within a second).
+    await new Promise((r) => setTimeout(r, 1100));
+    const after = Number(
+      (
+        (await ds.query('SELECT n_tup_upd::int AS n FROM pg_stat_user_tables WHERE relname = $1', [
+          'tenants',
+        ])) as {
+          n: number;
+        }[]
+      )[0].n,
+    );
+    expect(after - before).toBeLessThan(10);
+  });
+
+  it('loses only the bad row of a write: the others are recorded one by one', async () => {
+    const meter = new UsageMeter(ds, 0);
+    const t = await newTenant(ds);
+    const errors: unknown[] = [];
+    const logger = (meter as unknown as { logger: { error: (m: unknown) => void } }).logger;
+    logger.error = (m) => errors.push(m);
+    // A model that does not exist breaks its row's foreign key.
+    const calls = [call(t, 5), call(t, 7), call(t, 11, { model_id: randomUUID() }), call(t, 13)];
+    await Promise.all([meter.record(call(t, 3)), ...calls.map((c) => meter.record(c))]);
+    expect(await usage(t)).toEqual({ rows: 4, tokens: 3 + 5 + 7 + 13, used: 3 + 5 + 7 + 13 });
+    expect(errors).toHaveLength(1);
+    expect(JSON.stringify(errors[0])).toContain('model usage not recorded (11 tokens)');
+  });
+
+  it('still refuses a call once the recorded usage spent the budget', async () => {
+    const meter = new UsageMeter(ds, 60_000);
+    const t = await newTenant(ds, 100);
+    await meter.checkBudget(t);
+    await Promise.all([meter.record(call(t, 60)), meter.record(call(t, 50))]);
+    await expect(meter.checkBudget(t)).rejects.toMatchObject({ code: 'budget_exceeded' });
+  });
+});
+
+describe('RegistryStore revision reads', () => {
+  it('sees a change committed before the call even while other calls share reads', async () => {
+    const store = new RegistryStore(
+      ds,
+      new SecretBox(DEV_SECRET_KEY),
+      {
+        SWITCHYARD_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+        SWITCHYARD_LLM_API_KEY: 'env-key',
+        SWITCHYARD_LLM_MODEL: 'scripted',
+        SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
+        SWITCHYARD_LLM_MAX_RETRIES: 0,
+      },
+      60_000,
+    );
+    await store.get();
+    const reads: string[] = [];
+    const query = ds.query.bind(ds);
+    const spy = jest.spyOn(ds, 'query').mockImplementation((sql: string, ...rest) => {
+      if (sql.includes('FROM registry_revision')) {
+        reads.push(sql);
+      }
+      return query(sql, ...rest);
+    });
+    try {
+      // Calls in flight, then a change commits (a new model), then a call starts: it must see it.
+      const early = Array.from({ length: 20 }, () => store.get());
+      const name = `m-${randomUUID()}`;
+      await query(
+        `INSERT INTO models (name, vendor_id, category) SELECT $1, id, 'text' FROM vendors WHERE name = 'default'`,
+        [name],
+      );
+      const late = await store.get();
+      expect(late.models.map((m) => m.name)).toContain(name);
+      await Promise.all(early);
+      // 21 calls, few reads: the first alone, the others sharing the next ones.
+      expect(reads.length).toBeLessThanOrEqual(4);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
