@@ -6,8 +6,8 @@
 // tools/bench/FAIRNESS-RESULTS.md.
 // Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/fairness.bench.js
 // Environment: BENCH_BURST (500: A's burst), BENCH_REPS (3: B alone and A's burst alone are
-// medians of this many), BENCH_WEIGHT_BURST (min(200, BENCH_BURST): runs per tenant of the weights
-// row), BENCH_MODES (on,off), KEEP_BENCH_LOGS=1 keeps the services' logs under tmp/e2e/,
+// medians of this many), BENCH_WEIGHT_RUNS (100: runs each tenant of the weights row keeps under
+// way), BENCH_WEIGHT_SECONDS (30: its window), BENCH_MODES (on,off), KEEP_BENCH_LOGS=1 keeps the services' logs under tmp/e2e/,
 // BENCH_WEIGHTS_ONLY=1 measures the weights row alone and writes no results (for tuning).
 import { execFileSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -29,28 +29,27 @@ const IN_FLIGHT = 100;
 const SEQUENTIAL = 10;
 /** Unmeasured runs of B on a fresh stack (JIT, pools, caches). */
 const WARMUP = 2;
-/** The weights row counts steps from this long after the last run of both tenants was created. */
-const SATURATION_MS = 3000;
+/** The weights row: how long both tenants keep their runs going before steps are counted. */
+const WEIGHT_WARMUP_MS = 10_000;
 const WEIGHTS = { a: 3, c: 1 };
-// Both tenants saturate: every run of both bursts may run at once, so each has tasks waiting at
-// every node whatever share it gets (with 64 runs a tenant given 3/4 of the service ran out of
-// waiting tasks: its runs could not go faster than their own steps, and the rest went to the other).
-const weightRunning = (cfg: Config) => cfg.weightBurst;
-
 interface Config {
   burst: number;
   reps: number;
-  weightBurst: number;
+  /** Runs each tenant of the weights row keeps under way. */
+  weightRuns: number;
+  /** How long the weights row counts steps. */
+  weightWindowMs: number;
 }
 
 function config(): Config {
   const burst = Math.floor(Number(process.env['BENCH_BURST'] ?? 500));
   const reps = Math.floor(Number(process.env['BENCH_REPS'] ?? 3));
-  const weightBurst = Math.floor(Number(process.env['BENCH_WEIGHT_BURST'] ?? Math.min(200, burst)));
-  if (!(burst >= 1) || !(reps >= 1) || !(weightBurst >= 1)) {
-    throw new Error('BENCH_BURST, BENCH_REPS and BENCH_WEIGHT_BURST must be positive');
+  const weightRuns = Math.floor(Number(process.env['BENCH_WEIGHT_RUNS'] ?? 100));
+  const weightWindowMs = Number(process.env['BENCH_WEIGHT_SECONDS'] ?? 30) * 1000;
+  if (!(burst >= 1) || !(reps >= 1) || !(weightRuns >= 1) || !(weightWindowMs > 0)) {
+    throw new Error('BENCH_BURST, BENCH_REPS, BENCH_WEIGHT_RUNS and BENCH_WEIGHT_SECONDS must be positive');
   }
-  return { burst, reps, weightBurst };
+  return { burst, reps, weightRuns, weightWindowMs };
 }
 
 type Mode = 'on' | 'off';
@@ -114,11 +113,11 @@ async function timedRun(stack: TestStack, t: Tenant): Promise<{ runId: string; w
  * A tenant's burst as fairness.e2e-spec sends it (postBurst): `n` runs, a hundred requests in flight
  * at a time, each sent again with the same request_id after a 503. Answers how many were sent again.
  */
-async function sendBurst(stack: TestStack, t: Tenant, n: number): Promise<number> {
+async function sendBurst(stack: TestStack, t: Tenant, n: number, label = 'burst'): Promise<number> {
   const { responses, retried } = await postBurst(stack, {
     key: t.key,
     count: n,
-    label: `burst-${t.id}`,
+    label: `${label}-${t.id}`,
     inFlight: IN_FLIGHT,
     body: () => ({ input: { prompt: PROMPT } }),
   });
@@ -240,44 +239,58 @@ async function measure(stack: TestStack, cfg: Config, mode: Mode): Promise<ModeR
 }
 
 /**
- * Row 4: tenants A (weight 3) and C (weight 1), each with `max_running_runs` its whole burst, post their bursts at
- * once; the steps applied per tenant are counted from SATURATION_MS after the last run was created
- * until the first tenant had ended half of its runs (until then both have a backlog at every node).
+ * Row 4: tenants A (weight 3) and C (weight 1) each keep `weightRuns` runs under way (a new run
+ * posted as soon as one ends, checked every 200 ms) — both saturate every node, steadily, without
+ * a burst's start and end. The steps applied per tenant are counted over `weightWindowMs` after
+ * WEIGHT_WARMUP_MS; then the runs under way are left to end and every run must have succeeded.
  */
 async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string> {
-  const a = await burstTenant(stack, 'weighted-a', cfg.weightBurst);
-  const c = await burstTenant(stack, 'weighted-c', cfg.weightBurst);
-  for (const [t, weight] of [
-    [a, WEIGHTS.a],
-    [c, WEIGHTS.c],
+  const tenants: Tenant[] = [];
+  for (const [name, weight] of [
+    ['weighted-a', WEIGHTS.a],
+    ['weighted-c', WEIGHTS.c],
   ] as const) {
+    const t = await burstTenant(stack, name, 100_000);
     const res = await patchTenant(stack, t, { weight });
     if (res.status !== 200) {
       const why = res.body?.error?.message ?? JSON.stringify(res.body);
       return `PATCH {"weight": ${weight}} answered ${res.status}: ${why}`;
     }
-    const cap = await patchTenant(stack, t, { max_running_runs: weightRunning(cfg) });
+    const cap = await patchTenant(stack, t, { max_running_runs: cfg.weightRuns });
     if (cap.status !== 200) {
       throw new Error(`PATCH max_running_runs answered ${cap.status}: ${JSON.stringify(cap.body)}`);
     }
+    tenants.push(t);
   }
-  await Promise.all([sendBurst(stack, a, cfg.weightBurst), sendBurst(stack, c, cfg.weightBurst)]);
-  const [sa, sc] = await Promise.all([
-    drained(stack, a, cfg.weightBurst),
-    drained(stack, c, cfg.weightBurst),
-  ]);
-  if (sa.failed + sc.failed) {
-    throw new Error(`weights: ${sa.failed + sc.failed} runs did not succeed`);
+  const [a, c] = tenants;
+  const [{ now: t0 }] = await stack.sql<{ now: number }>(
+    `SELECT (extract(epoch FROM now()) * 1000)::float8 AS now`,
+  );
+  const start = t0 + WEIGHT_WARMUP_MS;
+  const end = start + cfg.weightWindowMs;
+  let posted = 0;
+  for (;;) {
+    const counts = await stack.sql<{ tenant_id: string; open: number; now: number }>(
+      `SELECT t.id AS tenant_id, (extract(epoch FROM now()) * 1000)::float8 AS now,
+              (SELECT count(*)::int FROM runs r WHERE r.tenant_id = t.id AND r.finished_at IS NULL) AS open
+       FROM tenants t WHERE t.id = ANY($1::uuid[])`,
+      [[a.id, c.id]],
+    );
+    if (counts[0].now >= end) {
+      break;
+    }
+    await Promise.all(
+      tenants.map(async (t) => {
+        const open = counts.find((r) => r.tenant_id === t.id)?.open ?? 0;
+        const missing = cfg.weightRuns - open;
+        if (missing > 0) {
+          await sendBurst(stack, t, missing, `keep-${posted}`);
+          posted += missing;
+        }
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
   }
-  const first = Math.min(sa.firstMs, sc.firstMs);
-  // Every run's first steps (start, intake, memory: fast, never waiting) are behind it once all
-  // runs of both were created, a moment later.
-  const allCreated = Math.max(sa.lastCreatedMs, sc.lastCreatedMs);
-  // Both saturate while both still have most of their runs under way: until the first of them
-  // has ended half of its runs.
-  const end = Math.min(sa.halfMs, sc.halfMs);
-  // A short smoke-test burst may end before SATURATION_MS: then skip its first third instead.
-  const start = Math.max(allCreated, first) + Math.min(SATURATION_MS, (end - first) / 3);
   const rows = await stack.sql<{ tenant_id: string; steps: number }>(
     `SELECT r.tenant_id, count(*)::int AS steps FROM state_deltas d JOIN runs r ON r.id = d.run_id
      WHERE r.tenant_id = ANY($1::uuid[])
@@ -285,7 +298,6 @@ async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string>
      GROUP BY r.tenant_id`,
     [[a.id, c.id], start, end],
   );
-  const steps = (t: Tenant) => rows.find((r) => r.tenant_id === t.id)?.steps ?? 0;
   if (process.env['BENCH_WEIGHTS_ONLY']) {
     const byNode = await stack.sql<{ tenant_id: string; node: string; steps: number }>(
       `SELECT r.tenant_id, d.node, count(*)::int AS steps FROM state_deltas d JOIN runs r ON r.id = d.run_id
@@ -295,9 +307,23 @@ async function weighted(stack: TestStack, cfg: Config): Promise<Shares | string>
       [[a.id, c.id], start, end],
     );
     log(byNode.map((r) => `${r.tenant_id === a.id ? 'A' : 'C'} ${r.node} ${r.steps}`).join('; '));
-    log(`first ${first} start ${start} end ${end} A ${JSON.stringify(sa)} C ${JSON.stringify(sc)}`);
   }
+  const [sa, sc] = await Promise.all([
+    drained(stack, a, await total(stack, a)),
+    drained(stack, c, await total(stack, c)),
+  ]);
+  if (sa.failed + sc.failed) {
+    throw new Error(`weights: ${sa.failed + sc.failed} runs did not succeed`);
+  }
+  const steps = (t: Tenant) => rows.find((r) => r.tenant_id === t.id)?.steps ?? 0;
   return { stepsA: steps(a), stepsC: steps(c), windowMs: end - start };
+}
+
+async function total(stack: TestStack, t: Tenant): Promise<number> {
+  const [row] = await stack.sql<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE tenant_id = $1', [
+    t.id,
+  ]);
+  return row.n;
 }
 
 const times = (v: number, base: number) => (Number.isFinite(v / base) ? `×${(v / base).toFixed(2)}` : 'n/a');
@@ -356,7 +382,7 @@ function table(cfg: Config, results: Map<Mode, ModeResult>): string {
     const ratio = shares.stepsA / shares.stepsC;
     const want = WEIGHTS.a / WEIGHTS.c;
     row(
-      `4. Weights ${WEIGHTS.a} : ${WEIGHTS.c}, ${cfg.weightBurst} runs each: steps A : C while both busy`,
+      `4. Weights ${WEIGHTS.a} : ${WEIGHTS.c}, ${cfg.weightRuns} runs each under way: steps A : C`,
       (r) => (r.shares ? `${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'} : 1` : '—'),
       `${want} : 1 ± 15 %`,
       (r) => (r.shares ? Math.abs(ratio / want - 1) <= 0.15 : undefined),
@@ -385,13 +411,11 @@ function notes(cfg: Config): string {
     `  ${SEQUENTIAL} runs right after it; "ended when B's run ended": A's runs whose finished_at ≤ B's.`,
     `- A's burst alone: another tenant's burst with nothing else running, from its first run's created_at`,
     `  to its last run's finished_at.`,
-    `- Weights (fair dispatch on only): tenants A (weight ${WEIGHTS.a}) and C (weight ${WEIGHTS.c}), each`,
-    `  with max_running_runs ${weightRunning(cfg)}, post ${cfg.weightBurst} runs each at once; counted: the`,
-    `  state_deltas rows (applied steps) of each tenant's runs written from ${SATURATION_MS / 1000} s after`,
-    `  the last run of both was created (a third of the way, for a burst too short for that) until the`,
-    `  first tenant had ended half of its runs (until then both have a backlog at every node). Before`,
-    "  that, every run's `start` step (written when the run is created, not dispatched) and its first",
-    '  steps would count as if dispatched by weight.',
+    `- Weights (fair dispatch on only): tenants A (weight ${WEIGHTS.a}) and C (weight ${WEIGHTS.c}) each keep`,
+    `  ${cfg.weightRuns} runs under way (max_running_runs ${cfg.weightRuns}; a new run posted as soon as one ends,`,
+    '  checked every 200 ms), so both have tasks waiting at every node all along; counted: the state_deltas',
+    `  rows (applied steps) of each tenant's runs written during ${cfg.weightWindowMs / 1000} s, from`,
+    `  ${WEIGHT_WARMUP_MS / 1000} s after the two began; afterwards every run must end succeeded.`,
   ].join('\n');
 }
 
@@ -482,7 +506,7 @@ async function main(): Promise<void> {
       '# Benchmark: fairness between tenants (#30)',
       '',
       `Last run: ${date}, commit ${commit()}, \`npm run bench:fairness\``,
-      `(BENCH_BURST=${cfg.burst}, BENCH_REPS=${cfg.reps}, BENCH_WEIGHT_BURST=${cfg.weightBurst}).`,
+      `(BENCH_BURST=${cfg.burst}, BENCH_REPS=${cfg.reps}, BENCH_WEIGHT_RUNS=${cfg.weightRuns}, BENCH_WEIGHT_SECONDS=${cfg.weightWindowMs / 1000}).`,
       '',
       `Machine: ${machineLine}.`,
       '',

@@ -10,20 +10,20 @@ let modelId: string;
 
 beforeAll(async () => {
   ds = await openTestDatabase('switchyard_test_usage_meter');
-  const store = new RegistryStore(
-    ds,
-    new SecretBox(DEV_SECRET_KEY),
-    {
-      SWITCHYARD_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
-      SWITCHYARD_LLM_API_KEY: 'env-key',
-      SWITCHYARD_LLM_MODEL: 'scripted',
-      SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
-      SWITCHYARD_LLM_MAX_RETRIES: 0,
-    },
-    0,
-  );
+  const store = storeOn(0);
   modelId = (await store.get()).models[0].id;
 });
+
+function storeOn(ttlMs: number): RegistryStore {
+  const env = {
+    SWITCHYARD_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+    SWITCHYARD_LLM_API_KEY: 'env-key',
+    SWITCHYARD_LLM_MODEL: 'scripted',
+    SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
+    SWITCHYARD_LLM_MAX_RETRIES: 0,
+  };
+  return new RegistryStore(ds, new SecretBox(DEV_SECRET_KEY), env, ttlMs);
+}
 
 afterAll(async () => {
   await ds.destroy();
@@ -116,18 +116,7 @@ describe('UsageMeter', () => {
 
 describe('RegistryStore revision reads', () => {
   it('sees a change committed before the call even while other calls share reads', async () => {
-    const store = new RegistryStore(
-      ds,
-      new SecretBox(DEV_SECRET_KEY),
-      {
-        SWITCHYARD_LLM_BASE_URL: 'http://127.0.0.1:9/v1',
-        SWITCHYARD_LLM_API_KEY: 'env-key',
-        SWITCHYARD_LLM_MODEL: 'scripted',
-        SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
-        SWITCHYARD_LLM_MAX_RETRIES: 0,
-      },
-      60_000,
-    );
+    const store = storeOn(60_000);
     await store.get();
     const reads: string[] = [];
     const query = ds.query.bind(ds);
