@@ -164,3 +164,17 @@ export {
   downloadsIn,
   sanitizeFilename,
 } from './lib/file-components';
+export {
+  type ComponentContext,
+  type ComponentEffect,
+  type ComponentResult,
+  type ComponentStepInput,
+  type ComponentStepOutput,
+  runComponentStep,
+} from './lib/component-step';
+export {
+  PURE_COMPONENTS,
+  type PureComponent,
+  type PureComponentContext,
+  pureComponent,
+} from './lib/pure-components';

@@ -5,3 +5,4 @@ export { HealthController } from './lib/health.controller';
 export { bootstrapService, type BootstrapOptions } from './lib/bootstrap';
 export { NodeDirectory } from './lib/node-directory.service';
 export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';
+export { GraphNodesRegistrar } from './lib/graph-nodes.registrar';

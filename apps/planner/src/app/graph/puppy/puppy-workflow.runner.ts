@@ -24,7 +24,7 @@ import {
 } from '@switchyard/graph';
 import type { NodeInput, NodeOutput } from '@switchyard/worker';
 import { GraphCanvasLoader } from '../graph-canvas.loader';
-import { GraphNodesRegistrar } from '../graph-nodes.registrar';
+import { GraphNodesRegistrar } from '@switchyard/platform';
 import { PuppyEdges } from './puppy-edges';
 
 /** The node that answers once every edge has settled (`end` is refused as an edge id). */

@@ -5,7 +5,8 @@ import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 const SERVICE = 'planner';
 
 /**
- * Registers `graph.<component>` nodes in `sy_nodes` so the orchestrator can route to them:
+ * Registers `graph.<component>` nodes (served by the planner) in `sy_nodes` so the orchestrator can
+ * route to them — from the planner, and from the orchestrator when it runs components inline:
  * the entry node at start-up, every other one before the first action that names it (node
  * names are the same for every agent, so a registration serves all of them).
  */

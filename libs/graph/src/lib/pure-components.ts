@@ -1,0 +1,157 @@
+import {
+  aggregateVariables,
+  assignVariables,
+  beginOutputs,
+  stringMerge,
+  stringSplit,
+} from './data-components';
+import { historyAtTurnStart } from './canvas-history';
+import type { ComponentContext, ComponentEffect } from './component-step';
+import { dataOperations } from './data-operations';
+import { GraphErrorCode, GraphException } from './graph.exception';
+import { iterationItemStep, iterationItems } from './iteration';
+import { listOperations } from './list-operations';
+import { loopEnded, loopVariables } from './loop';
+import { SwitchParamsSchema, evaluateSwitch } from './switch';
+
+/** What a pure component reads: the canvas, the variables and the turn — nothing outside the state. */
+export type PureComponentContext = Pick<
+  ComponentContext,
+  'canvas' | 'component' | 'scope' | 'prompt' | 'firstTurn' | 'ran' | 'inputs' | 'previousAnswer'
+>;
+
+/** A component that computes its effect from the state alone: deterministic, bounded, no I/O. */
+export type PureComponent = (ctx: PureComponentContext) => ComponentEffect;
+
+/** The default value of a canvas variable's type (RAGFlow `Canvas.reset`). */
+function typeDefault(type: string | null | undefined): unknown {
+  const t = (type ?? '').toLowerCase();
+  if (t === 'number') {
+    return 0;
+  }
+  if (t === 'boolean') {
+    return false;
+  }
+  if (t === 'object') {
+    return {};
+  }
+  return t.startsWith('array') ? [] : '';
+}
+
+const sysDate = (): string => new Date().toISOString().replace('T', ' ').slice(0, 19);
+
+/** Opens the turn: `sys.*` from the run, `env.*` from the canvas variables on the first turn. */
+const begin: PureComponent = (ctx) => {
+  const globals: Record<string, unknown> = ctx.firstTurn
+    ? {
+        'sys.query': '',
+        'sys.user_id': '',
+        'sys.conversation_turns': 0,
+        'sys.files': [],
+        'sys.history': [],
+        ...ctx.canvas.globals,
+        ...Object.fromEntries(
+          Object.entries(ctx.canvas.variables).map(([k, v]) => [`env.${k}`, v.value ?? typeDefault(v.type)]),
+        ),
+      }
+    : { ...ctx.scope.globals };
+  globals['sys.query'] = ctx.prompt;
+  globals['sys.date'] = sysDate();
+  globals['sys.conversation_turns'] = Number(globals['sys.conversation_turns'] ?? 0) + 1;
+  const outputs = beginOutputs(ctx.component.params, ctx.inputs, ctx.prompt);
+  return {
+    outputs,
+    globals: historyAtTurnStart(globals, ctx.prompt, ctx.previousAnswer),
+    summary: 'Begin: the canvas is open for this turn',
+  };
+};
+
+/** This run's visits of `id` since `parentId` last started (an earlier run's state is not counted). */
+function visitsSince(ran: readonly string[], parentId: string, id: string): number {
+  const parentAt = ran.lastIndexOf(parentId);
+  return ran.slice(parentAt + 1).filter((r) => r === id).length;
+}
+
+/**
+ * The components that compute on the state alone, by RAGFlow component name: the one place that
+ * says which components may run inline in the orchestrator's step transaction (docs/architecture.md,
+ * "Where a node runs"). Every other component runs in the planner service.
+ */
+export const PURE_COMPONENTS: Readonly<Record<string, PureComponent>> = {
+  Begin: begin,
+  Switch: (ctx) => {
+    const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
+    return {
+      outputs: { _next: decision.next },
+      outcome: { next: decision.next },
+      summary:
+        decision.matched < 0
+          ? `Switch: no condition matched → ${decision.next.join(', ')}`
+          : `Switch: condition ${decision.matched + 1} matched → ${decision.next.join(', ')}`,
+    };
+  },
+  VariableAssigner: (ctx) => {
+    const assigned = assignVariables(ctx.scope, ctx.component.params);
+    // Writes to another component's outputs are not allowed by the state's ownership rule.
+    const foreign = Object.keys(assigned.outputs).filter(
+      (id) => assigned.outputs[id] !== ctx.scope.outputs[id] && id !== ctx.component.id,
+    );
+    if (foreign.length) {
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `a VariableAssigner may set canvas variables only, not outputs of ${foreign.join(', ')}`,
+      );
+    }
+    return { outputs: {}, globals: assigned.globals, summary: 'VariableAssigner: variables set' };
+  },
+  Iteration: (ctx) => ({
+    outputs: {},
+    summary: `Iteration over ${iterationItems(ctx.scope, ctx.component.id).length} items`,
+  }),
+  IterationItem: (ctx) => {
+    const visit = visitsSince(ctx.ran, ctx.component.parentId ?? '', ctx.component.id);
+    const step = iterationItemStep(ctx.scope, ctx.component.id, visit);
+    return {
+      outputs: step.outputs,
+      outcome: { ended: step.ended },
+      summary: step.ended ? 'IterationItem: no item left' : `IterationItem: item ${visit}`,
+    };
+  },
+  Loop: (ctx) => ({ outputs: loopVariables(ctx.scope, ctx.component.params), summary: 'Loop: starting' }),
+  LoopItem: (ctx) => {
+    const loop = ctx.canvas.components[ctx.component.parentId ?? ''];
+    const visit = visitsSince(ctx.ran, loop?.id ?? '', ctx.component.id);
+    const ended = loopEnded(ctx.scope, loop?.params ?? {}, visit);
+    return {
+      outputs: { index: visit },
+      outcome: { ended },
+      summary: ended ? 'LoopItem: the loop is over' : `LoopItem: turn ${visit + 1}`,
+    };
+  },
+  ExitLoop: () => ({ outputs: {}, summary: 'ExitLoop: leaving the loop' }),
+  VariableAggregator: (ctx) => ({
+    outputs: aggregateVariables(ctx.scope, ctx.component.params),
+    summary: 'VariableAggregator',
+  }),
+  StringTransform: (ctx) => {
+    const method = ctx.component.params['method'] ?? 'split';
+    const result =
+      method === 'merge'
+        ? stringMerge(ctx.scope, ctx.component.params)
+        : stringSplit(ctx.scope, ctx.component.params);
+    return { outputs: { result }, summary: `StringTransform ${String(method)}` };
+  },
+  DataOperations: (ctx) => ({
+    outputs: dataOperations(ctx.scope, ctx.component.params),
+    summary: 'DataOperations',
+  }),
+  ListOperations: (ctx) => {
+    const outputs = listOperations(ctx.scope, ctx.component.params);
+    return { outputs, summary: `ListOperations: ${outputs.result.length} items` };
+  },
+};
+
+/** The pure component of that name, if it is one. */
+export function pureComponent(name: string): PureComponent | undefined {
+  return Object.prototype.hasOwnProperty.call(PURE_COMPONENTS, name) ? PURE_COMPONENTS[name] : undefined;
+}
