@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
 import { hashStr2Int } from '@switchyard/graph';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
-import { dsl, golden as goldenOf } from './graph-fixtures';
+import { dsl, golden as goldenOf, runGoldenTurns } from './graph-fixtures';
 
 // Graph agents with tools and knowledge end to end: Agents calling sub-agents and their Retrieval
 // tool through native function calling, Retrieval components searching the tenant's collections
@@ -111,28 +111,7 @@ const statusOf = async (runId: string) => (await stack.api('GET', `/v1/runs/${ru
 
 /** Runs the golden's turns: the first as a new run, each later one as the resume of its pause. */
 async function runTurns(agentId: string, g: Golden) {
-  const res = await stack.api('POST', '/v1/runs', {
-    agent_id: agentId,
-    input: { prompt: g.inputs.turns[0].query },
-  });
-  expect(res.status).toBe(202);
-  const runId = res.body.run_id as string;
-  let asked = '';
-  for (const turn of g.inputs.turns.slice(1)) {
-    const waiting = async () =>
-      (
-        await stack.sql<{ waiting: { task_id: string; question: string } | null }>(
-          `SELECT waiting FROM runs WHERE id = $1 AND status = 'waiting'`,
-          [runId],
-        )
-      )[0]?.waiting;
-    await waitFor('the run to wait for the form', async () => {
-      const w = await waiting();
-      return Boolean(w && w.task_id !== asked);
-    });
-    asked = (await waiting())!.task_id;
-    expect((await stack.api('POST', `/v1/runs/${runId}/resume`, { input: turn.resume })).status).toBe(202);
-  }
+  const runId = await runGoldenTurns(stack, agentId, g);
   await waitFor('the run to end', async () =>
     ['succeeded', 'failed', 'cancelled'].includes((await statusOf(runId)).status),
   );

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { type RunEvent, componentIdOfNode } from '@switchyard/contracts';
-import { TestStack, nextPause, readSse, waitFor } from '@switchyard/testing';
+import { TestStack, readSse, waitFor } from '@switchyard/testing';
 import {
   type GoldenEvent,
   dsl,
@@ -11,6 +11,7 @@ import {
   putScript,
   scriptGoldenReplies,
   expectGoldenPrompts,
+  runGoldenTurns,
 } from './graph-fixtures';
 
 // Graph agents end to end: RAGFlow canvases saved through the gateway, run by the orchestrator
@@ -334,22 +335,11 @@ describe('graph agents: RAGFlow canvases on the orchestrator', () => {
     ])('all.%s: the answer and path RAGFlow gave over its turns', async (scenario) => {
       const g = golden(`all.${scenario}`);
       await scriptReplies(g);
-      const res = await stack.api('POST', '/v1/runs', {
-        agent_id: scenario === 'loop_with_complete_vars' ? loopAgent : allAgent,
-        input: { prompt: g.inputs.turns[0].query },
-      });
-      expect(res.status).toBe(202);
-      const runId = res.body.run_id as string;
-      let asked = '';
-      for (const turn of g.inputs.turns.slice(1)) {
-        // Each pause is a new ask_user task: wait for the next one, not the one just answered.
-        const waiting = await nextPause(stack, runId, asked);
-        expect(waiting.question.length).toBeGreaterThan(0);
-        asked = waiting.task_id;
-        expect((await stack.api('POST', `/v1/runs/${runId}/resume`, { input: turn.resume })).status).toBe(
-          202,
-        );
-      }
+      const runId = await runGoldenTurns(
+        stack,
+        scenario === 'loop_with_complete_vars' ? loopAgent : allAgent,
+        g,
+      );
       await waitFor('the run to end', async () =>
         ['succeeded', 'failed', 'cancelled'].includes((await statusOf(runId)).status),
       );

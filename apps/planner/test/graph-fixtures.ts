@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TestStack, readSse } from '@switchyard/testing';
+import { type TestStack, nextPause, readSse } from '@switchyard/testing';
 
 // The graph e2e specs' fixtures: RAGFlow DSLs and what the upstream engines did with them
 // (libs/graph/fixtures, Apache-2.0; see its README). Each spec types the golden fields it reads.
@@ -131,4 +131,30 @@ export function canvas(components: Record<string, Cpn>): Record<string, unknown>
     globals: {},
     variables: {},
   };
+}
+
+/**
+ * Runs `agentId` on the golden's first query and answers the form each later turn of it resumes
+ * with; answers the run id (the run may still be going).
+ */
+export async function runGoldenTurns(
+  stack: TestStack,
+  agentId: string,
+  g: { inputs: { turns: { query: string; resume?: Record<string, unknown> }[] } },
+): Promise<string> {
+  const res = await stack.api('POST', '/v1/runs', {
+    agent_id: agentId,
+    input: { prompt: g.inputs.turns[0].query },
+  });
+  expect(res.status).toBe(202);
+  const runId = res.body.run_id as string;
+  let asked = '';
+  for (const turn of g.inputs.turns.slice(1)) {
+    // Each pause is a new ask_user task: wait for the next one, not the one just answered.
+    const waiting = await nextPause(stack, runId, asked);
+    expect(waiting.question.length).toBeGreaterThan(0);
+    asked = waiting.task_id;
+    expect((await stack.api('POST', `/v1/runs/${runId}/resume`, { input: turn.resume })).status).toBe(202);
+  }
+  return runId;
 }

@@ -11,3 +11,4 @@ export { nextPause, type RunPause } from './lib/run-pause';
 export { ProviderStandIn, type StandInRequest, yahooTimeseries } from './lib/provider-stand-in';
 export { REPO_ROOT } from './lib/repo-root';
 export { postBurst, type BurstOptions } from './lib/run-burst';
+export { pureLoopCanvas } from './lib/pure-loop-canvas';

@@ -7,7 +7,6 @@
 // batches measured, medians printed), BENCH_CPU_PROF=<dir> (V8 CPU profiles of the services),
 // BENCH_TRACING=0 (tracing off). Prints a markdown table and writes tools/bench/AGENT-RESULTS.md
 // (not when profiled).
-import { writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -16,6 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { SERVICE_APPS, TestStack, readSse } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';
 import { CpuMeter } from './proc';
+import { writeResultsFile } from './results-file';
 import { fmtMs, markdownTable, median } from './stats';
 
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
@@ -188,25 +188,10 @@ async function main(): Promise<void> {
     log(`${RESULTS} not written: a profiled run`);
     return;
   }
-  const date = new Date()
-    .toISOString()
-    .replace('T', ' ')
-    .replace(/\.\d+Z$/, ' UTC');
-  writeFileSync(
-    RESULTS,
-    [
-      '# Benchmark: the default agent end to end (`npm run bench:agent`)',
-      '',
-      `Last run: ${date}. Machine: ${machineLine}.`,
-      '',
-      table,
-      '',
-      notes,
-      '',
-      `1-minute load average after the run: ${loadavg()[0].toFixed(2)}.`,
-      '',
-    ].join('\n'),
-  );
+  writeResultsFile(RESULTS, 'Benchmark: the default agent end to end (`npm run bench:agent`)', machineLine, [
+    table,
+    notes,
+  ]);
   log(`wrote ${RESULTS}`);
 }
 

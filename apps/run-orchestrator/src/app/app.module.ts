@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PgStateSource } from '@switchyard/persistence';
-import { NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
+import { GraphNodesRegistrar, NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { CancelFence } from './cancel-fence.service';
 import { EndRunUseCase } from './end-run.usecase';
 import { HumanNodesRegistrar } from './human-nodes.registrar';
+import { InlineNodes } from './inline-nodes.service';
 import { RunStepper } from './run-stepper.service';
 import { RunsConsumer } from './runs.consumer';
 import { StartRunUseCase } from './start-run.usecase';
@@ -29,6 +30,8 @@ import { RetentionJob } from './retention.service';
     { provide: RecentDeltas, useFactory: () => new RecentDeltas(8, 32 * 1024, 5000) },
     NodeDirectory,
     TenantWeights,
+    GraphNodesRegistrar,
+    InlineNodes,
     RunStepper,
     TaskOutbox,
     CancelFence,

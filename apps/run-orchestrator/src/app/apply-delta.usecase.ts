@@ -219,6 +219,11 @@ export class ApplyDeltaUseCase {
       },
     );
     endCommit();
+    if (effects.inlined && committed && logged) {
+      // Inline steps ran after this one in the same transaction: the state and the log go on.
+      committed = effects.inlined.state;
+      logged.deltas.push(...effects.inlined.deltas);
+    }
     if (committed) {
       this.cache.put(committed);
     }

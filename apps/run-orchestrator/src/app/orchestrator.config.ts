@@ -22,6 +22,13 @@ const schema = z.object({
   // Runs of one tenant running at once (tenants.max_running_runs overrides it); the others wait
   // queued, so a tenant's burst cannot fill the task queues ahead of the other tenants' runs.
   SWITCHYARD_TENANT_MAX_RUNNING: z.coerce.number().int().min(1).max(100_000).default(64),
+  // Pure graph components (libs/graph PURE_COMPONENTS) run inside the step's transaction here
+  // instead of a round trip to the planner; off sends every node over NATS.
+  SWITCHYARD_INLINE_NODES: z.enum(['on', 'off']).default('on'),
+  // Inline steps one transaction may chain, and for how long, before the next goes over NATS
+  // (so one run's long pure loop does not hold a delta worker).
+  SWITCHYARD_INLINE_MAX_CHAIN: z.coerce.number().int().min(1).max(10_000).default(64),
+  SWITCHYARD_INLINE_MAX_MS: z.coerce.number().int().min(1).max(10_000).default(50),
 });
 
 export class OrchestratorConfig {
@@ -37,6 +44,7 @@ export class OrchestratorConfig {
   readonly eventsTtlSeconds: number;
   readonly retentionIntervalMs: number;
   readonly tenantMaxRunning: number;
+  readonly inline: { enabled: boolean; maxChain: number; maxMs: number };
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.snapshotEvery = cfg.SWITCHYARD_SNAPSHOT_EVERY;
@@ -49,5 +57,10 @@ export class OrchestratorConfig {
     this.eventsTtlSeconds = Math.max(1, Math.round(cfg.SWITCHYARD_EVENTS_TTL_HOURS * 3600));
     this.retentionIntervalMs = cfg.SWITCHYARD_RETENTION_INTERVAL_MS;
     this.tenantMaxRunning = cfg.SWITCHYARD_TENANT_MAX_RUNNING;
+    this.inline = {
+      enabled: cfg.SWITCHYARD_INLINE_NODES === 'on',
+      maxChain: cfg.SWITCHYARD_INLINE_MAX_CHAIN,
+      maxMs: cfg.SWITCHYARD_INLINE_MAX_MS,
+    };
   }
 }

@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   type Action,
+  type CommittedDelta,
   type NodeRegistration,
   type RunStatus,
   type RuntimeState,
+  type StateDelta,
   waitingForUserPayload,
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
+import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
+import { type InlineChain, InlineNodes } from './inline-nodes.service';
 import { OrchestratorConfig } from './orchestrator.config';
-import type { RunFailure } from './orchestrator.exception';
+import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
@@ -25,11 +29,14 @@ export class RunStepper {
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
     @Inject(OrchestratorConfig) private readonly orchestrator: OrchestratorConfig,
+    @Inject(InlineNodes) private readonly inline: InlineNodes,
   ) {}
 
   /**
    * `writes`: the step's own statements, not yet run; on the common path they go out in the same
-   * statement as the next tasks (one round trip for both).
+   * statement as the next tasks (one round trip for both). When the next tasks are all pure
+   * components (InlineNodes), they run here, in this transaction, and the step after them is
+   * advanced the same way — up to the chain's bounds, after which the next tasks go over NATS.
    */
   async advance(
     m: StepSql,
@@ -39,6 +46,7 @@ export class RunStepper {
     step: number,
     writes?: StepWrites,
     traceParent?: string,
+    chain: InlineChain = { steps: 0, startedAt: performance.now() },
   ): Promise<StepEffects> {
     const effects: StepEffects = {
       runId: run.id,
@@ -68,6 +76,36 @@ export class RunStepper {
       // The step's trace goes with its tasks (and with every later dispatch of them).
       for (const t of route.tasks) {
         t.trace_parent = traceParent;
+      }
+    }
+    if (route.kind === 'next' && this.inline.mayChain(chain)) {
+      const canvas = await this.inline.canvasFor(m, run, route.tasks);
+      if (canvas) {
+        if (writes) {
+          await m.query(...statementOf(writes));
+        }
+        const ran = await this.runInline(m, run, state, route, registrations, effects, (s) =>
+          this.inline.run(run, canvas, s.base, s.task),
+        );
+        if ('failed' in ran) {
+          return this.finish(m, run, null, effects, route.steps, 'failed', ran.failed);
+        }
+        const inner = await this.advance(
+          m,
+          { ...run, steps: route.steps, snapshot_version: ran.snapshotVersion },
+          ran.state,
+          ran.actions,
+          route.tasks[0].step,
+          ran.writes,
+          traceParent,
+          { steps: chain.steps + 1, startedAt: chain.startedAt },
+        );
+        inner.events = [...effects.events, ...inner.events];
+        inner.inlined = {
+          state: inner.inlined?.state ?? ran.state,
+          deltas: [...ran.deltas, ...(inner.inlined?.deltas ?? [])],
+        };
+        return inner;
       }
     }
     if (writes && route.kind !== 'next') {
@@ -108,6 +146,70 @@ export class RunStepper {
         return effects;
       }
     }
+  }
+
+  /**
+   * Runs the step's tasks inline: each on the state at the step's start, their deltas applied in
+   * dispatch order as the delta consumer applies a step's deltas (the patch allow-list included).
+   * Answers the new state, the actions, the step's writes (task rows recorded as applied, the log,
+   * the thread's version) for the next advance, and the node_started events; or why it failed.
+   */
+  private async runInline(
+    m: StepSql,
+    run: RunRow,
+    state: RuntimeState,
+    route: { tasks: TaskRow[] },
+    registrations: ReadonlyMap<string, NodeRegistration | undefined>,
+    effects: StepEffects,
+    runTask: (s: { base: RuntimeState; task: TaskRow }) => Promise<StateDelta>,
+  ): Promise<
+    | {
+        state: RuntimeState;
+        actions: Action[];
+        writes: StepWrites;
+        deltas: { delta: CommittedDelta; bytes: number }[];
+        snapshotVersion: number | undefined;
+      }
+    | { failed: RunFailure }
+  > {
+    let next = state;
+    const actions: Action[] = [];
+    const deltas: { delta: CommittedDelta; bytes: number }[] = [];
+    const logRows: unknown[][] = [];
+    for (const task of route.tasks) {
+      const delta = await runTask({ base: state, task });
+      const action: Action = { ...delta.action, id: next.version + 1 };
+      const applied: CommittedDelta = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
+      try {
+        assertPatchAllowed(task.node, registrations.get(task.node)?.service, applied.patch ?? []);
+        next = applyDelta(next, applied);
+      } catch (err) {
+        if (err instanceof DeltaRejectedException) {
+          return { failed: { code: RunFailureCode.DeltaRejected, message: err.message } };
+        }
+        throw err;
+      }
+      actions.push(action);
+      const json = JSON.stringify(applied);
+      deltas.push({ delta: applied, bytes: json.length });
+      logRows.push([run.thread_id, next.version, task.id, run.id, task.node, json]);
+      effects.events.push({
+        type: 'node_started',
+        payload: { node: task.node, task_id: task.id, attempt: 1 },
+      });
+    }
+    let snapshotVersion = run.snapshot_version;
+    if (snapshotVersion !== undefined && next.version - snapshotVersion >= this.orchestrator.snapshotEvery) {
+      await writeSnapshot(m, next, this.orchestrator.snapshotKeep);
+      snapshotVersion = next.version;
+    }
+    return {
+      state: next,
+      actions,
+      writes: inlineWrites(route.tasks, logRows, next),
+      deltas,
+      snapshotVersion,
+    };
   }
 
   /** Ends the run in this transaction: status, output, usage, snapshot, thread released. */
@@ -204,6 +306,53 @@ function statementOf(writes: StepWrites): [string, unknown[]] {
   const last = writes.parts[writes.parts.length - 1];
   const ctes = writes.parts.slice(0, -1).map((p) => `${p.name} AS (${p.sql})`);
   return [`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}${last.sql}`, writes.params];
+}
+
+/**
+ * The writes of an inline step, sent with the next step's: its tasks recorded as applied (a fork
+ * reads a step's tasks), its deltas in the log, the thread's version moved.
+ */
+function inlineWrites(tasks: TaskRow[], logRows: unknown[][], state: RuntimeState): StepWrites {
+  const params: unknown[] = [state.thread_id, state.version];
+  const taskValues = tasks.map((t) => {
+    const cols = [
+      t.id,
+      t.run_id,
+      t.thread_id,
+      t.turn,
+      t.step,
+      t.seq,
+      t.call_index,
+      t.node,
+      t.subject,
+      t.version,
+      t.attempt,
+      t.deadline,
+    ];
+    const at = params.length;
+    params.push(...cols);
+    return `(${cols.map((_, j) => `$${at + j + 1}`).join(', ')}, 'applied', now(), now())`;
+  });
+  const logValues = logRows.map((r) => {
+    const at = params.length;
+    params.push(...r);
+    return `(${r.map((_, j) => `$${at + j + 1}`).join(', ')})`;
+  });
+  return {
+    params,
+    parts: [
+      {
+        name: 'inline_tasks',
+        sql: `INSERT INTO run_tasks (id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, status, published_at, finished_at)
+              VALUES ${taskValues.join(', ')}`,
+      },
+      { name: 'inline_moved', sql: 'UPDATE threads SET version = $2 WHERE id = $1' },
+      {
+        name: 'inline_logged',
+        sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${logValues.join(', ')}`,
+      },
+    ],
+  };
 }
 
 /**

@@ -137,7 +137,8 @@ export class StartRunUseCase {
         return held ? 'held' : 'idle';
       }
       if (opened.committed) {
-        this.cache.put(opened.committed);
+        // With the inline steps that followed the start, when there were any.
+        this.cache.put(effects.inlined?.state ?? opened.committed);
       }
       await this.outbox.apply(effects);
       if (!effects.finished) {

@@ -1,4 +1,10 @@
-import { type Action, type CommittedDelta, type EventType, actionEventPayload } from '@switchyard/contracts';
+import {
+  type Action,
+  type CommittedDelta,
+  type EventType,
+  type RuntimeState,
+  actionEventPayload,
+} from '@switchyard/contracts';
 import type { TaskRow } from './run-row';
 
 /** What a committed transaction asks to happen next, carried out only after the commit. */
@@ -15,6 +21,11 @@ export interface StepEffects {
   continueTenant?: string;
   /** A redelivered step: its action events are written again where Redis does not have them. */
   repairActions?: Action[];
+  /**
+   * Inline steps the transaction ran after its own (InlineNodes): their deltas, in version order,
+   * and the state after the last one.
+   */
+  inlined?: { state: RuntimeState; deltas: { delta: CommittedDelta; bytes: number }[] };
   /** Per task id: committed deltas up to the task's version that go with it (RecentDeltas). */
   deltas?: Map<string, CommittedDelta[]>;
 }

@@ -1,3 +1,4 @@
+import { describeZodError } from './zod-error.util';
 import { z } from 'zod';
 import { GraphStateSchema } from './graph-agent';
 
@@ -175,6 +176,29 @@ export const StateDeltaSchema = z
   .strict();
 export type StateDelta = z.infer<typeof StateDeltaSchema>;
 export type ActionDraft = StateDelta['action'];
+
+/**
+ * A node's delta as it is sent on: `delta` when it is valid; else the same action with no result,
+ * no successors and an `invalid_delta` error naming what is wrong — a node's bug surfaces as a
+ * failed run with a clear message, never as a poison delta.
+ */
+export function checkedStateDelta(delta: { action: Record<string, unknown> & { node: string } }): StateDelta {
+  const checked = StateDeltaSchema.safeParse(delta);
+  if (checked.success) {
+    return checked.data;
+  }
+  return {
+    action: {
+      ...(delta.action as ActionDraft),
+      result: null,
+      next: [],
+      error: {
+        code: 'invalid_delta',
+        message: `node produced an invalid delta: ${describeZodError(checked.error)}`,
+      },
+    },
+  };
+}
 
 /** A delta as committed: the action carries the id the orchestrator gave it. */
 export const CommittedDeltaSchema = z

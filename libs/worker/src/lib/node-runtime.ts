@@ -9,7 +9,7 @@ import {
   type JsonPatchOperation,
   type RuntimeState,
   SUBJECTS,
-  StateDeltaSchema,
+  checkedStateDelta,
   type TaskMessage,
   TaskMessageSchema,
   type Usage,
@@ -291,8 +291,6 @@ export class NodeRuntime {
       },
       ...(out.patch?.length ? { patch: out.patch } : {}),
     };
-    // A node bug must surface as a failed run with a clear message, not as a poison delta.
-    const checked = StateDeltaSchema.safeParse(delta);
     const message: DeltaMessage = {
       task_id: task.task_id,
       run_id: task.run_id,
@@ -300,19 +298,7 @@ export class NodeRuntime {
       base_version: task.version,
       ...withTrace(messageTrace(task.trace?.['traceparent'])),
       ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
-      delta: checked.success
-        ? checked.data
-        : {
-            action: {
-              ...delta.action,
-              result: null,
-              next: [],
-              error: {
-                code: 'invalid_delta',
-                message: `node produced an invalid delta: ${describeZodError(checked.error)}`,
-              },
-            },
-          },
+      delta: checkedStateDelta(delta),
     };
     await started;
     // Remembered before it goes out: should the publish give up (NATS away past the task's

@@ -1,0 +1,166 @@
+import { componentIdOfNode, graphNodeName } from '@switchyard/contracts';
+import { TestStack, pureLoopCanvas, readSse, waitFor } from '@switchyard/testing';
+import { dsl, golden, runGoldenTurns } from './graph-fixtures';
+
+// Inline pure nodes (docs/architecture.md, "Where a node runs"): the orchestrator runs a canvas's
+// pure components (Begin, Switch, VariableAssigner, loops, data components) in the step's
+// transaction. The same graph agents run on a stack with inline execution on (the default) and on
+// one with SWITCHYARD_INLINE_NODES=off (every node over NATS): the same actions, the same events,
+// the same answers — and only with it off does the planner run the pure components.
+
+interface Observed {
+  answer: string;
+  actions: { node: string; next: string[]; summary: string; result: unknown; error?: unknown }[];
+  /** `node_started` and `action` events of the run's stream, in order, by node. */
+  events: string[];
+}
+
+interface AllGolden {
+  answer: string;
+  path: string[];
+  inputs: { turns: { query: string; resume?: Record<string, unknown> }[] };
+}
+
+const LOOP_TURNS = 6;
+const SCENARIOS = ['var_assigner', 'iteration', 'condition'] as const;
+const seen: Record<'on' | 'off', Map<string, Observed>> = { on: new Map(), off: new Map() };
+/** Per mode: graph nodes the planner's node runtime ran (its task metric). */
+const plannerRan: Record<'on' | 'off', Set<string>> = { on: new Set(), off: new Set() };
+
+/** The node an event names, whether the frame carries the payload or wraps it. */
+function nodeOf(data: unknown): string {
+  const d = data as { node?: string; payload?: { node?: string }; action?: { node?: string } };
+  return d.node ?? d.payload?.node ?? d.action?.node ?? '?';
+}
+
+async function observe(stack: TestStack, runId: string): Promise<Observed> {
+  await waitFor('the run to end', async () =>
+    ['succeeded', 'failed', 'cancelled'].includes((await stack.api('GET', `/v1/runs/${runId}`)).body.status),
+  );
+  const run = (await stack.api('GET', `/v1/runs/${runId}`)).body;
+  expect(run.error).toBeNull();
+  expect(run.status).toBe('succeeded');
+  const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as Observed['actions'];
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, { timeoutMs: 30_000 });
+  const events = read.frames
+    .filter((f) => f.event === 'node_started' || f.event === 'action')
+    .map((f) => `${f.event} ${nodeOf(JSON.parse(f.data))}`);
+  return {
+    answer: run.output.answer as string,
+    actions: actions.map((a) => ({
+      node: a.node,
+      next: a.next,
+      summary: a.summary,
+      // The start action names the agent, which each stack created with an id of its own.
+      result: a.node === 'start' ? null : a.result,
+      ...(a.error ? { error: a.error } : {}),
+    })),
+    events,
+  };
+}
+
+async function plannerGraphTasks(stack: TestStack): Promise<Set<string>> {
+  const text = await (await fetch(`http://127.0.0.1:${stack.ports.get('planner')}/metrics`)).text();
+  const nodes = [...text.matchAll(/switchyard_node_task_seconds_count\{[^}]*node="(graph\.[^"]+)"/g)].map(
+    (m) => m[1],
+  );
+  return new Set(nodes);
+}
+
+describe.each(['on', 'off'] as const)('inline execution %s', (mode) => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await TestStack.start({
+      script: 'apps/planner/test/fixtures/graph.script.json',
+      // On: chains unbounded here, so no pure component of these runs goes over NATS.
+      env:
+        mode === 'on'
+          ? {
+              SWITCHYARD_INLINE_NODES: 'on',
+              SWITCHYARD_INLINE_MAX_CHAIN: '10000',
+              SWITCHYARD_INLINE_MAX_MS: '10000',
+            }
+          : { SWITCHYARD_INLINE_NODES: 'off' },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it(`a Loop of ${LOOP_TURNS} turns of pure components`, async () => {
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: 'pure-loop',
+      kind: 'graph',
+      dsl: pureLoopCanvas(LOOP_TURNS),
+    });
+    expect(agent.status).toBe(201);
+    const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'count' } });
+    expect(res.status).toBe(202);
+    const o = await observe(stack, res.body.run_id as string);
+    // RAGFlow's Message template drops the blank after a reference's semicolon.
+    expect(o.answer).toBe(`count=${LOOP_TURNS};turn ${LOOP_TURNS}.`);
+    // start, Begin, Loop, 6 turns of 5 components, the 7th LoopItem (the loop is over), the Message.
+    expect(o.actions).toHaveLength(3 + LOOP_TURNS * 5 + 2);
+    seen[mode].set('loop', o);
+  });
+
+  it.each(SCENARIOS)('all.%s: the answer and path RAGFlow gave', async (scenario) => {
+    const patched = dsl('all.json') as {
+      components: Record<string, { obj: { params: { conditions?: { to: string[] }[] } } }>;
+    };
+    for (const cond of patched.components['Switch:Route'].obj.params.conditions ?? []) {
+      cond.to = cond.to.filter((id) => id !== 'CodeExec:FunnyBroomsShare');
+    }
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: `all-${scenario}`,
+      kind: 'graph',
+      dsl: patched,
+    });
+    expect(agent.status).toBe(201);
+    const g = golden<AllGolden>(`all.${scenario}`);
+    const runId = await runGoldenTurns(stack, agent.body.id as string, g);
+    const o = await observe(stack, runId);
+    expect(o.answer).toBe(g.answer);
+    const path = o.actions
+      .filter((a) => !(a.result as { paused?: boolean } | null)?.paused)
+      .map((a) => componentIdOfNode(a.node))
+      .filter((id): id is string => id !== undefined);
+    expect(path).toEqual(g.path);
+    seen[mode].set(scenario, o);
+  });
+
+  it('records which graph nodes the planner ran', async () => {
+    plannerRan[mode] = await plannerGraphTasks(stack);
+    expect([...plannerRan[mode]]).toContain(graphNodeName('Message:Done'));
+  });
+});
+
+describe('inline on and off', () => {
+  it('give the same actions, events and answers', () => {
+    for (const key of ['loop', ...SCENARIOS]) {
+      const on = seen.on.get(key);
+      const off = seen.off.get(key);
+      expect(on).toBeDefined();
+      expect(on).toEqual(off);
+    }
+  });
+
+  it('run the pure components in the orchestrator when on, in the planner when off', () => {
+    const pure = [
+      'begin',
+      'Loop:Count',
+      'LoopItem:Start',
+      'VariableAssigner:Inc',
+      'Switch:Check',
+      'Switch:Route',
+    ];
+    for (const node of pure.map(graphNodeName)) {
+      expect(plannerRan.off.has(node)).toBe(true);
+      expect(plannerRan.on.has(node)).toBe(false);
+    }
+    // A Message streams a model's or a template's text: the planner runs it either way.
+    expect(plannerRan.on.has(graphNodeName('Message:Done'))).toBe(true);
+  });
+});

@@ -1,0 +1,159 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
+import {
+  AgentConfigSchema,
+  type RuntimeState,
+  type StateDelta,
+  checkedStateDelta,
+  componentIdOfNode,
+} from '@switchyard/contracts';
+import {
+  type Canvas,
+  type ComponentStepOutput,
+  pureComponent,
+  runComponentStep,
+  validateGraphDsl,
+} from '@switchyard/graph';
+import { GraphNodesRegistrar } from '@switchyard/platform';
+import { OrchestratorConfig } from './orchestrator.config';
+import type { RunRow, TaskRow } from './run-row';
+import type { StepSql } from './step-transaction';
+
+/** A graph run's pinned canvas and Begin inputs, as the planner reads them (GraphCanvasLoader). */
+interface InlineRun {
+  canvas: Canvas;
+  inputs?: Record<string, unknown>;
+}
+
+/** Where a chain of inline steps started, to bound it. */
+export interface InlineChain {
+  steps: number;
+  startedAt: number;
+}
+
+// Never aborted: a pure component does no I/O and returns at once.
+const NEVER = new AbortController().signal;
+
+/**
+ * Runs pure graph components (libs/graph PURE_COMPONENTS) inside the orchestrator's step
+ * transaction instead of a JetStream round trip to the planner: the same code (`runComponentStep`)
+ * on the same state, so the action, its `next` and the routing are those the planner would have
+ * produced — only the hop disappears (docs/architecture.md, "Where a node runs"). A run whose canvas
+ * cannot be read here is left to the planner, which reports what is wrong with it.
+ */
+@Injectable()
+export class InlineNodes {
+  /** Per run: its canvas, or null when it is not a RAGFlow canvas run (read once per run). */
+  private readonly runs = new LRUCache<string, InlineRun | { none: true }>({ max: 1_000 });
+
+  constructor(
+    @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
+    @Inject(GraphNodesRegistrar) private readonly registrar: GraphNodesRegistrar,
+  ) {}
+
+  /** Whether another inline step may join this transaction's chain. */
+  mayChain(chain: InlineChain): boolean {
+    const { enabled, maxChain, maxMs } = this.config.inline;
+    return enabled && chain.steps < maxChain && performance.now() - chain.startedAt < maxMs;
+  }
+
+  /** The run's canvas when every one of `tasks` is a pure component of it; else undefined. */
+  async canvasFor(m: StepSql, run: RunRow, tasks: readonly TaskRow[]): Promise<InlineRun | undefined> {
+    if (tasks.some((t) => componentIdOfNode(t.node) === undefined)) {
+      return undefined;
+    }
+    const loaded = await this.load(m, run.id);
+    if ('none' in loaded) {
+      return undefined;
+    }
+    const pure = tasks.every((t) => {
+      const component = loaded.canvas.components[componentIdOfNode(t.node) ?? ''];
+      return component !== undefined && pureComponent(component.name) !== undefined;
+    });
+    return pure ? loaded : undefined;
+  }
+
+  /**
+   * The delta task `task` answers with on `state` (the state at its step's start), as a node
+   * service would send it; its successors are registered so the step after can route to them.
+   */
+  async run(run: RunRow, loaded: InlineRun, state: RuntimeState, task: TaskRow): Promise<StateDelta> {
+    const startedAt = new Date().toISOString();
+    const out: ComponentStepOutput = await runComponentStep(
+      {
+        state,
+        node: task.node,
+        canvas: loaded.canvas,
+        ...(loaded.inputs ? { inputs: loaded.inputs } : {}),
+        tenantId: run.tenant_id,
+        runId: run.id,
+        taskId: task.id,
+        priority: run.priority,
+        signal: NEVER,
+        lastDelivery: true,
+        emitToken: () => Promise.resolve(),
+        budgetMs: 60_000,
+      },
+      (ctx) => {
+        const pure = pureComponent(ctx.component.name);
+        if (!pure) {
+          // canvasFor checked every task's component: this would be a bug, and fails the step.
+          throw new Error(`component ${ctx.component.id} (${ctx.component.name}) is not pure`);
+        }
+        return Promise.resolve(pure(ctx));
+      },
+    );
+    await this.registrar.ensure(out.next.filter((n) => componentIdOfNode(n) !== undefined));
+    const delta = {
+      action: {
+        node: task.node,
+        preparation: '',
+        summary: out.summary,
+        result: out.result ?? null,
+        usage: out.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+        next: out.next,
+        ...(out.error ? { error: out.error } : {}),
+        started_at: startedAt,
+        finished_at: new Date().toISOString(),
+        attempt: 1,
+      },
+      ...(out.patch?.length ? { patch: out.patch } : {}),
+    };
+    // As a node service does: a component's bug fails the run with a clear message.
+    return checkedStateDelta(delta);
+  }
+
+  private async load(m: StepSql, runId: string): Promise<InlineRun | { none: true }> {
+    const cached = this.runs.get(runId);
+    if (cached) {
+      return cached;
+    }
+    const [row] = (await m.query(
+      `SELECT agent_config, input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json FROM runs WHERE id = $1`,
+      [runId],
+    )) as { agent_config: unknown; inputs: unknown; inputs_json: string | null }[];
+    let loaded: InlineRun | { none: true } = { none: true };
+    const agent = AgentConfigSchema.safeParse(row?.agent_config ?? { name: 'default' });
+    if (agent.success && agent.data.kind === 'graph' && agent.data.dsl) {
+      try {
+        const raw = agent.data.dsl;
+        // Stored as JSON text, which keeps the author's key order (see AgentConfigSchema).
+        const dsl = validateGraphDsl(typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw);
+        if (dsl.kind === 'ragflow') {
+          // The JSON text keeps the inputs' key order (jsonb sorts keys); older runs have only `inputs`.
+          const inputs = row.inputs_json ? (JSON.parse(row.inputs_json) as unknown) : row.inputs;
+          loaded = {
+            canvas: dsl.canvas,
+            ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
+              ? { inputs: inputs as Record<string, unknown> }
+              : {}),
+          };
+        }
+      } catch {
+        // An invalid pinned DSL: the planner fails the run naming the problem.
+      }
+    }
+    this.runs.set(runId, loaded);
+    return loaded;
+  }
+}
