@@ -41,10 +41,17 @@ async function observe(stack: TestStack, runId: string): Promise<Observed> {
   expect(run.error).toBeNull();
   expect(run.status).toBe('succeeded');
   const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as Observed['actions'];
-  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, { timeoutMs: 30_000 });
+  const read = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 30_000,
+  });
+  expect(read.status).toBe(200);
   const events = read.frames
     .filter((f) => f.event === 'node_started' || f.event === 'action')
     .map((f) => `${f.event} ${nodeOf(JSON.parse(f.data))}`);
+  // Every action was announced by its node_started (inline or not).
+  expect(events.filter((e) => e.startsWith('action ')).length).toBe(actions.length);
+  expect(events.filter((e) => e.startsWith('node_started ')).length).toBeGreaterThan(0);
   return {
     answer: run.output.answer as string,
     actions: actions.map((a) => ({

@@ -52,7 +52,10 @@ async function oneRun(stack: TestStack): Promise<string> {
     throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
   }
   const runId = created.body.run_id as string;
-  await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, { timeoutMs: 300_000 });
+  await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+    headers: { Authorization: `Bearer ${stack.key}` },
+    timeoutMs: 300_000,
+  });
   return runId;
 }
 

@@ -66,7 +66,10 @@ async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise
         throw new Error(`POST /v1/runs answered ${res.status}: ${JSON.stringify(res.body)}`);
       }
       const runId = res.body.run_id as string;
-      await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, { timeoutMs: 600_000 });
+      await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
+        headers: { Authorization: `Bearer ${stack.key}` },
+        timeoutMs: 600_000,
+      });
       const wallMs = performance.now() - t0;
       const cpuMs = await cpu.stop();
       const run = (await stack.api('GET', `/v1/runs/${runId}`)).body;
