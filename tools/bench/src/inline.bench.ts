@@ -4,7 +4,8 @@
 // off (SWITCHYARD_INLINE_NODES=off: every component a JetStream round trip to the planner).
 // Prints a markdown table and writes tools/bench/INLINE-RESULTS.md.
 // Usage: npm run bench:inline. Environment: BENCH_TURNS (100), BENCH_REPS (5: runs per mode,
-// medians), KEEP_BENCH_LOGS=1.
+// medians), KEEP_BENCH_LOGS=1, BENCH_CPU_PROF=<dir> (V8 profiles of the services, per mode),
+// BENCH_ONLY_ON=1 (inline on only, no results file: for profiling).
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,8 +28,10 @@ interface Sample {
 }
 
 async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise<Sample[]> {
+  const prof = process.env['BENCH_CPU_PROF'];
   const stack = await TestStack.start({
     script: 'apps/planner/test/fixtures/graph.script.json',
+    nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof, mode)}`] : [],
     env: { LOG_LEVEL: 'warn', SWITCHYARD_INLINE_NODES: mode, SWITCHYARD_DEFAULT_MAX_STEPS: '10000' },
   });
   try {
@@ -102,6 +105,10 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   log(`machine: ${describeMachine(m)}; load average ${loadBefore.toFixed(2)}`);
   const on = await measure('on', turns, reps);
+  if (process.env['BENCH_ONLY_ON']) {
+    log(`inline on: ${median(on.map((x) => x.wallMs / x.components)).toFixed(2)} ms a component`);
+    return;
+  }
   const off = await measure('off', turns, reps);
   const per = (s: Sample[], f: (x: Sample) => number) => median(s.map((x) => f(x) / x.components));
   const speedup = per(off, (x) => x.wallMs) / per(on, (x) => x.wallMs);

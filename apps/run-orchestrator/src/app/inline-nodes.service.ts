@@ -25,10 +25,12 @@ interface InlineRun {
   inputs?: Record<string, unknown>;
 }
 
-/** Where a chain of inline steps started, to bound it. */
+/** A chain of inline steps in one transaction: how far it went (to bound it), what it will write. */
 export interface InlineChain {
   steps: number;
   startedAt: number;
+  /** The chain's task rows and log rows so far, written with the statement that ends it. */
+  pending?: { tasks: TaskRow[]; logs: unknown[][] };
 }
 
 // Never aborted: a pure component does no I/O and returns at once.
@@ -92,7 +94,6 @@ export class InlineNodes {
         signal: NEVER,
         lastDelivery: true,
         emitToken: () => Promise.resolve(),
-        budgetMs: 60_000,
       },
       (ctx) => {
         const pure = pureComponent(ctx.component.name);

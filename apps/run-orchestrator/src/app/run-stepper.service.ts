@@ -81,6 +81,8 @@ export class RunStepper {
     if (route.kind === 'next' && this.inline.mayChain(chain)) {
       const canvas = await this.inline.canvasFor(m, run, route.tasks);
       if (canvas) {
+        // The step before the chain is written now (once per chain); the inline steps' rows are
+        // collected and go out with the statement that ends the chain.
         if (writes) {
           await m.query(...statementOf(writes));
         }
@@ -88,6 +90,9 @@ export class RunStepper {
           this.inline.run(run, canvas, s.base, s.task),
         );
         if ('failed' in ran) {
+          if (chain.pending) {
+            await m.query(...statementOf(inlineWrites(chain.pending, state)));
+          }
           return this.finish(m, run, null, effects, route.steps, 'failed', ran.failed);
         }
         const inner = await this.advance(
@@ -96,9 +101,16 @@ export class RunStepper {
           ran.state,
           ran.actions,
           route.tasks[0].step,
-          ran.writes,
+          undefined,
           traceParent,
-          { steps: chain.steps + 1, startedAt: chain.startedAt },
+          {
+            steps: chain.steps + 1,
+            startedAt: chain.startedAt,
+            pending: {
+              tasks: [...(chain.pending?.tasks ?? []), ...route.tasks],
+              logs: [...(chain.pending?.logs ?? []), ...ran.logRows],
+            },
+          },
         );
         inner.events = [...effects.events, ...inner.events];
         inner.inlined = {
@@ -107,6 +119,10 @@ export class RunStepper {
         };
         return inner;
       }
+    }
+    if (chain.pending) {
+      // The chain ends here: its rows and the thread's final version, with what follows.
+      writes = inlineWrites(chain.pending, state);
     }
     if (writes && route.kind !== 'next') {
       await m.query(...statementOf(writes));
@@ -151,8 +167,8 @@ export class RunStepper {
   /**
    * Runs the step's tasks inline: each on the state at the step's start, their deltas applied in
    * dispatch order as the delta consumer applies a step's deltas (the patch allow-list included).
-   * Answers the new state, the actions, the step's writes (task rows recorded as applied, the log,
-   * the thread's version) for the next advance, and the node_started events; or why it failed.
+   * Answers the new state, the actions and the step's log rows (written when the chain ends), and
+   * adds the node_started events; or why it failed.
    */
   private async runInline(
     m: StepSql,
@@ -166,7 +182,7 @@ export class RunStepper {
     | {
         state: RuntimeState;
         actions: Action[];
-        writes: StepWrites;
+        logRows: unknown[][];
         deltas: { delta: CommittedDelta; bytes: number }[];
         snapshotVersion: number | undefined;
       }
@@ -206,7 +222,7 @@ export class RunStepper {
     return {
       state: next,
       actions,
-      writes: inlineWrites(route.tasks, logRows, next),
+      logRows,
       deltas,
       snapshotVersion,
     };
@@ -309,10 +325,14 @@ function statementOf(writes: StepWrites): [string, unknown[]] {
 }
 
 /**
- * The writes of an inline step, sent with the next step's: its tasks recorded as applied (a fork
- * reads a step's tasks), its deltas in the log, the thread's version moved.
+ * The writes of a chain of inline steps, sent with the statement that ends it: their tasks
+ * recorded as applied (a fork reads a step's tasks), their deltas in the log, the thread's version
+ * moved to the chain's last.
  */
-function inlineWrites(tasks: TaskRow[], logRows: unknown[][], state: RuntimeState): StepWrites {
+function inlineWrites(
+  { tasks, logs: logRows }: { tasks: TaskRow[]; logs: unknown[][] },
+  state: RuntimeState,
+): StepWrites {
   const params: unknown[] = [state.thread_id, state.version];
   const taskValues = tasks.map((t) => {
     const cols = [

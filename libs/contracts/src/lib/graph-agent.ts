@@ -30,13 +30,28 @@ export function graphNodeName(componentId: string): string {
   return `${GRAPH_NODE_PREFIX}.${out}`;
 }
 
+const DECODED_MAX = 10_000;
+const decoded = new Map<string, string>();
+
 /** The component a `graph.*` node runs, or undefined for any other node. */
 export function componentIdOfNode(node: string): string | undefined {
   const prefix = `${GRAPH_NODE_PREFIX}.`;
   if (!node.startsWith(prefix)) {
     return undefined;
   }
-  const encoded = node.slice(prefix.length);
+  // A run's every step decodes the turn's node names: the few distinct ones are remembered.
+  let id = decoded.get(node);
+  if (id === undefined) {
+    id = decodeComponentId(node.slice(prefix.length));
+    if (decoded.size >= DECODED_MAX) {
+      decoded.clear();
+    }
+    decoded.set(node, id);
+  }
+  return id;
+}
+
+function decodeComponentId(encoded: string): string {
   let out = '';
   for (let i = 0; i < encoded.length; i++) {
     if (encoded[i] !== '-') {

@@ -94,8 +94,11 @@ export interface ComponentStepInput {
   /** No delivery of the task follows this one: a retryable failure is final. */
   lastDelivery: boolean;
   emitToken: (text: string) => Promise<void>;
-  /** The component's time budget (see componentTimeoutMs). */
-  budgetMs: number;
+  /**
+   * The component's time budget (see componentTimeoutMs); none for a pure component run inline,
+   * which returns at once.
+   */
+  budgetMs?: number;
 }
 
 /** The `result` of a graph component's action. */
@@ -146,10 +149,14 @@ function previousAnswerOf(state: Readonly<RuntimeState>): { previousAnswer?: Rec
 
 /** The graph components of the turn so far, in the order their actions were applied. */
 function turnComponents(actions: readonly Action[]): ComponentResult[] {
-  return actions
-    .filter((a) => componentIdOfNode(a.node) !== undefined && a.result && typeof a.result === 'object')
-    .map((a) => a.result as ComponentResult)
-    .filter((r) => !r.paused);
+  const out: ComponentResult[] = [];
+  for (const a of actions) {
+    const r = a.result as ComponentResult | null;
+    if (r && typeof r === 'object' && !r.paused && componentIdOfNode(a.node) !== undefined) {
+      out.push(r);
+    }
+  }
+  return out;
 }
 
 /**
@@ -208,24 +215,28 @@ export async function runComponentStep(
       ran: ran.filter((r) => !r.skipped).map((r) => r.component),
       resumes: turn.filter((a) => a.node === ASK_USER.name).length,
       ...(inputs ? { inputs } : {}),
-      signal: AbortSignal.any([input.signal, timer.signal]),
+      signal: budgetMs === undefined ? input.signal : AbortSignal.any([input.signal, timer.signal]),
       emitToken: input.emitToken,
       ...(component.name === 'UserFillUp' ? { answer: answerTo(input.node, turn) } : {}),
       ...(input.node === GRAPH_ENTRY_NODE && graph ? previousAnswerOf(state) : {}),
     });
-    const timeout = new Promise<never>((_, reject) => {
-      expire = setTimeout(() => {
-        timer.abort();
-        reject(
-          new GraphException(
-            GraphErrorCode.ComponentFailed,
-            `timed out after ${budgetMs} ms (the ${component.name} time budget; ` +
-              `SWITCHYARD_GRAPH_TIMEOUT_${component.name.toUpperCase()}_MS sets it)`,
-          ),
-        );
-      }, budgetMs);
-    });
-    effect = await Promise.race([work, timeout]);
+    if (budgetMs === undefined) {
+      effect = await work;
+    } else {
+      const timeout = new Promise<never>((_, reject) => {
+        expire = setTimeout(() => {
+          timer.abort();
+          reject(
+            new GraphException(
+              GraphErrorCode.ComponentFailed,
+              `timed out after ${budgetMs} ms (the ${component.name} time budget; ` +
+                `SWITCHYARD_GRAPH_TIMEOUT_${component.name.toUpperCase()}_MS sets it)`,
+            ),
+          );
+        }, budgetMs);
+      });
+      effect = await Promise.race([work, timeout]);
+    }
   } catch (err) {
     // Only what says so (a model call that may pass) is retried; a component's own failure
     // (a bad reference, a Loop variable left incomplete) fails the same way every time.
