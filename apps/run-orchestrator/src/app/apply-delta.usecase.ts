@@ -127,10 +127,13 @@ export class ApplyDeltaUseCase {
           this.logger.log({ ...log, msg: 'duplicate delta acknowledged and ignored' });
           if (task.status === 'applied') {
             // Applied, but its acknowledgement was lost (a crash between commit and ack): the step's
-            // events may not have reached Redis either; the outbox writes the ones that are missing.
+            // events may not have reached Redis either — nor those of the inline steps committed
+            // with it; the outbox writes the ones that are missing (it skips those present).
             const applied = (await m.query(
-              `SELECT delta->'action' AS action FROM state_deltas WHERE task_id = ANY($1::uuid[]) ORDER BY version`,
-              [stepTasks.map((t) => t.id)],
+              `SELECT delta->'action' AS action FROM state_deltas
+               WHERE run_id = $2 AND version >= (SELECT min(version) FROM state_deltas WHERE task_id = ANY($1::uuid[]))
+               ORDER BY version LIMIT 1000`,
+              [stepTasks.map((t) => t.id), run.id],
             )) as { action: Action }[];
             return { ...noEffects(run.id), repairActions: applied.map((r) => r.action) };
           }
