@@ -23,7 +23,7 @@ import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper, type StepWrites, writeSnapshot } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
-import { type StepEffects, noEffects } from './step-effects';
+import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
 import { type StepSql, withLockedRead } from './step-transaction';
 import { TaskOutbox } from './task-outbox.service';
 
@@ -231,10 +231,13 @@ export class ApplyDeltaUseCase {
       this.cache.put(committed);
     }
     if (logged && committed) {
-      const { thread_id: threadId, version } = committed;
-      this.recent.record(threadId, logged.base, logged.deltas);
-      effects.deltas = new Map(
-        effects.tasks.map((t) => [t.id, this.recent.forTask(threadId, t.subject.split('.')[2], version)]),
+      shipRecentDeltas(
+        effects,
+        this.recent,
+        committed.thread_id,
+        logged.base,
+        logged.deltas,
+        committed.version,
       );
     }
     await this.outbox.apply(effects);

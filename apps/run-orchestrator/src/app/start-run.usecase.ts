@@ -15,6 +15,7 @@ import { PgStateSource } from '@switchyard/persistence';
 import { SpanKind, inRemoteSpan } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
+  RecentDeltas,
   StateCache,
   applyDelta,
   emptyState,
@@ -26,7 +27,7 @@ import { RUN_COLUMNS, type RunRow } from './run-row';
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
 import { RunStepper, writeSnapshot } from './run-stepper.service';
-import { type StepEffects, actionEvent, noEffects } from './step-effects';
+import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 
 /** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
@@ -50,6 +51,7 @@ export class StartRunUseCase {
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(StateCache) private readonly cache: StateCache,
+    @Inject(RecentDeltas) private readonly recent: RecentDeltas,
     @Inject(PgStateSource) private readonly source: PgStateSource,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
@@ -108,7 +110,11 @@ export class StartRunUseCase {
   async startNext(threadId: string): Promise<'started' | 'held' | 'idle'> {
     for (;;) {
       let held = false;
-      const opened: { committed?: RuntimeState; tenantId?: string } = {};
+      const opened: {
+        committed?: RuntimeState;
+        tenantId?: string;
+        start?: { delta: CommittedDelta; bytes: number };
+      } = {};
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
       const effects = await this.ds
         .transaction(async (m): Promise<StepEffects | null> => {
@@ -137,8 +143,20 @@ export class StartRunUseCase {
         return held ? 'held' : 'idle';
       }
       if (opened.committed) {
-        // With the inline steps that followed the start, when there were any.
+        // With the inline steps that followed the start, when there were any: the tasks after
+        // them carry those deltas (as after any step), so their service need not read them back.
         this.cache.put(effects.inlined?.state ?? opened.committed);
+        if (effects.inlined && opened.start) {
+          const { start } = opened;
+          shipRecentDeltas(
+            effects,
+            this.recent,
+            opened.committed.thread_id,
+            opened.committed.version - 1,
+            [{ delta: start.delta, bytes: start.bytes }, ...effects.inlined.deltas],
+            effects.inlined.state.version,
+          );
+        }
       }
       await this.outbox.apply(effects);
       if (!effects.finished) {
@@ -158,7 +176,7 @@ export class StartRunUseCase {
   private async openTurn(
     m: EntityManager,
     threadId: string,
-    out: { committed?: RuntimeState; tenantId?: string },
+    out: { committed?: RuntimeState; tenantId?: string; start?: { delta: CommittedDelta; bytes: number } },
   ): Promise<StepEffects | null> {
     const [thread] = (await m.query(
       `SELECT t.version, t.active_run_id, r.status AS active_status
@@ -239,10 +257,12 @@ export class StartRunUseCase {
       }),
     };
     const state = applyDelta(before, delta);
+    const json = JSON.stringify(delta);
+    out.start = { delta, bytes: json.length };
     // The start delta's task id is the run id: unique, so a turn is never opened twice.
     await m.query(
       'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
-      [threadId, state.version, run.id, run.id, 'start', JSON.stringify(delta)],
+      [threadId, state.version, run.id, run.id, 'start', json],
     );
     await m.query('UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1', [
       threadId,

@@ -5,6 +5,7 @@ import {
   type RuntimeState,
   actionEventPayload,
 } from '@switchyard/contracts';
+import type { RecentDeltas } from '@switchyard/state';
 import type { TaskRow } from './run-row';
 
 /** What a committed transaction asks to happen next, carried out only after the commit. */
@@ -35,4 +36,23 @@ export const noEffects = (runId: string): StepEffects => ({ runId, tasks: [], ev
 /** The `action` event of a committed action. */
 export function actionEvent(a: Action): { type: 'action'; payload: unknown } {
   return { type: 'action', payload: actionEventPayload(a) };
+}
+
+/**
+ * Records the committed deltas of `threadId` from version `base` + 1 on (RecentDeltas) and gives
+ * each task of `effects` those its service has not seen, up to the state it runs on — so a node
+ * service need not read them back from Postgres (where jsonb would also lose their key order).
+ */
+export function shipRecentDeltas(
+  effects: StepEffects,
+  recent: RecentDeltas,
+  threadId: string,
+  base: number,
+  deltas: { delta: CommittedDelta; bytes: number }[],
+  version: number,
+): void {
+  recent.record(threadId, base, deltas);
+  effects.deltas = new Map(
+    effects.tasks.map((t) => [t.id, recent.forTask(threadId, t.subject.split('.')[2], version)]),
+  );
 }

@@ -643,6 +643,35 @@ describe(applyDelta.name, () => {
       expect(next.chat_history).toBe(prev.chat_history);
     });
 
+    it('copies only the containers on the patched path: the rest of the field is shared', () => {
+      const t0 = turnZeroInProgress();
+      const prev = applyDelta(
+        t0,
+        step(t0, 'planner', [
+          { op: 'add', path: '/preprocessed_files/documents/a.pdf', value: { pages: [1, 2] } },
+          { op: 'add', path: '/preprocessed_files/tables/t', value: { rows: 3 } },
+        ]),
+      );
+      deepFreeze(prev);
+      const snapshot = structuredClone(prev);
+
+      const next = applyDelta(
+        prev,
+        step(prev, 'planner', [
+          { op: 'add', path: '/preprocessed_files/documents/a.pdf/pages/-', value: 3 },
+          { op: 'replace', path: '/preprocessed_files/documents/a.pdf/pages/0', value: 0 },
+        ]),
+      );
+
+      expect(prev).toEqual(snapshot);
+      expect(next.preprocessed_files.documents['a.pdf']).toEqual({ pages: [0, 2, 3] });
+      // Copied once per delta along the path, however many ops walk it; the siblings are shared.
+      expect(next.preprocessed_files).not.toBe(prev.preprocessed_files);
+      expect(next.preprocessed_files.documents).not.toBe(prev.preprocessed_files.documents);
+      expect(next.preprocessed_files.tables).toBe(prev.preprocessed_files.tables);
+      expect(next.preprocessed_files.other_files).toBe(prev.preprocessed_files.other_files);
+    });
+
     it('shares the earlier turns of action_history and usage, copying only the current turn', () => {
       const t0 = turnZeroInProgress();
       const prev = applyDelta(t0, startDelta(t0, RUN_1, 'again'));

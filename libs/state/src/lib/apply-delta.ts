@@ -45,11 +45,43 @@ const FIELD_SCHEMAS = RuntimeStateSchema.shape;
 const PATCH_OPS = new Set(['add', 'replace', 'remove', 'test']);
 type Field = keyof typeof FIELD_SCHEMAS;
 
+/** JSON pointer segments of `path` (RFC 6901: `~1` is `/`, `~0` is `~`). */
+function segmentsOf(path: string): string[] {
+  return path
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/**
+ * Replaces every container on the way to `path`'s last segment with a shallow copy (once per
+ * delta: `copies` holds the ones already made), so applying the op in place changes only copies.
+ */
+function copyAlong(root: Record<string, unknown>, path: string, copies: Set<unknown>): void {
+  const segments = segmentsOf(path);
+  let parent: Record<string, unknown> | unknown[] = root;
+  for (let i = 0; i < segments.length - 1; i++) {
+    const key = segments[i];
+    const child: unknown = (parent as Record<string, unknown>)[key];
+    if (child === null || typeof child !== 'object') {
+      return; // the patch fails on this path: nothing to copy
+    }
+    let copy = child as Record<string, unknown> | unknown[];
+    if (!copies.has(child)) {
+      copy = Array.isArray(child) ? child.slice() : { ...(child as Record<string, unknown>) };
+      (parent as Record<string, unknown>)[key] = copy;
+      copies.add(copy);
+    }
+    parent = copy;
+  }
+}
+
 /**
  * The one reducer: applies a committed delta and returns the next state.
  *
- * Pure and non-mutating, but it copies only the fields the delta touches (structural sharing),
- * so applying a delta costs O(size of the delta + touched fields), not O(size of the state).
+ * Pure and non-mutating, but it copies only the containers along the patch's paths (structural
+ * sharing), so applying a delta costs O(size of the delta + the paths' widths) plus the touched
+ * fields' validation, not a copy of the state.
  * Order: the patch first (the start action's patch opens the turn's lists), then the action is
  * appended to `action_history[turn]` and its usage added to `usage[turn]`; `version` + 1.
  */
@@ -75,8 +107,11 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
       }
       touched.add(field as Field);
     }
-    for (const field of touched) {
-      (next as Record<string, unknown>)[field] = structuredClone(state[field]);
+    // Copy-on-write along each op's path: the containers an op changes are shallow copies made
+    // for this delta, the rest is shared with `state` — O(the paths' widths), not O(the field).
+    const copies = new Set<unknown>();
+    for (const op of patch) {
+      copyAlong(next as unknown as Record<string, unknown>, op.path, copies);
     }
     try {
       applyPatch(next, patch as Operation[], true, true, false);

@@ -24,7 +24,7 @@ export class RunTaskEntity {
   @Column({ type: 'integer' }) version!: number;
   @Column({ type: 'integer', default: 1 }) attempt!: number;
   @Column({ type: 'text' }) status!: RunTaskStatus;
-  @Column({ type: 'jsonb', nullable: true }) delta!: StateDelta | null;
+  @Column({ type: 'json', nullable: true }) delta!: StateDelta | null;
   @Column({ type: 'timestamptz' }) deadline!: Date;
   @Column({ type: 'timestamptz', nullable: true }) published_at!: Date | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;

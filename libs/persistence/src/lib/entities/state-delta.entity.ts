@@ -11,6 +11,6 @@ export class StateDeltaEntity {
   @Column({ type: 'uuid', unique: true }) task_id!: string;
   @Column({ type: 'uuid' }) run_id!: string;
   @Column({ type: 'text' }) node!: string;
-  @Column({ type: 'jsonb' }) delta!: CommittedDelta;
+  @Column({ type: 'json' }) delta!: CommittedDelta;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }

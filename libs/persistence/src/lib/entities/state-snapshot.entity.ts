@@ -5,6 +5,6 @@ import type { RuntimeState } from '@switchyard/contracts';
 export class StateSnapshotEntity {
   @PrimaryColumn('uuid') thread_id!: string;
   @PrimaryColumn('integer') version!: number;
-  @Column({ type: 'jsonb' }) state!: RuntimeState;
+  @Column({ type: 'json' }) state!: RuntimeState;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }
