@@ -1,4 +1,4 @@
-import { componentIdOfNode, graphNodeName } from '@switchyard/contracts';
+import { type RunEvent, componentIdOfNode, graphNodeName } from '@switchyard/contracts';
 import { TestStack, pureLoopCanvas, readSse, waitFor } from '@switchyard/testing';
 import { dsl, golden, runGoldenTurns } from './graph-fixtures';
 
@@ -27,12 +27,6 @@ const seen: Record<'on' | 'off', Map<string, Observed>> = { on: new Map(), off: 
 /** Per mode: graph nodes the planner's node runtime ran (its task metric). */
 const plannerRan: Record<'on' | 'off', Set<string>> = { on: new Set(), off: new Set() };
 
-/** The node an event names, whether the frame carries the payload or wraps it. */
-function nodeOf(data: unknown): string {
-  const d = data as { node?: string; payload?: { node?: string }; action?: { node?: string } };
-  return d.node ?? d.payload?.node ?? d.action?.node ?? '?';
-}
-
 async function observe(stack: TestStack, runId: string): Promise<Observed> {
   await waitFor('the run to end', async () =>
     ['succeeded', 'failed', 'cancelled'].includes((await stack.api('GET', `/v1/runs/${runId}`)).body.status),
@@ -48,7 +42,7 @@ async function observe(stack: TestStack, runId: string): Promise<Observed> {
   expect(read.status).toBe(200);
   const events = read.frames
     .filter((f) => f.event === 'node_started' || f.event === 'action')
-    .map((f) => `${f.event} ${nodeOf(JSON.parse(f.data))}`);
+    .map((f) => `${f.event} ${(JSON.parse(f.data) as RunEvent<'action' | 'node_started'>).payload.node}`);
   // Every action was announced by its node_started (inline or not).
   expect(events.filter((e) => e.startsWith('action ')).length).toBe(actions.length);
   expect(events.filter((e) => e.startsWith('node_started ')).length).toBeGreaterThan(0);

@@ -66,7 +66,7 @@ export {
 } from './lib/data-components';
 export { COLLATED_OUTPUTS, type IterationStep, iterationItemStep, iterationItems } from './lib/iteration';
 export { loopConditionHolds, loopEnded, loopVariables } from './lib/loop';
-export { type GraphDsl, validateGraphDsl } from './lib/graph-dsl';
+export { type GraphDsl, pinnedGraphDsl, runInputsOf, validateGraphDsl } from './lib/graph-dsl';
 export {
   PUPPY_EDGE_TYPES,
   type PuppyBlock,

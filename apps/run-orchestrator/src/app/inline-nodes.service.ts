@@ -4,7 +4,7 @@ import {
   AgentConfigSchema,
   type RuntimeState,
   type StateDelta,
-  checkedStateDelta,
+  nodeDelta,
   componentIdOfNode,
 } from '@switchyard/contracts';
 import {
@@ -12,7 +12,8 @@ import {
   type ComponentStepOutput,
   pureComponent,
   runComponentStep,
-  validateGraphDsl,
+  pinnedGraphDsl,
+  runInputsOf,
 } from '@switchyard/graph';
 import { GraphNodesRegistrar } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
@@ -20,7 +21,7 @@ import type { RunRow, TaskRow } from './run-row';
 import type { StepSql } from './step-transaction';
 
 /** A graph run's pinned canvas and Begin inputs, as the planner reads them (GraphCanvasLoader). */
-interface InlineRun {
+export interface InlineRun {
   canvas: Canvas;
   inputs?: Record<string, unknown>;
 }
@@ -105,23 +106,8 @@ export class InlineNodes {
       },
     );
     await this.registrar.ensure(out.next.filter((n) => componentIdOfNode(n) !== undefined));
-    const delta = {
-      action: {
-        node: task.node,
-        preparation: '',
-        summary: out.summary,
-        result: out.result ?? null,
-        usage: out.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-        next: out.next,
-        ...(out.error ? { error: out.error } : {}),
-        started_at: startedAt,
-        finished_at: new Date().toISOString(),
-        attempt: 1,
-      },
-      ...(out.patch?.length ? { patch: out.patch } : {}),
-    };
     // As a node service does: a component's bug fails the run with a clear message.
-    return checkedStateDelta(delta);
+    return nodeDelta(task.node, out, { startedAt, attempt: 1 });
   }
 
   private async load(m: StepSql, runId: string): Promise<InlineRun | { none: true }> {
@@ -137,18 +123,10 @@ export class InlineNodes {
     const agent = AgentConfigSchema.safeParse(row?.agent_config ?? { name: 'default' });
     if (agent.success && agent.data.kind === 'graph' && agent.data.dsl) {
       try {
-        const raw = agent.data.dsl;
-        // Stored as JSON text, which keeps the author's key order (see AgentConfigSchema).
-        const dsl = validateGraphDsl(typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw);
+        const dsl = pinnedGraphDsl(agent.data.dsl);
+        const inputs = runInputsOf(row);
         if (dsl.kind === 'ragflow') {
-          // The JSON text keeps the inputs' key order (jsonb sorts keys); older runs have only `inputs`.
-          const inputs = row.inputs_json ? (JSON.parse(row.inputs_json) as unknown) : row.inputs;
-          loaded = {
-            canvas: dsl.canvas,
-            ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
-              ? { inputs: inputs as Record<string, unknown> }
-              : {}),
-          };
+          loaded = { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) };
         }
       } catch {
         // An invalid pinned DSL: the planner fails the run naming the problem.

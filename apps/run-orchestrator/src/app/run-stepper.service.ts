@@ -6,12 +6,11 @@ import {
   type NodeRegistration,
   type RunStatus,
   type RuntimeState,
-  type StateDelta,
   waitingForUserPayload,
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
-import { type InlineChain, InlineNodes } from './inline-nodes.service';
+import { type InlineChain, InlineNodes, type InlineRun } from './inline-nodes.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
@@ -86,9 +85,7 @@ export class RunStepper {
         if (writes) {
           await m.query(...statementOf(writes));
         }
-        const ran = await this.runInline(m, run, state, route, registrations, effects, (s) =>
-          this.inline.run(run, canvas, s.base, s.task),
-        );
+        const ran = await this.runInline(m, run, state, route, registrations, effects, canvas);
         if ('failed' in ran) {
           if (chain.pending) {
             await m.query(...statementOf(inlineWrites(chain.pending, state)));
@@ -177,7 +174,7 @@ export class RunStepper {
     route: { tasks: TaskRow[] },
     registrations: ReadonlyMap<string, NodeRegistration | undefined>,
     effects: StepEffects,
-    runTask: (s: { base: RuntimeState; task: TaskRow }) => Promise<StateDelta>,
+    canvas: InlineRun,
   ): Promise<
     | {
         state: RuntimeState;
@@ -193,7 +190,7 @@ export class RunStepper {
     const deltas: { delta: CommittedDelta; bytes: number }[] = [];
     const logRows: unknown[][] = [];
     for (const task of route.tasks) {
-      const delta = await runTask({ base: state, task });
+      const delta = await this.inline.run(run, canvas, state, task);
       const action: Action = { ...delta.action, id: next.version + 1 };
       const applied: CommittedDelta = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
       try {
@@ -330,49 +327,64 @@ function statementOf(writes: StepWrites): [string, unknown[]] {
  * moved to the chain's last.
  */
 function inlineWrites(
-  { tasks, logs: logRows }: { tasks: TaskRow[]; logs: unknown[][] },
+  { tasks, logs }: { tasks: TaskRow[]; logs: unknown[][] },
   state: RuntimeState,
 ): StepWrites {
   const params: unknown[] = [state.thread_id, state.version];
-  const taskValues = tasks.map((t) => {
-    const cols = [
-      t.id,
-      t.run_id,
-      t.thread_id,
-      t.turn,
-      t.step,
-      t.seq,
-      t.call_index,
-      t.node,
-      t.subject,
-      t.version,
-      t.attempt,
-      t.deadline,
-    ];
-    const at = params.length;
-    params.push(...cols);
-    return `(${cols.map((_, j) => `$${at + j + 1}`).join(', ')}, 'applied', now(), now())`;
-  });
-  const logValues = logRows.map((r) => {
-    const at = params.length;
-    params.push(...r);
-    return `(${r.map((_, j) => `$${at + j + 1}`).join(', ')})`;
-  });
+  const inserted = taskInsert(tasks, params, 'applied');
+  const logged = `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${logs
+    .map((r) => valuesRow(r, params))
+    .join(', ')}`;
   return {
     params,
     parts: [
-      {
-        name: 'inline_tasks',
-        sql: `INSERT INTO run_tasks (id, run_id, thread_id, turn, step, seq, call_index, node, subject, version, attempt, deadline, status, published_at, finished_at)
-              VALUES ${taskValues.join(', ')}`,
-      },
+      { name: 'inline_tasks', sql: inserted },
       { name: 'inline_moved', sql: 'UPDATE threads SET version = $2 WHERE id = $1' },
-      {
-        name: 'inline_logged',
-        sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${logValues.join(', ')}`,
-      },
+      { name: 'inline_logged', sql: logged },
     ],
   };
+}
+
+/** `($n, …)` for `values`, appended to `params`; `literals` (SQL) end the row. */
+function valuesRow(values: readonly unknown[], params: unknown[], literals = ''): string {
+  const at = params.length;
+  params.push(...values);
+  return `(${values.map((_, j) => `$${at + j + 1}`).join(', ')}${literals})`;
+}
+
+const TASK_INSERT_COLUMNS = [
+  'id',
+  'run_id',
+  'thread_id',
+  'turn',
+  'step',
+  'seq',
+  'call_index',
+  'node',
+  'subject',
+  'version',
+  'attempt',
+  'deadline',
+  'trace_parent',
+] as const;
+
+/**
+ * An INSERT of `tasks` into run_tasks, their values appended to `params`: `pending` (to publish),
+ * or `applied` (run inline: published and finished as they are written).
+ */
+function taskInsert(tasks: TaskRow[], params: unknown[], status: 'pending' | 'applied'): string {
+  const [cols, literals] =
+    status === 'pending'
+      ? [', status', ", 'pending'"]
+      : [', status, published_at, finished_at', ", 'applied', now(), now()"];
+  const rows = tasks.map((t) =>
+    valuesRow(
+      TASK_INSERT_COLUMNS.map((c) => t[c] ?? null),
+      params,
+      literals,
+    ),
+  );
+  return `INSERT INTO run_tasks (${TASK_INSERT_COLUMNS.join(', ')}${cols}) VALUES ${rows.join(', ')}`;
 }
 
 /**
@@ -385,28 +397,9 @@ async function insertTasks(
   run?: { runId: string; steps: number; resumed: boolean },
   writes?: StepWrites,
 ): Promise<void> {
-  const cols = [
-    'id',
-    'run_id',
-    'thread_id',
-    'turn',
-    'step',
-    'seq',
-    'call_index',
-    'node',
-    'subject',
-    'version',
-    'attempt',
-    'deadline',
-    'trace_parent',
-  ] as const;
   const values: unknown[] = [...(writes?.params ?? []), ...(run ? [run.runId, run.steps] : [])];
   const offset = values.length;
-  const rows = tasks.map((t, i) => {
-    values.push(...cols.map((c) => t[c] ?? null));
-    return `(${cols.map((_, j) => `$${offset + i * cols.length + j + 1}`).join(', ')}, 'pending')`;
-  });
-  const insert = `INSERT INTO run_tasks (${cols.join(', ')}, status) VALUES ${rows.join(', ')}`;
+  const insert = taskInsert(tasks, values, 'pending');
   const parts = [...(writes?.parts ?? [])];
   if (run) {
     const status = run.resumed ? `, status = 'running', waiting = NULL` : '';

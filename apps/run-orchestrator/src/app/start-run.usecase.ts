@@ -147,13 +147,12 @@ export class StartRunUseCase {
         // them carry those deltas (as after any step), so their service need not read them back.
         this.cache.put(effects.inlined?.state ?? opened.committed);
         if (effects.inlined && opened.start) {
-          const { start } = opened;
           shipRecentDeltas(
             effects,
             this.recent,
             opened.committed.thread_id,
             opened.committed.version - 1,
-            [{ delta: start.delta, bytes: start.bytes }, ...effects.inlined.deltas],
+            [opened.start, ...effects.inlined.deltas],
             effects.inlined.state.version,
           );
         }

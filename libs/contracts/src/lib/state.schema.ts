@@ -177,12 +177,46 @@ export const StateDeltaSchema = z
 export type StateDelta = z.infer<typeof StateDeltaSchema>;
 export type ActionDraft = StateDelta['action'];
 
+/** What a node's code answers: its action but for the id, node, timing and attempt, and its patch. */
+export interface NodeAnswer {
+  preparation?: string;
+  summary: string;
+  result: unknown;
+  next: string[];
+  usage?: Usage;
+  patch?: JsonPatchOperation[];
+  context?: Action['context'];
+  relevance?: number;
+  error?: ActionError;
+}
+
 /**
- * A node's delta as it is sent on: `delta` when it is valid; else the same action with no result,
- * no successors and an `invalid_delta` error naming what is wrong — a node's bug surfaces as a
- * failed run with a clear message, never as a poison delta.
+ * The delta of node `node`'s answer, as it is sent on. An answer that is not a valid delta becomes
+ * the same action with no result, no successors and an `invalid_delta` error naming what is wrong —
+ * a node's bug surfaces as a failed run with a clear message, never as a poison delta.
  */
-export function checkedStateDelta(delta: { action: Record<string, unknown> & { node: string } }): StateDelta {
+export function nodeDelta(
+  node: string,
+  out: NodeAnswer,
+  run: { startedAt: string; attempt: number },
+): StateDelta {
+  const delta = {
+    action: {
+      node,
+      preparation: out.preparation ?? '',
+      summary: out.summary,
+      result: out.result ?? null,
+      ...(out.context ? { context: out.context } : {}),
+      ...(out.relevance !== undefined ? { relevance: out.relevance } : {}),
+      usage: out.usage ?? { ...ZERO_USAGE },
+      next: out.next,
+      ...(out.error ? { error: out.error } : {}),
+      started_at: run.startedAt,
+      finished_at: new Date().toISOString(),
+      attempt: run.attempt,
+    },
+    ...(out.patch?.length ? { patch: out.patch } : {}),
+  };
   const checked = StateDeltaSchema.safeParse(delta);
   if (checked.success) {
     return checked.data;

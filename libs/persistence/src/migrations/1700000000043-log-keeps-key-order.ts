@@ -7,7 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * rendering an object, as RAGFlow's Python dicts keep it); with pure components run inline by the
  * orchestrator, the planner reads their outputs from here rather than computing them itself.
  * Every query on these columns uses `->`/`->>`, which `json` has too. Rows written before keep
- * the order jsonb gave them.
+ * the order jsonb gave them. Changing a column's type rewrites the table under an exclusive lock:
+ * on a large deployment, run the migration (`npm run migrate`) in a maintenance window.
  */
 export class LogKeepsKeyOrder1700000000043 implements MigrationInterface {
   name = 'LogKeepsKeyOrder1700000000043';

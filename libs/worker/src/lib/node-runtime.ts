@@ -3,16 +3,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Histogram, register } from 'prom-client';
 import { DataSource } from 'typeorm';
 import {
-  type Action,
-  type ActionError,
   type DeltaMessage,
-  type JsonPatchOperation,
   type RuntimeState,
   SUBJECTS,
-  checkedStateDelta,
+  type NodeAnswer,
+  nodeDelta,
   type TaskMessage,
   TaskMessageSchema,
-  type Usage,
   ZERO_USAGE,
   deltaSubject,
   describeZodError,
@@ -44,18 +41,8 @@ export interface NodeInput {
   emitToken: (text: string) => Promise<void>;
 }
 
-/** What a node's code returns; the runtime turns it into the action of a delta. */
-export interface NodeOutput {
-  preparation?: string;
-  summary: string;
-  result: unknown;
-  next: string[];
-  usage?: Usage;
-  patch?: JsonPatchOperation[];
-  context?: Action['context'];
-  relevance?: number;
-  error?: ActionError;
-}
+/** What a node's code returns; the runtime turns it into the action of a delta (`nodeDelta`). */
+export type NodeOutput = NodeAnswer;
 
 export type NodeImpl = (input: NodeInput) => Promise<NodeOutput>;
 
@@ -274,23 +261,6 @@ export class NodeRuntime {
         ...(out.error ? { 'error.type': out.error.code } : {}),
       });
     }
-    const delta = {
-      action: {
-        node: task.node,
-        preparation: out.preparation ?? '',
-        summary: out.summary,
-        result: out.result ?? null,
-        ...(out.context ? { context: out.context } : {}),
-        ...(out.relevance !== undefined ? { relevance: out.relevance } : {}),
-        usage: out.usage ?? { ...ZERO_USAGE },
-        next: out.next,
-        ...(out.error ? { error: out.error } : {}),
-        started_at: startedAt,
-        finished_at: new Date().toISOString(),
-        attempt,
-      },
-      ...(out.patch?.length ? { patch: out.patch } : {}),
-    };
     const message: DeltaMessage = {
       task_id: task.task_id,
       run_id: task.run_id,
@@ -298,7 +268,7 @@ export class NodeRuntime {
       base_version: task.version,
       ...withTrace(messageTrace(task.trace?.['traceparent'])),
       ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
-      delta: checkedStateDelta(delta),
+      delta: nodeDelta(task.node, out, { startedAt, attempt }),
     };
     await started;
     // Remembered before it goes out: should the publish give up (NATS away past the task's

@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import {
   type Canvas,
   type GraphDsl,
-  GraphException,
   type PuppyWorkflow,
-  validateGraphDsl,
+  pinnedGraphDsl,
+  runInputsOf,
 } from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
 
@@ -75,28 +75,18 @@ export class GraphCanvasLoader {
     }
     let dsl: GraphDsl;
     try {
-      // Stored as JSON text, which keeps the author's key order (see AgentConfigSchema).
-      dsl = validateGraphDsl(typeof agent.dsl === 'string' ? (JSON.parse(agent.dsl) as unknown) : agent.dsl);
+      dsl = pinnedGraphDsl(agent.dsl);
     } catch (err) {
       // Validated when saved; a pinned DSL that no longer validates cannot run.
-      throw new AgentConfigError(
-        `run ${runId}: its graph DSL is invalid: ${(err as GraphException).message}`,
-      );
+      throw new AgentConfigError(`run ${runId}: its graph DSL is invalid: ${(err as Error).message}`);
     }
     const [row] = (await this.ds.query(
       `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json, tenant_id::text AS tenant_id
        FROM runs WHERE id = $1`,
       [runId],
     )) as { inputs: unknown; inputs_json: string | null; tenant_id: string }[];
-    // The JSON text keeps the inputs' key order (jsonb sorts keys); older runs have only `inputs`.
-    const inputs = row?.inputs_json ? (JSON.parse(row.inputs_json) as unknown) : row?.inputs;
-    const run: LoadedRun = {
-      dsl,
-      tenantId: row?.tenant_id ?? '',
-      ...(inputs && typeof inputs === 'object' && !Array.isArray(inputs)
-        ? { inputs: inputs as Record<string, unknown> }
-        : {}),
-    };
+    const inputs = row ? runInputsOf(row) : undefined;
+    const run: LoadedRun = { dsl, tenantId: row?.tenant_id ?? '', ...(inputs ? { inputs } : {}) };
     this.cache.set(runId, run);
     return run;
   }
