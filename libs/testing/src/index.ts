@@ -6,7 +6,7 @@ export { ScriptedLlmProcess, type ScriptedRequest } from './lib/scripted-llm-pro
 export { PgvectorServer } from './lib/pgvector-server';
 export { DnsTestServer } from './lib/dns-server';
 export { failingPorts } from './lib/failing-ports';
-export { dropDatabase } from './lib/scratch-database';
+export { dropDatabase, testDatabaseUrl } from './lib/scratch-database';
 export { nextPause, type RunPause } from './lib/run-pause';
 export { ProviderStandIn, type StandInRequest, yahooTimeseries } from './lib/provider-stand-in';
 export { REPO_ROOT } from './lib/repo-root';

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { PgStateSource } from '@switchyard/persistence';
 import { GraphNodesRegistrar, NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { CancelFence } from './cancel-fence.service';
 import { EndRunUseCase } from './end-run.usecase';
+import { StepCommitGroup } from './group-commit';
 import { HumanNodesRegistrar } from './human-nodes.registrar';
 import { InlineNodes } from './inline-nodes.service';
 import { RunStepper } from './run-stepper.service';
@@ -40,6 +42,12 @@ import { RetentionJob } from './retention.service';
     OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },
+    {
+      provide: StepCommitGroup,
+      useFactory: (ds: DataSource, config: OrchestratorConfig) =>
+        new StepCommitGroup(ds, config.groupCommit.maxSteps, config.groupCommit.workers),
+      inject: [DataSource, OrchestratorConfig],
+    },
     StartRunUseCase,
     ApplyDeltaUseCase,
     EndRunUseCase,

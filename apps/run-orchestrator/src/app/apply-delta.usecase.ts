@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import {
   type Action,
   type CommittedDelta,
@@ -24,7 +23,8 @@ import { RunStepper, type StepWrites, writeSnapshot } from './run-stepper.servic
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
-import { type StepSql, withLockedRead } from './step-transaction';
+import { StepCommitGroup } from './group-commit';
+import type { StepSql } from './step-transaction';
 import { TaskOutbox } from './task-outbox.service';
 
 interface StepTaskRow {
@@ -73,13 +73,13 @@ export class ApplyDeltaUseCase {
   private readonly logger = new Logger(ApplyDeltaUseCase.name);
 
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
     @Inject(StateCache) private readonly cache: StateCache,
     @Inject(RecentDeltas) private readonly recent: RecentDeltas,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
+    @Inject(StepCommitGroup) private readonly group: StepCommitGroup,
   ) {}
 
   /** `traceParent`: the step's trace, sent on with its tasks. */
@@ -87,10 +87,14 @@ export class ApplyDeltaUseCase {
     let committed: RuntimeState | undefined;
     let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
-    const effects = await withLockedRead(
-      this.ds,
-      (lit) => lockStepSql(lit(msg.run_id), lit(msg.task_id)),
-      async (m, lockedRows: LockedStep[]): Promise<StepEffects> => {
+    // Committed with the steps of other runs that arrive meanwhile (StepCommitGroup): the work
+    // may run twice (again alone when another step of its group failed), so it writes nothing
+    // outside the transaction; what it leaves for after the commit is set afresh each time.
+    const effects = await this.group.run(msg.run_id, {
+      lockSql: (lit) => lockStepSql(lit(msg.run_id), lit(msg.task_id)),
+      work: async (m, lockedRows: LockedStep[]): Promise<StepEffects> => {
+        committed = undefined;
+        logged = undefined;
         // The step's log lines carry its trace (no span is current here: see runs.consumer).
         const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node, ...traceIdsOf(traceParent) };
         const [locked] = lockedRows;
@@ -220,7 +224,7 @@ export class ApplyDeltaUseCase {
         logged = { base: run.thread_version, deltas };
         return this.stepper.advance(m, run, state, actions, task.step, writes, traceParent);
       },
-    );
+    });
     endCommit();
     if (effects.inlined && committed && logged) {
       // Inline steps ran after this one in the same transaction: the state and the log go on.

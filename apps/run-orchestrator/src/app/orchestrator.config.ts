@@ -29,6 +29,10 @@ const schema = z.object({
   // (so one run's long pure loop does not hold a delta worker).
   SWITCHYARD_INLINE_MAX_CHAIN: z.coerce.number().int().min(1).max(10_000).default(64),
   SWITCHYARD_INLINE_MAX_MS: z.coerce.number().int().min(1).max(10_000).default(50),
+  // Group commit: steps of different runs applied in one transaction, at most this many (1: each
+  // step commits alone), by at most GROUP_COMMIT_WORKERS transactions at once.
+  SWITCHYARD_GROUP_COMMIT_MAX: z.coerce.number().int().min(1).max(256).default(32),
+  SWITCHYARD_GROUP_COMMIT_WORKERS: z.coerce.number().int().min(1).max(64).default(2),
 });
 
 export class OrchestratorConfig {
@@ -45,6 +49,7 @@ export class OrchestratorConfig {
   readonly retentionIntervalMs: number;
   readonly tenantMaxRunning: number;
   readonly inline: { enabled: boolean; maxChain: number; maxMs: number };
+  readonly groupCommit: { maxSteps: number; workers: number };
   constructor(env: NodeJS.ProcessEnv = process.env) {
     const cfg = loadConfig(schema, env);
     this.snapshotEvery = cfg.SWITCHYARD_SNAPSHOT_EVERY;
@@ -61,6 +66,10 @@ export class OrchestratorConfig {
       enabled: cfg.SWITCHYARD_INLINE_NODES === 'on',
       maxChain: cfg.SWITCHYARD_INLINE_MAX_CHAIN,
       maxMs: cfg.SWITCHYARD_INLINE_MAX_MS,
+    };
+    this.groupCommit = {
+      maxSteps: cfg.SWITCHYARD_GROUP_COMMIT_MAX,
+      workers: cfg.SWITCHYARD_GROUP_COMMIT_WORKERS,
     };
   }
 }

@@ -2,7 +2,10 @@ import { Counter, Histogram, register } from 'prom-client';
 
 const existing = <T>(name: string): T | undefined => register.getSingleMetric(name) as T | undefined;
 
-/** Time of a step's transaction (lock, apply, bookkeeping, next tasks, commit). */
+/**
+ * Time of a step's transaction (lock, apply, bookkeeping, next tasks, commit); for a delta, from
+ * its arrival: the wait for its group (StepCommitGroup) included.
+ */
 export const stepCommitSeconds =
   existing<Histogram>('switchyard_step_commit_seconds') ??
   new Histogram({
@@ -36,4 +39,21 @@ export const reaperRedispatches =
     name: 'switchyard_reaper_redispatches_total',
     help: 'Tasks dispatched again by the reaper after their deadline, by node',
     labelNames: ['node'],
+  });
+
+/** Steps committed together in one transaction (StepCommitGroup). */
+export const groupCommitSteps =
+  existing<Histogram>('switchyard_group_commit_steps') ??
+  new Histogram({
+    name: 'switchyard_group_commit_steps',
+    help: 'Steps (of distinct runs) applied in one transaction by the delta consumer',
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+  });
+
+/** Groups that rolled back because one of their steps failed; their steps ran again alone. */
+export const groupCommitFallbacks =
+  existing<Counter>('switchyard_group_commit_fallbacks_total') ??
+  new Counter({
+    name: 'switchyard_group_commit_fallbacks_total',
+    help: 'Step groups rolled back because a step failed, each step then run again alone',
   });

@@ -3,14 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase } from '@switchyard/persistence';
 import { statementName, withLockedRead } from './step-transaction';
+import { testDatabaseUrl } from '@switchyard/testing';
 
 jest.setTimeout(30_000);
-
-function testDatabaseUrl(): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  url.pathname = '/switchyard_test';
-  return url.toString();
-}
 
 const TABLE = `locked_read_spec_${process.pid}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

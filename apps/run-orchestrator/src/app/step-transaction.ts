@@ -28,6 +28,13 @@ export function statementName(sql: string): string | undefined {
   return name;
 }
 
+/** One step of a transaction: its locking read and the work on what it read. */
+export interface LockedWork<T, R = unknown> {
+  lockSql(lit: Literal): string;
+  // (A method: a step's work may name the type of the rows its read returns.)
+  work(m: StepSql, rows: R[]): Promise<T>;
+}
+
 /**
  * Runs `work` in a READ COMMITTED transaction that opens with `BEGIN` and the locking read
  * `lockSql` in ONE round trip (a simple-protocol query: `lockSql` gets no bind parameters, it
@@ -42,21 +49,41 @@ export async function withLockedRead<T, R>(
   lockSql: (lit: Literal) => string,
   work: (m: StepSql, rows: R[]) => Promise<T>,
 ): Promise<T> {
+  const [out] = await withLockedReads(ds, [{ lockSql, work }]);
+  return out;
+}
+
+/**
+ * `withLockedRead` for several steps in ONE transaction (group commit): each step's locking read
+ * and work in turn, then one COMMIT for all. The first read goes with `BEGIN`. Any error rolls
+ * back every step and propagates (the caller runs them again one by one: see StepCommitGroup).
+ */
+export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[]): Promise<T[]> {
   const pool = (ds.driver as PostgresDriver).master as Pool;
   const client: PoolClient = await pool.connect();
   const m: StepSql = {
     query: async <R>(sql: string, params?: unknown[]): Promise<R> =>
       (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R,
   };
-  let open = true;
+  const lit: Literal = (v) => client.escapeLiteral(v);
+  let open = false;
   let broken: Error | undefined;
   try {
-    const sql = `BEGIN; ${lockSql((v) => client.escapeLiteral(v))}`;
-    const results = (await client.query(sql)) as unknown as QueryResult[];
-    const out = await work(m, results[1].rows as R[]);
+    const outs: T[] = [];
+    for (const step of steps) {
+      let rows: unknown[];
+      if (open) {
+        rows = (await client.query(step.lockSql(lit))).rows;
+      } else {
+        open = true; // from here on, a failure (of the read too) rolls back
+        const results = (await client.query(`BEGIN; ${step.lockSql(lit)}`)) as unknown as QueryResult[];
+        rows = results[1].rows;
+      }
+      outs.push(await step.work(m, rows));
+    }
     await client.query('COMMIT');
     open = false;
-    return out;
+    return outs;
   } catch (err) {
     if (open) {
       await client.query('ROLLBACK').catch((rollbackErr: Error) => {

@@ -12,14 +12,9 @@ import {
 import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from './data-source';
 import { PgStateSource } from './pg-state.source';
+import { testDatabaseUrl } from '@switchyard/testing';
 
 jest.setTimeout(30_000);
-
-function testDatabaseUrl(): string {
-  const url = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  url.pathname = '/switchyard_test';
-  return url.toString();
-}
 
 const NOW = '2024-05-01T10:00:00.000Z';
 

@@ -13,3 +13,10 @@ export async function dropDatabase(url: string): Promise<void> {
     await client.end();
   }
 }
+
+/** The `switchyard_test` database on DATABASE_URL's server (the unit specs' shared database). */
+export function testDatabaseUrl(): string {
+  const url = new URL(process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  url.pathname = '/switchyard_test';
+  return url.toString();
+}
