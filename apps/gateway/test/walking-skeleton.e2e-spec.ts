@@ -501,4 +501,31 @@ describe('gateway basics', () => {
     expect(JSON.stringify(await ready.json())).toMatch(/postgres.*redis.*nats/);
     expect(await (await fetch(`${stack.gatewayUrl}/metrics`)).text()).toContain('process_cpu_seconds_total');
   });
+
+  it("gives a new thread's node services its whole log with their tasks: none reads its state from Postgres", async () => {
+    const nodeServices = ['planner', 'tool-executor', 'reflection', 'retrieval', 'output'] as const;
+    const reads = async (): Promise<Record<string, number>> => {
+      const counts: Record<string, number> = {};
+      for (const app of nodeServices) {
+        const text = await (await fetch(`http://127.0.0.1:${stack.ports.get(app)}/metrics`)).text();
+        expect(text).toContain('# TYPE switchyard_state_reads_total counter');
+        counts[app] = [...text.matchAll(/^switchyard_state_reads_total\{[^}]*\} (\d+)$/gm)].reduce(
+          (sum, m) => sum + Number(m[1]),
+          0,
+        );
+      }
+      return counts;
+    };
+    const before = await reads();
+
+    const runId = await startRun('what is 2+3*4?');
+    const events = await follow(runId);
+
+    expect(events.at(-1)).toMatchObject({ event_type: 'done', payload: { status: 'succeeded' } });
+    // Its tasks ran in every node service, each seeing the thread for the first time.
+    expect(new Set((await actionsOf(runId)).map((a) => a.node))).toEqual(
+      new Set(['start', 'intake', 'memory', 'planner', 'calculator', 'reflection', 'output']),
+    );
+    expect(await reads()).toEqual(before);
+  });
 });

@@ -144,16 +144,17 @@ export class StartRunUseCase {
       }
       if (opened.committed) {
         // With the inline steps that followed the start, when there were any: the tasks after
-        // them carry those deltas (as after any step), so their service need not read them back.
+        // them carry those deltas (as after any step), so their service need not read them back
+        // (nor, on a new thread, anything: the start is its whole log).
         this.cache.put(effects.inlined?.state ?? opened.committed);
-        if (effects.inlined && opened.start) {
+        if (opened.start) {
           shipRecentDeltas(
             effects,
             this.recent,
             opened.committed.thread_id,
             opened.committed.version - 1,
-            [opened.start, ...effects.inlined.deltas],
-            effects.inlined.state.version,
+            [opened.start, ...(effects.inlined?.deltas ?? [])],
+            effects.inlined?.state.version ?? opened.committed.version,
           );
         }
       }

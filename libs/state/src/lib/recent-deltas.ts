@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { CommittedDelta } from '@switchyard/contracts';
+import { type CommittedDelta, FORK_NODE } from '@switchyard/contracts';
 
 interface Held {
   delta: CommittedDelta;
@@ -12,6 +12,11 @@ interface ThreadLog {
   held: Held[];
   /** Per service: the version of the last task sent to it, and what that task shipped from. */
   sent: Map<string, { version: number; since: number }>;
+  /**
+   * `held` is the thread's whole log (from version 1, no fork in it): a service that has not seen
+   * the thread gets all of it and replays it instead of reading Postgres.
+   */
+  whole: boolean;
 }
 
 /**
@@ -19,7 +24,8 @@ interface ThreadLog {
  * travel with the next tasks so a node service's StateCache catches up without reading Postgres
  * (`StateCache.get`'s `recent`). A task carries the deltas its service has not seen from this
  * process — those after the version of the last task sent to that service — or, when none was
- * sent yet, only the newest. A step committed on top of a version this process does not hold
+ * sent yet, only the newest (all of them when they are the thread's whole log: a young thread's
+ * services then never read it). A step committed on top of a version this process does not hold
  * (another replica moved the thread meanwhile) starts the log afresh.
  */
 export class RecentDeltas {
@@ -37,9 +43,16 @@ export class RecentDeltas {
   record(threadId: string, baseVersion: number, deltas: Held[]): void {
     const log = this.lru.get(threadId);
     if (log && log.held.at(-1)?.delta.action.id === baseVersion) {
-      log.held = [...log.held, ...deltas].slice(-this.keep);
+      const held = [...log.held, ...deltas];
+      log.held = held.slice(-this.keep);
+      log.whole &&= held.length === log.held.length && !deltas.some(isFork);
     } else {
-      this.lru.set(threadId, { held: deltas.slice(-this.keep), sent: new Map() });
+      const held = deltas.slice(-this.keep);
+      this.lru.set(threadId, {
+        held,
+        sent: new Map(),
+        whole: baseVersion === 0 && held.length === deltas.length && !deltas.some(isFork),
+      });
     }
   }
 
@@ -54,7 +67,7 @@ export class RecentDeltas {
       return [];
     }
     const last = log.sent.get(service);
-    const since = last?.version === version ? last.since : (last?.version ?? version - 1);
+    const since = last?.version === version ? last.since : (last?.version ?? (log.whole ? 0 : version - 1));
     log.sent.set(service, { version, since });
     const wanted = log.held.filter((h) => h.delta.action.id > since);
     const bytes = wanted.reduce((sum, h) => sum + h.bytes, 0);
@@ -64,3 +77,6 @@ export class RecentDeltas {
     return wanted.map((h) => h.delta);
   }
 }
+
+/** A fork rewrites the thread: replaying the log across it is not the state (its load starts at its snapshot). */
+const isFork = (h: Held): boolean => h.delta.action.node === FORK_NODE;

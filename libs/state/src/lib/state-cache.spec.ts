@@ -223,7 +223,18 @@ describe(StateCache.name, () => {
       expect(source.calls.deltasBetween).toEqual([[THREAD_A, 4, 7]]);
     });
 
-    it('loads in full on a miss, whatever was shipped', async () => {
+    it('replays a shipped whole log on a miss (a young thread) without asking the source', async () => {
+      const { source, cache, expected, logs } = setup();
+
+      const state = await cache.get(THREAD_B, 5, logs.get(THREAD_B)!.slice(0, 5));
+
+      expect(state).toEqual(expected(THREAD_B, 5));
+      expect(source.calls.load).toEqual([]);
+      expect(source.calls.deltasBetween).toEqual([]);
+      expect(await cache.get(THREAD_B, 5)).toBe(state);
+    });
+
+    it('loads in full on a miss when what was shipped is not the whole log', async () => {
       const { source, cache, expected, logs } = setup();
 
       const state = await cache.get(THREAD_B, 5, logs.get(THREAD_B)!.slice(3, 5));

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { CommittedDelta, RuntimeState } from '@switchyard/contracts';
-import { applyDelta } from './apply-delta';
+import { applyDelta, emptyState } from './apply-delta';
 
 /** Where the cache reads the truth from (Postgres in production: libs/persistence). */
 export interface StateSource {
@@ -20,7 +20,7 @@ export interface StateCacheStats {
  * An LRU of thread states, one per thread at the newest version asked for. A task for version v
  * is served from memory when the cached state is at v, by applying only the missing deltas when
  * it is behind (taken from `recent` when those cover the gap, else one indexed query), and by a
- * full load otherwise.
+ * full load otherwise — or, when `recent` is the thread's whole log, by replaying it.
  */
 export class StateCache {
   private readonly lru: LRUCache<string, RuntimeState>;
@@ -55,7 +55,12 @@ export class StateCache {
       }
     } else {
       this.stats.misses++;
-      state = await this.source.load(threadId, version);
+      // A young thread's whole log may travel with the task (RecentDeltas): replayed on the empty
+      // state, as a load without a snapshot does, it needs no read.
+      const shipped = recent ? coveringSuffix(recent, 0, version) : undefined;
+      state = shipped
+        ? shipped.reduce(applyDelta, emptyState(threadId, threadId))
+        : await this.source.load(threadId, version);
     }
     if (!cached || cached.version <= state.version) {
       this.lru.set(threadId, state);

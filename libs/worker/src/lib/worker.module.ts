@@ -6,6 +6,7 @@ import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
 import { NodeRegistrar } from './node-registrar';
 import { NodeRuntime } from './node-runtime';
+import { countedReads } from './state-reads';
 import { ToolReceipts } from './tools/tool-receipts';
 
 /** Everything a node service needs to serve tasks: the runtime, the state cache, registration, cancel. */
@@ -19,7 +20,8 @@ export class WorkerModule {
       providers: [
         {
           provide: StateCache,
-          useFactory: (source: PgStateSource) => new StateCache(source, opts.cacheThreads ?? 1000),
+          useFactory: (source: PgStateSource) =>
+            new StateCache(countedReads(source), opts.cacheThreads ?? 1000),
           inject: [PgStateSource],
         },
         CancelRegistry,
