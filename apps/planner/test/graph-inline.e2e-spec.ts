@@ -1,10 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type RunEvent, componentIdOfNode, graphNodeName } from '@switchyard/contracts';
 import { TestStack, pureLoopCanvas, readSse, waitFor } from '@switchyard/testing';
 import { dsl, golden, runGoldenTurns } from './graph-fixtures';
 
 // Inline pure nodes (docs/architecture.md, "Where a node runs"): the orchestrator runs a canvas's
-// pure components (Begin, Switch, VariableAssigner, loops, data components) in the step's
-// transaction. The same graph agents run on a stack with inline execution on (the default) and on
+// pure components (Begin, Switch, VariableAssigner, loops, data components) and a PuppyEngine
+// workflow's ifelse and modify edges in the step's transaction. The same graph agents run on a stack with inline execution on (the default) and on
 // one with SWITCHYARD_INLINE_NODES=off (every node over NATS): the same actions, the same events,
 // the same answers — and only with it off does the planner run the pure components.
 
@@ -26,6 +28,8 @@ const SCENARIOS = ['var_assigner', 'iteration', 'condition'] as const;
 const seen: Record<'on' | 'off', Map<string, Observed>> = { on: new Map(), off: new Map() };
 /** Per mode: graph nodes the planner's node runtime ran (its task metric). */
 const plannerRan: Record<'on' | 'off', Set<string>> = { on: new Set(), off: new Set() };
+/** The same, after the PuppyEngine workflow ran too (its `graph.begin` runs in the planner). */
+const plannerRanPuppy: Record<'on' | 'off', Set<string>> = { on: new Set(), off: new Set() };
 
 async function observe(stack: TestStack, runId: string): Promise<Observed> {
   await waitFor('the run to end', async () =>
@@ -136,11 +140,40 @@ describe.each(['on', 'off'] as const)('inline execution %s', (mode) => {
     plannerRan[mode] = await plannerGraphTasks(stack);
     expect([...plannerRan[mode]]).toContain(graphNodeName('Message:Done'));
   });
+
+  it('a PuppyEngine workflow: an ifelse edge, then the two modify edges its cases enable', async () => {
+    const w = JSON.parse(readFileSync(join(__dirname, 'fixtures/puppy/ifelse.json'), 'utf8')) as {
+      version?: string;
+      edges: Record<string, { data: { cases: Record<string, Record<string, unknown>> } }>;
+    };
+    w.version = '0.2';
+    for (const c of Object.values(w.edges['ifelse-426782387'].data.cases)) {
+      c['thens'] = c['then'];
+      delete c['then'];
+    }
+    const agent = await stack.api('POST', '/v1/agents', { name: 'puppy-ifelse', kind: 'graph', dsl: w });
+    expect(agent.status).toBe(201);
+    const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'go' } });
+    expect(res.status).toBe(202);
+    const o = await observe(stack, res.body.run_id as string);
+    expect(o.answer).toBe('hello \n\ngoodbye world');
+    expect(o.actions.map((a) => componentIdOfNode(a.node) ?? a.node)).toEqual([
+      'start',
+      'begin',
+      'ifelse-426782387',
+      'edge-34567432132',
+      'edge-65762984',
+      'end',
+    ]);
+    // Over NATS, the two modify edges of one step start in either order: their events as a set.
+    seen[mode].set('puppy', { ...o, events: [...o.events].sort() });
+    plannerRanPuppy[mode] = await plannerGraphTasks(stack);
+  });
 });
 
 describe('inline on and off', () => {
   it('give the same actions, events and answers', () => {
-    for (const key of ['loop', ...SCENARIOS]) {
+    for (const key of ['loop', ...SCENARIOS, 'puppy']) {
       const on = seen.on.get(key);
       const off = seen.off.get(key);
       expect(on).toBeDefined();
@@ -161,7 +194,13 @@ describe('inline on and off', () => {
       expect(plannerRan.off.has(node)).toBe(true);
       expect(plannerRan.on.has(node)).toBe(false);
     }
-    // A Message streams a model's or a template's text: the planner runs it either way.
+    // A Message streams a model's or a template's text, a workflow's end its answer: the planner
+    // runs them either way.
     expect(plannerRan.on.has(graphNodeName('Message:Done'))).toBe(true);
+    expect(plannerRanPuppy.on.has(graphNodeName('end'))).toBe(true);
+    for (const node of ['ifelse-426782387', 'edge-34567432132', 'edge-65762984'].map(graphNodeName)) {
+      expect(plannerRanPuppy.off.has(node)).toBe(true);
+      expect(plannerRanPuppy.on.has(node)).toBe(false);
+    }
   });
 });

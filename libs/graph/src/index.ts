@@ -107,6 +107,17 @@ export {
   runPureEdge,
   writeToOutputs,
 } from './lib/puppy/edge-run';
+export {
+  type EdgeEffect,
+  type EdgeRunner,
+  type PuppyEdgeStep,
+  type PuppyResult,
+  PUPPY_END_NODE,
+  puppyAnswer,
+  pureEdgeEffect,
+  purePuppyEdge,
+  runPuppyEdgeStep,
+} from './lib/puppy/edge-step';
 export { IFELSE_CONDITIONS, combineConditions, evaluateCondition, evaluateIfElse } from './lib/puppy/ifelse';
 export { loopedCombinations } from './lib/puppy/looped';
 export { nestedGet, runModify } from './lib/puppy/modify';

@@ -10,8 +10,12 @@ import {
 import {
   type Canvas,
   type ComponentStepOutput,
+  type PuppyWorkflow,
   pureComponent,
+  purePuppyEdge,
   runComponentStep,
+  runPuppyEdgeStep,
+  pureEdgeEffect,
   pinnedGraphDsl,
   runInputsOf,
 } from '@switchyard/graph';
@@ -20,11 +24,11 @@ import { OrchestratorConfig } from './orchestrator.config';
 import type { RunRow, TaskRow } from './run-row';
 import type { StepSql } from './step-transaction';
 
-/** A graph run's pinned canvas and Begin inputs, as the planner reads them (GraphCanvasLoader). */
-export interface InlineRun {
-  canvas: Canvas;
-  inputs?: Record<string, unknown>;
-}
+/**
+ * A graph run's pinned canvas and Begin inputs, or its PuppyEngine workflow, as the planner reads
+ * them (GraphCanvasLoader).
+ */
+export type InlineRun = { canvas: Canvas; inputs?: Record<string, unknown> } | { workflow: PuppyWorkflow };
 
 /** A chain of inline steps in one transaction: how far it went (to bound it), what it will write. */
 export interface InlineChain {
@@ -46,7 +50,7 @@ const NEVER = new AbortController().signal;
  */
 @Injectable()
 export class InlineNodes {
-  /** Per run: its canvas, or null when it is not a RAGFlow canvas run (read once per run). */
+  /** Per run: its canvas or workflow, or none when it is not a graph run (read once per run). */
   private readonly runs = new LRUCache<string, InlineRun | { none: true }>({ max: 1_000 });
 
   constructor(
@@ -70,7 +74,11 @@ export class InlineNodes {
       return undefined;
     }
     const pure = tasks.every((t) => {
-      const component = loaded.canvas.components[componentIdOfNode(t.node) ?? ''];
+      const id = componentIdOfNode(t.node) ?? '';
+      if ('workflow' in loaded) {
+        return purePuppyEdge(loaded.workflow, id);
+      }
+      const component = loaded.canvas.components[id];
       return component !== undefined && pureComponent(component.name) !== undefined;
     });
     return pure ? loaded : undefined;
@@ -82,6 +90,18 @@ export class InlineNodes {
    */
   async run(run: RunRow, loaded: InlineRun, state: RuntimeState, task: TaskRow): Promise<StateDelta> {
     const startedAt = new Date().toISOString();
+    if ('workflow' in loaded) {
+      // A pure edge's failure (a GraphException) settles it as failed: never retryable.
+      const step = await runPuppyEdgeStep(
+        loaded.workflow,
+        state.graph?.outputs ?? {},
+        componentIdOfNode(task.node) ?? '',
+        pureEdgeEffect,
+        true,
+      );
+      await this.registrar.ensure(step.successors);
+      return nodeDelta(task.node, step.answer, { startedAt, attempt: 1 });
+    }
     const out: ComponentStepOutput = await runComponentStep(
       {
         state,
@@ -125,9 +145,10 @@ export class InlineNodes {
       try {
         const dsl = pinnedGraphDsl(agent.data.dsl);
         const inputs = runInputsOf(row);
-        if (dsl.kind === 'ragflow') {
-          loaded = { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) };
-        }
+        loaded =
+          dsl.kind === 'ragflow'
+            ? { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) }
+            : { workflow: dsl.workflow };
       } catch {
         // An invalid pinned DSL: the planner fails the run naming the problem.
       }

@@ -22,8 +22,9 @@ const schema = z.object({
   // Runs of one tenant running at once (tenants.max_running_runs overrides it); the others wait
   // queued, so a tenant's burst cannot fill the task queues ahead of the other tenants' runs.
   SWITCHYARD_TENANT_MAX_RUNNING: z.coerce.number().int().min(1).max(100_000).default(64),
-  // Pure graph components (libs/graph PURE_COMPONENTS) run inside the step's transaction here
-  // instead of a round trip to the planner; off sends every node over NATS.
+  // Pure graph components (libs/graph PURE_COMPONENTS; PuppyEngine ifelse and modify edges) run
+  // inside the step's transaction here instead of a round trip to the planner; off sends every
+  // node over NATS.
   SWITCHYARD_INLINE_NODES: z.enum(['on', 'off']).default('on'),
   // Inline steps one transaction may chain, and for how long, before the next goes over NATS
   // (so one run's long pure loop does not hold a delta worker).

@@ -4,21 +4,15 @@ import { z } from 'zod';
 import type { Usage } from '@switchyard/contracts';
 import {
   type BlockView,
+  type EdgeEffect,
   type PuppyMessage,
   type PuppyWorkflow,
   llmCalls,
-  runPureEdge,
+  pureEdgeEffect,
   writeToOutputs,
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
-
-/** What an edge did: the blocks it wrote and what its model calls cost. */
-export interface EdgeEffect {
-  blocks: Record<string, unknown>;
-  usage?: Usage;
-  summary: string;
-}
 
 const CHAT_ROLE = 'graph';
 // PuppyEngine's JSON mode (instructor) returns an object.
@@ -42,13 +36,8 @@ export class PuppyEdges {
     views: Record<string, BlockView>,
     signal: AbortSignal,
   ): Promise<EdgeEffect> {
-    const edge = workflow.edges[edgeId];
-    if (edge.type !== 'llm') {
-      const blocks = runPureEdge(workflow, edgeId, views);
-      return {
-        blocks,
-        summary: `${edge.type} ${edgeId}: wrote ${Object.keys(blocks).join(', ') || 'nothing'}`,
-      };
+    if (workflow.edges[edgeId].type !== 'llm') {
+      return pureEdgeEffect(workflow, edgeId, views);
     }
     const results: unknown[] = [];
     const usages: Usage[] = [];

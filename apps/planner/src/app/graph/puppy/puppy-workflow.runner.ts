@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   GRAPH_ENTRY_NODE,
-  GRAPH_NODE_PREFIX,
   type JsonPatchOperation,
   StartResultSchema,
   componentIdOfNode,
@@ -11,46 +10,29 @@ import {
   ENTRY_RECORD,
   type EdgeRecord,
   GraphException,
+  PUPPY_END_NODE,
+  type PuppyResult,
   type PuppyWorkflow,
-  answerBlocks,
   blockViews,
   edgeStatus,
   entryRecord,
   failedEdges,
-  pyJsonDumps,
+  puppyAnswer,
+  runPuppyEdgeStep,
   startEdges,
   storedRecord,
-  successorEdges,
 } from '@switchyard/graph';
 import type { NodeInput, NodeOutput } from '@switchyard/worker';
 import { GraphCanvasLoader } from '../graph-canvas.loader';
 import { GraphNodesRegistrar } from '@switchyard/platform';
 import { PuppyEdges } from './puppy-edges';
 
-/** The node that answers once every edge has settled (`end` is refused as an edge id). */
-export const PUPPY_END_NODE = `${GRAPH_NODE_PREFIX}.end`;
-
-/** The `result` of a PuppyEngine workflow's action. */
-export interface PuppyResult {
-  /** The edge (or `begin`/`end`). */
-  edge: string;
-  /** ran: the edge computed; skipped: a block it reads was never written; waiting/settled: nothing to do. */
-  status: 'ran' | 'skipped' | 'waiting' | 'settled' | 'opened' | 'answered' | 'failed';
-  written?: string[];
-  /** On an action that ends the run: the answer blocks' contents, and as text. */
-  answer?: string;
-  blocks?: Record<string, unknown>;
-  skipped_blocks?: string[];
-}
-
-const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 // The answer streams as one token, so stream readers (the OpenAI endpoint) see it as for a canvas.
 async function emitAnswer(result: PuppyResult, emitToken: (text: string) => Promise<void>): Promise<void> {
   if (result.answer) {
     await emitToken(result.answer);
   }
 }
-const asText = (v: unknown): string => (typeof v === 'string' ? v : pyJsonDumps(v));
 
 /**
  * Runs a PuppyEngine workflow's nodes: `graph.begin` opens the run's blocks, each edge is a
@@ -85,69 +67,15 @@ export class PuppyWorkflowRunner {
     if (!workflow.edges[edgeId]) {
       return this.failed(`the workflow has no edge "${edgeId}"`, edgeId, outputs, workflow);
     }
-    const views = blockViews(workflow, outputs);
-    const status = edgeStatus(workflow, edgeId, views, outputs);
-    if (status === 'settled' || status === 'waiting') {
-      // Named again by another writer of its inputs: nothing to do now (it runs once, when ready).
-      return {
-        summary: `${edgeId}: ${status}`,
-        result: { edge: edgeId, status } satisfies PuppyResult,
-        next: [],
-      };
-    }
-    let record: EdgeRecord;
-    let usage;
-    let summary: string;
-    if (status === 'skip') {
-      // Where PuppyEngine would be stuck (a block it reads is never written, e.g. an untaken ifelse
-      // branch), the edge is skipped and its outputs with it.
-      record = { blocks: {}, skipped: true };
-      summary = `${edgeId} skipped: a block it reads was never written`;
-    } else {
-      try {
-        const effect = await this.edges.run(workflow, edgeId, views, input.signal);
-        record = { blocks: effect.blocks };
-        usage = effect.usage;
-        summary = effect.summary;
-      } catch (err) {
-        if ((err as { retryable?: unknown }).retryable === true && !input.lastDelivery) {
-          throw err;
-        }
-        // The edge settles as failed (its readers skip) and names graph.end, which fails the run
-        // once the step's other edges are in: an error on one action of a parallel batch alone
-        // would not end the run, since the orchestrator reads the error of a step's last action.
-        const message = (err as Error).message;
-        await this.registrar.ensure([PUPPY_END_NODE]);
-        return {
-          summary: `${edgeId} failed: ${message}`,
-          result: { edge: edgeId, status: 'failed', written: [] } satisfies PuppyResult,
-          next: [PUPPY_END_NODE],
-          patch: [
-            {
-              op: 'add',
-              path: `/graph/outputs/${pointer(edgeId)}`,
-              value: storedRecord({ blocks: {}, failed: message }),
-            },
-          ],
-          error: { code: 'component_failed', message: `edge ${edgeId}: ${message}` },
-        };
-      }
-    }
-    const successors = successorEdges(workflow, edgeId).map(graphNodeName);
-    const next = successors.length ? successors : [PUPPY_END_NODE];
-    await this.registrar.ensure(next);
-    const result: PuppyResult = {
-      edge: edgeId,
-      status: status === 'skip' ? 'skipped' : 'ran',
-      written: Object.keys(record.blocks),
-    };
-    return {
-      summary,
-      result,
-      next,
-      patch: [{ op: 'add', path: `/graph/outputs/${pointer(edgeId)}`, value: storedRecord(record) }],
-      ...(usage ? { usage } : {}),
-    };
+    const step = await runPuppyEdgeStep(
+      workflow,
+      outputs,
+      edgeId,
+      (w, id, views) => this.edges.run(w, id, views, input.signal),
+      input.lastDelivery === true,
+    );
+    await this.registrar.ensure(step.successors);
+    return step.answer;
   }
 
   /** Opens the run: the blocks no edge writes, filled from the workflow, the inputs and the prompt. */
@@ -169,7 +97,7 @@ export class PuppyWorkflowRunner {
     await this.registrar.ensure(first);
     const result: PuppyResult = { edge: ENTRY_RECORD, status: 'opened', written: Object.keys(record.blocks) };
     if (first.length === 0) {
-      Object.assign(result, this.answer(workflow, outputs));
+      Object.assign(result, puppyAnswer(workflow, outputs));
       await emitAnswer(result, emitToken);
     }
     return { summary: `the workflow is open: ${first.length} edge(s) ready`, result, next: first, patch };
@@ -206,26 +134,9 @@ export class PuppyWorkflowRunner {
         workflow,
       );
     }
-    const result: PuppyResult = { edge: 'end', status: 'answered', ...this.answer(workflow, outputs) };
+    const result: PuppyResult = { edge: 'end', status: 'answered', ...puppyAnswer(workflow, outputs) };
     await emitAnswer(result, emitToken);
     return { summary: 'end: every edge has settled', result, next: [] };
-  }
-
-  /** The answer blocks (isOutput, else those no edge reads) that were written, and their text. */
-  private answer(
-    workflow: PuppyWorkflow,
-    outputs: Record<string, unknown>,
-  ): Pick<PuppyResult, 'answer' | 'blocks' | 'skipped_blocks'> {
-    const views = blockViews(workflow, outputs);
-    const ids = answerBlocks(workflow);
-    const written = ids.filter((id) => views[id].state === 'processed');
-    const blocks = Object.fromEntries(written.map((id) => [id, views[id].content]));
-    const skipped = ids.filter((id) => views[id].state !== 'processed');
-    return {
-      answer: written.map((id) => asText(views[id].content)).join('\n\n'),
-      blocks,
-      ...(skipped.length ? { skipped_blocks: skipped } : {}),
-    };
   }
 
   private failed(
@@ -236,7 +147,7 @@ export class PuppyWorkflowRunner {
   ): NodeOutput {
     return {
       summary: `${edge} failed: ${message}`,
-      result: { edge, status: 'failed', ...this.answer(workflow, outputs) } satisfies PuppyResult,
+      result: { edge, status: 'failed', ...puppyAnswer(workflow, outputs) } satisfies PuppyResult,
       next: [],
       error: { code: 'component_failed', message: `edge ${edge}: ${message}` },
     };
