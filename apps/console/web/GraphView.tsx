@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { RunAction, SwitchyardClient } from '@switchyard/client';
-import { componentIdOfNode } from '@switchyard/contracts';
+import { componentIdOfNode, isInlineComponent } from '@switchyard/contracts';
 
 type Component = { downstream?: string[]; obj?: { component_name?: string } };
 type Dsl = {
@@ -136,13 +136,23 @@ export function GraphView({
               transform={`translate(${p.x}, ${p.y})`}
               data-testid="graph-node"
               data-taken={taken.has(id)}
+              data-runs={isInlineComponent(type) ? 'inline' : 'planner'}
             >
               <rect width={W} height={H} rx="6" className={taken.has(id) ? 'cpn taken' : 'cpn'} />
-              <text x="8" y="18" fontSize="12" fontWeight="bold">
+              <text x="8" y="18" fontSize="12" fontWeight="bold" className="label">
                 {type}
               </text>
-              <text x="8" y="34" fontSize="11">
+              <text x="8" y="34" fontSize="11" className="label">
                 {id.length > 22 ? `${id.slice(0, 21)}…` : id}
+              </text>
+              {/* Where it runs: inline in the orchestrator's step, or a task for the planner. */}
+              <text x={W - 6} y="14" fontSize="9" textAnchor="end" className="runs-at">
+                <title>
+                  {isInlineComponent(type)
+                    ? "computes on the state alone: runs inside the orchestrator's step (SWITCHYARD_INLINE_NODES)"
+                    : 'a task for the planner service, over NATS'}
+                </title>
+                {isInlineComponent(type) ? 'inline' : 'planner'}
               </text>
             </g>
           );

@@ -188,16 +188,23 @@ describe('console', () => {
     await statusIs('succeeded');
     await byTest('graph').waitFor();
     const graphNodes = page.locator('[data-testid="graph-node"]');
-    const nodes: [string | null, string | null][] = [];
+    const nodes: [string, string | null, string | null, string | null][] = [];
     for (let i = 0; i < (await graphNodes.count()); i++) {
-      nodes.push([await graphNodes.nth(i).textContent(), await graphNodes.nth(i).getAttribute('data-taken')]);
+      const node = graphNodes.nth(i);
+      nodes.push([
+        (await node.locator('text.label').allTextContents()).join(''),
+        await node.getAttribute('data-taken'),
+        // Where it runs, as drawn: contracts' INLINE_COMPONENTS run in the orchestrator's step.
+        await node.getAttribute('data-runs'),
+        /(inline|planner)$/.exec((await node.locator('text.runs-at').textContent()) ?? '')?.[1] ?? null,
+      ]);
     }
     expect(nodes).toEqual(
       expect.arrayContaining([
-        ['Beginbegin', 'true'],
-        ['SwitchSwitch:S', 'true'],
-        ['MessageMessage:Yes', 'true'],
-        ['MessageMessage:No', 'false'],
+        ['Beginbegin', 'true', 'inline', 'inline'],
+        ['SwitchSwitch:S', 'true', 'inline', 'inline'],
+        ['MessageMessage:Yes', 'true', 'planner', 'planner'],
+        ['MessageMessage:No', 'false', 'planner', 'planner'],
       ]),
     );
     await byTest('graph').screenshot({ path: join(SHOTS, 'graph.png') });

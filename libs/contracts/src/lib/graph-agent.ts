@@ -10,6 +10,34 @@ export const GRAPH_NODE_PREFIX = 'graph';
 export const GRAPH_ENTRY_NODE = `${GRAPH_NODE_PREFIX}.begin`;
 
 /**
+ * Where a graph node runs, declared here once: the RAGFlow components and PuppyEngine edge types
+ * that compute on the state alone run inline, in the orchestrator's step transaction (libs/graph
+ * implements each: PURE_COMPONENTS, purePuppyEdge); every other node in its service (the planner).
+ * `SWITCHYARD_INLINE_NODES=off` sends them over NATS too. docs/architecture.md, "Where a node runs".
+ */
+export const INLINE_COMPONENTS = [
+  'Begin',
+  'Switch',
+  'VariableAssigner',
+  'VariableAggregator',
+  'StringTransform',
+  'DataOperations',
+  'ListOperations',
+  'Loop',
+  'LoopItem',
+  'ExitLoop',
+  'Iteration',
+  'IterationItem',
+] as const;
+export type InlineComponentName = (typeof INLINE_COMPONENTS)[number];
+export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify'];
+
+/** Whether a RAGFlow component of this name runs inline (see INLINE_COMPONENTS). */
+export function isInlineComponent(name: string): name is InlineComponentName {
+  return (INLINE_COMPONENTS as readonly string[]).includes(name);
+}
+
+/**
  * The node of a component (or of a PuppyEngine edge). Node names are lower-case, ids are not
  * (`Switch:Route`, `llm-1723230193364`): an upper-case letter becomes `-` + the letter, `:`
  * becomes `--` and `-` becomes `-_`, so every `-` starts a pair and the name decodes back.

@@ -1,3 +1,4 @@
+import { type InlineComponentName, isInlineComponent } from '@switchyard/contracts';
 import {
   aggregateVariables,
   assignVariables,
@@ -73,11 +74,12 @@ function visitsSince(ran: readonly string[], parentId: string, id: string): numb
 }
 
 /**
- * The components that compute on the state alone, by RAGFlow component name: the one place that
- * says which components may run inline in the orchestrator's step transaction (docs/architecture.md,
- * "Where a node runs"). Every other component runs in the planner service.
+ * The components that compute on the state alone, by RAGFlow component name: one for each name of
+ * contracts' INLINE_COMPONENTS (the one place that says which components run inline in the
+ * orchestrator's step transaction; docs/architecture.md, "Where a node runs"), so the compiler
+ * keeps the two alike. Every other component runs in the planner service.
  */
-export const PURE_COMPONENTS: Readonly<Record<string, PureComponent>> = {
+export const PURE_COMPONENTS: Readonly<Record<InlineComponentName, PureComponent>> = {
   Begin: begin,
   Switch: (ctx) => {
     const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
@@ -153,5 +155,5 @@ export const PURE_COMPONENTS: Readonly<Record<string, PureComponent>> = {
 
 /** The pure component of that name, if it is one. */
 export function pureComponent(name: string): PureComponent | undefined {
-  return Object.prototype.hasOwnProperty.call(PURE_COMPONENTS, name) ? PURE_COMPONENTS[name] : undefined;
+  return isInlineComponent(name) ? PURE_COMPONENTS[name] : undefined;
 }

@@ -1,4 +1,10 @@
-import { GRAPH_NODE_PREFIX, type NodeAnswer, type Usage, graphNodeName } from '@switchyard/contracts';
+import {
+  GRAPH_NODE_PREFIX,
+  INLINE_PUPPY_EDGES,
+  type NodeAnswer,
+  type Usage,
+  graphNodeName,
+} from '@switchyard/contracts';
 import { pyJsonDumps } from '../py-value';
 import { runPureEdge } from './edge-run';
 import {
@@ -15,13 +21,10 @@ import type { PuppyWorkflow } from './workflow.schema';
 /** The node that answers once every edge has settled (`end` is refused as an edge id). */
 export const PUPPY_END_NODE = `${GRAPH_NODE_PREFIX}.end`;
 
-/** Edges that compute on the blocks alone, bounded: they may run inline (docs/architecture.md). */
-const INLINE_EDGE_TYPES: ReadonlySet<string> = new Set(['ifelse', 'modify']);
-
-/** Whether the workflow's edge `edgeId` is pure: no model, no I/O, nothing streamed. */
+/** Whether the workflow's edge `edgeId` runs inline (INLINE_PUPPY_EDGES: no model, no I/O). */
 export function purePuppyEdge(workflow: PuppyWorkflow, edgeId: string): boolean {
   const edge = workflow.edges[edgeId];
-  return edge !== undefined && INLINE_EDGE_TYPES.has(edge.type);
+  return edge !== undefined && INLINE_PUPPY_EDGES.includes(edge.type);
 }
 
 /** The `result` of a PuppyEngine workflow's action. */
