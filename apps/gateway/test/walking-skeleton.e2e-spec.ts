@@ -426,6 +426,11 @@ describe('human input', () => {
       return run.body.status === 'waiting' ? run.body : undefined;
     });
     expect(waiting.status).toBe('waiting');
+    // A waiting run holds none of its tenant's running slots (it holds no task either).
+    const slotOf = async () =>
+      (await stack.sql<{ slot: number }>('SELECT slot FROM tenant_run_slots WHERE run_id = $1', [runId]))
+        .length;
+    expect(await slotOf()).toBe(0);
     const seen = await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
       headers: { Authorization: `Bearer ${stack.key}` },
       timeoutMs: 1500,
@@ -444,6 +449,8 @@ describe('human input', () => {
     const good = await stack.api('POST', `/v1/runs/${runId}/resume`, { input: { name: 'Ada' } });
     expect(good.status).toBe(202);
     const events = await follow(runId);
+    // Whatever slot the resumed run took was freed at its end.
+    expect(await slotOf()).toBe(0);
     const run = await stack.api('GET', `/v1/runs/${runId}`);
     expect(run.body.status).toBe('succeeded');
     expect(run.body.output.answer).toBe('Hello Ada!');

@@ -158,6 +158,15 @@ it('runs exactly max_running_runs of a tenant at once, never more, and starts th
   for (const id of ids) {
     expect((await stack.ended(id, 10_000, as(t.key))).status).toBe('succeeded');
   }
+  // Each run held one of the tenant's two running slots while it ran and freed it at its end.
+  const slots = await stack.sql<{ slot: number; run_id: string | null }>(
+    'SELECT slot, run_id FROM tenant_run_slots WHERE tenant_id = $1 ORDER BY slot',
+    [t.id],
+  );
+  expect(slots).toEqual([
+    { slot: 0, run_id: null },
+    { slot: 1, run_id: null },
+  ]);
 }, 120_000);
 
 it("starts a tenant's interactive run ahead of its own batch runs at every node", async () => {

@@ -136,6 +136,15 @@ export class RunStepper {
           writes,
         );
         if (run.status === 'waiting') {
+          // Resumed: the person answered, so it runs whether or not a slot is free; it takes one
+          // when there is, so the tenant's starts count it.
+          await m.query(
+            `UPDATE tenant_run_slots s SET run_id = $2
+             FROM (SELECT slot FROM tenant_run_slots WHERE tenant_id = $1 AND run_id IS NULL
+                   ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) free
+             WHERE s.tenant_id = $1 AND s.slot = free.slot`,
+            [run.tenant_id, run.id],
+          );
           effects.events.push({ type: 'status', payload: { status: 'running' } });
         }
         return effects;
@@ -152,6 +161,8 @@ export class RunStepper {
           route.steps,
           JSON.stringify(waiting),
         ]);
+        // A waiting run holds no task: its running slot is free for the tenant's next start.
+        await freeRunningSlot(m, run);
         effects.events.push(
           { type: 'status', payload: { status: 'waiting' } },
           { type: 'waiting_for_user', payload: waitingForUserPayload(waiting) },
@@ -253,6 +264,7 @@ export class RunStepper {
       run.thread_id,
       run.id,
     ]);
+    await freeRunningSlot(m, run);
     const title = output?.['title'];
     if (typeof title === 'string' && title) {
       // The first answer names the thread; later turns keep that name.
@@ -279,6 +291,14 @@ export class RunStepper {
     effects.tasks = [];
     return effects;
   }
+}
+
+/** Frees the running slot the run holds (tenant_run_slots), if any: it waits or ended. */
+async function freeRunningSlot(m: StepSql, run: Pick<RunRow, 'id' | 'tenant_id'>): Promise<void> {
+  await m.query('UPDATE tenant_run_slots SET run_id = NULL WHERE tenant_id = $1 AND run_id = $2', [
+    run.tenant_id,
+    run.id,
+  ]);
 }
 
 /**

@@ -39,6 +39,58 @@ const MAX_STARTS_PER_CALL = 64;
 /** The tenant's running cap is full: the start is rolled back and the run stays queued. */
 class HeldByCap extends Error {}
 
+/** What opening a turn leaves for after it: the state, the start delta, the run's running slot. */
+interface Opened {
+  committed?: RuntimeState;
+  start?: { delta: CommittedDelta; bytes: number };
+  /** The run to take a running slot for: its tenant's `max_running_runs` (else the default). */
+  cap?: { tenantId: string; runId: string; slots: number };
+}
+
+/**
+ * Takes a free running slot of the tenant (`tenant_run_slots`, slot < its cap) for the run this
+ * transaction sets running; false when every slot is taken. `SKIP LOCKED`: starts at once take
+ * different slots instead of queueing on one lock (an advisory lock held to COMMIT serialised
+ * them: 84–97 ms mean wait under a burst, PROFILE.md). A slot another start holds but has not
+ * committed is skipped — should that start roll back, a run held meanwhile starts when one of the
+ * tenant's runs ends, or by the reaper's sweep. The tenant's first start creates its slot rows
+ * (and a raised cap the new ones). Waiting runs hold none (RunStepper frees it; they hold no task).
+ */
+async function takeRunningSlot(
+  m: EntityManager,
+  cap: { tenantId: string; runId: string; slots: number },
+): Promise<boolean> {
+  // (A SELECT around the UPDATE: TypeORM answers an UPDATE with [rows, count], a SELECT with rows.)
+  const take = async (): Promise<boolean> => {
+    const taken = (await m.query(
+      `WITH taken AS (
+         UPDATE tenant_run_slots s SET run_id = $2
+         FROM (SELECT slot FROM tenant_run_slots WHERE tenant_id = $1 AND run_id IS NULL AND slot < $3
+               ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) free
+         WHERE s.tenant_id = $1 AND s.slot = free.slot RETURNING s.slot)
+       SELECT slot FROM taken`,
+      [cap.tenantId, cap.runId, cap.slots],
+    )) as { slot: number }[];
+    return taken.length > 0;
+  };
+  if (await take()) {
+    return true;
+  }
+  const [{ missing }] = (await m.query(
+    `SELECT $2::int - count(*)::int AS missing FROM tenant_run_slots WHERE tenant_id = $1 AND slot < $2`,
+    [cap.tenantId, cap.slots],
+  )) as { missing: number }[];
+  if (missing <= 0) {
+    return false;
+  }
+  await m.query(
+    `INSERT INTO tenant_run_slots (tenant_id, slot) SELECT $1, g FROM generate_series(0, $2::int - 1) g
+     ON CONFLICT DO NOTHING`,
+    [cap.tenantId, cap.slots],
+  );
+  return take();
+}
+
 /**
  * Starts the thread's next turn: the oldest queued run of the thread, once no other run of the
  * thread is active (so `enqueue`d and `interrupt`ing runs wait their turn). Opens the turn with
@@ -110,23 +162,14 @@ export class StartRunUseCase {
   async startNext(threadId: string): Promise<'started' | 'held' | 'idle'> {
     for (;;) {
       let held = false;
-      const opened: {
-        committed?: RuntimeState;
-        tenantId?: string;
-        start?: { delta: CommittedDelta; bytes: number };
-      } = {};
+      const opened: Opened = {};
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
       const effects = await this.ds
         .transaction(async (m): Promise<StepEffects | null> => {
           const effects = await this.openTurn(m, threadId, opened);
-          // The cap is checked last, just before COMMIT: its lock serialises the tenant's starts,
-          // so it is held for two statements, not the whole start (round 4 of PROFILE.md).
-          if (
-            effects &&
-            !effects.finished &&
-            opened.tenantId &&
-            !(await this.underRunningCap(m, opened.tenantId))
-          ) {
+          // The run takes one of its tenant's running slots last, just before COMMIT (no slot
+          // free: the start rolls back and the run stays queued).
+          if (effects && !effects.finished && opened.cap && !(await takeRunningSlot(m, opened.cap))) {
             throw new HeldByCap();
           }
           return effects;
@@ -173,11 +216,7 @@ export class StartRunUseCase {
    * Opens the turn of the thread's oldest queued run in `m`: its start action, the run running,
    * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
    */
-  private async openTurn(
-    m: EntityManager,
-    threadId: string,
-    out: { committed?: RuntimeState; tenantId?: string; start?: { delta: CommittedDelta; bytes: number } },
-  ): Promise<StepEffects | null> {
+  private async openTurn(m: EntityManager, threadId: string, out: Opened): Promise<StepEffects | null> {
     const [thread] = (await m.query(
       `SELECT t.version, t.active_run_id, r.status AS active_status
          FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = $1 FOR UPDATE OF t`,
@@ -196,16 +235,20 @@ export class StartRunUseCase {
     if (!run) {
       return null;
     }
-    out.tenantId = run.tenant_id;
+    out.cap = {
+      tenantId: run.tenant_id,
+      runId: run.id,
+      slots: run.tenant_cap ?? this.config.tenantMaxRunning,
+    };
     if (run.cancel_requested) {
       const effects = await this.stepper.finish(m, run, null, noEffects(run.id), 0, 'cancelled', null);
       // Nothing was dispatched: the fence and the (empty) acknowledgement are for the record.
       effects.broadcastCancel = true;
       return effects;
     }
-    if (run.tenant_running >= (run.tenant_cap ?? this.config.tenantMaxRunning)) {
-      // Full already (an unlocked count, so a hint only): no turn to open and roll back. The
-      // check that counts is underRunningCap's, at the end of the start.
+    if (run.tenant_running >= out.cap.slots) {
+      // Full already (a count, so a hint only): no turn to open and roll back. What counts is
+      // the slot the start takes at its end (takeRunningSlot).
       throw new HeldByCap();
     }
     let before =
@@ -298,25 +341,6 @@ export class StartRunUseCase {
       (traceParent) => this.stepper.advance(m, run, state, actions, 0, undefined, traceParent),
       SpanKind.INTERNAL,
     );
-  }
-
-  /**
-   * Whether the run this transaction set running keeps the tenant within its `max_running_runs`
-   * (else SWITCHYARD_TENANT_MAX_RUNNING): the count includes that run. The tenant's starts are
-   * serialised for the check by a transaction-scoped advisory lock, taken after everything else
-   * of the start (the thread and run locks, the new task rows), so it cannot deadlock with them
-   * and is held only to COMMIT; the count is a statement of its own, whose snapshot is taken
-   * after the lock, so it sees every start committed before. Waiting runs do not count: they hold
-   * no task.
-   */
-  private async underRunningCap(m: EntityManager, tenantId: string): Promise<boolean> {
-    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sy-tenant-start:${tenantId}`]);
-    const [{ running, cap }] = (await m.query(
-      `SELECT count(*)::int AS running, (SELECT max_running_runs FROM tenants WHERE id = $1) AS cap
-       FROM runs WHERE tenant_id = $1 AND status = 'running'`,
-      [tenantId],
-    )) as { running: number; cap: number | null }[];
-    return running <= (cap ?? this.config.tenantMaxRunning);
   }
 
   /**

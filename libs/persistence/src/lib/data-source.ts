@@ -19,6 +19,7 @@ import { ProviderKeys1700000000029 } from '../migrations/1700000000029-provider-
 import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-metadata';
 import { FairDispatch1700000000042 } from '../migrations/1700000000042-fair-dispatch';
 import { LogKeepsKeyOrder1700000000043 } from '../migrations/1700000000043-log-keeps-key-order';
+import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
 import { ToolReceipts1700000000035 } from '../migrations/1700000000035-tool-receipts';
 import { RunsFinishedIndex1700000000036 } from '../migrations/1700000000036-runs-finished-index';
 import { TaskTraceParent1700000000030 } from '../migrations/1700000000030-task-trace-parent';
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   RunsTraceParent1700000000041,
   FairDispatch1700000000042,
   LogKeepsKeyOrder1700000000043,
+  TenantRunSlots1700000000044,
 ];
 
 export function dataSourceOptions(
