@@ -1,32 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { statementName } from '@switchyard/persistence';
 
 /** What a step's code needs of its transaction: statements (a TypeORM EntityManager is one). */
 export type StepSql = Pick<EntityManager, 'query'>;
 
 /** Quotes a value as an SQL string literal (the pg client's own escaping). */
 export type Literal = (value: string) => string;
-
-/** Distinct statement texts given a name; any beyond run unnamed (parsed and planned each time). */
-const MAX_NAMED = 256;
-const names = new Map<string, string>();
-
-/**
- * The name of `sql` as a prepared statement: the same text always gets the same name, so each
- * pooled connection parses and plans a step's statements once instead of at every step (the
- * Postgres half of a step's CPU: tools/bench/PROFILE.md, round 4). Texts differ only by the
- * number of rows a step writes, so they are few; past MAX_NAMED, undefined.
- */
-export function statementName(sql: string): string | undefined {
-  let name = names.get(sql);
-  if (!name && names.size < MAX_NAMED) {
-    name = `sy_step_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-    names.set(sql, name);
-  }
-  return name;
-}
 
 /** One step of a transaction: its locking read and the work on what it read. */
 export interface LockedWork<T, R = unknown> {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { type LlmEnv, SecretBox, type StructuredOutputMode } from '@switchyard/config';
+import { preparedQuery } from '@switchyard/persistence';
 
 export type VendorKind = 'openai' | 'anthropic' | 'ollama';
 
@@ -147,9 +148,11 @@ export class RegistryStore {
   }
 
   private async readRevision(): Promise<number> {
-    const [row] = (await this.ds.query(`SELECT revision::float8 AS revision FROM registry_revision`)) as {
-      revision: number;
-    }[];
+    // Read before every call (a revoked key is never used after the revoke returns): prepared.
+    const [row] = await preparedQuery<{ revision: number }>(
+      this.ds,
+      'SELECT revision::float8 AS revision FROM registry_revision',
+    );
     return row?.revision ?? 0;
   }
 

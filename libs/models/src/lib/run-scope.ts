@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { LlmCallException } from './llm-errors';
+import { preparedQuery } from '@switchyard/persistence';
 
 /** What an LLM call needs to know about its run: whose it is, and the models its agent pinned. */
 export interface RunScope {
@@ -26,7 +27,8 @@ export class RunScopes {
     if (hit) {
       return hit;
     }
-    const [row] = (await this.ds.query(
+    const [row] = (await preparedQuery(
+      this.ds,
       `SELECT tenant_id, agent_config, metadata->>'business_id' AS business_id FROM runs WHERE id = $1`,
       [runId],
     )) as {

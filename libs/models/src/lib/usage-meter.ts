@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { Usage } from '@switchyard/contracts';
 import { LlmCallException } from './llm-errors';
+import { preparedQuery } from '@switchyard/persistence';
 
 export interface MeteredCall {
   tenant_id: string;
@@ -58,7 +59,8 @@ export class UsageMeter {
     if (this.unlimited.get(tenantId)) {
       return;
     }
-    const [row] = (await this.ds.query(
+    const [row] = (await preparedQuery(
+      this.ds,
       'SELECT token_budget::float8 AS budget, tokens_used::float8 AS used FROM tenants WHERE id = $1',
       [tenantId],
     )) as { budget: number | null; used: number }[];
@@ -148,7 +150,9 @@ export class UsageMeter {
       cost: costOf(c.usage, c.price_per_1k_input, c.price_per_1k_output),
       business_id: c.business_id ?? null,
     }));
-    return (await this.ds.query(
+    // Prepared, straight through the pool: an LLM call waits for this write (PROFILE.md, round 6).
+    return (await preparedQuery(
+      this.ds,
       `WITH batch AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(tenant_id uuid, run_id uuid, task_id uuid, node text,
            attempt integer, model_id uuid, key_id uuid, prompt_tokens integer, completion_tokens integer,
