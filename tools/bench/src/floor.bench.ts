@@ -60,6 +60,10 @@ const encode = (v: unknown) => Buffer.from(JSON.stringify(v));
 const decode = <T>(m: JsMsg): T => JSON.parse(Buffer.from(m.data).toString('utf8')) as T;
 const eventsKey = (runId: string) => `floor:run:${runId}:events`;
 
+/** Group commit as the orchestrator does it (StepCommitGroup's defaults; BENCH_FLOOR_GROUP=1: each step alone). */
+const GROUP_MAX = Math.max(1, Number(process.env['BENCH_FLOOR_GROUP'] ?? 32));
+const GROUP_WORKERS = 2;
+
 /** Pulls from a durable consumer `concurrency` messages at a time and hands each to `work`. */
 async function consume(
   js: JetStreamClient,
@@ -189,30 +193,94 @@ class Orchestrator {
     await this.dispatch(runId, 0, 0, []);
   }
 
-  private async step(msg: Delta): Promise<void> {
+  /**
+   * A step, committed in a group (the design's group commit, #29): the steps that arrive while
+   * GROUP_WORKERS transactions are busy go together, up to GROUP_MAX (one per run), in one
+   * transaction — the locked read and the one write statement each, then one COMMIT.
+   */
+  private step(msg: Delta): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ msg, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private readonly queue: { msg: Delta; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private readonly inFlight = new Set<string>();
+  private busy = 0;
+
+  private pump(): void {
+    while (this.busy < GROUP_WORKERS && this.queue.length > 0) {
+      const group: typeof this.queue = [];
+      for (let i = 0; i < this.queue.length && group.length < GROUP_MAX; ) {
+        const q = this.queue[i];
+        if (this.inFlight.has(q.msg.run_id)) {
+          i++;
+          continue;
+        }
+        this.inFlight.add(q.msg.run_id);
+        group.push(q);
+        this.queue.splice(i, 1);
+      }
+      if (group.length === 0) {
+        return;
+      }
+      group.sort((a, b) => (a.msg.run_id < b.msg.run_id ? -1 : 1));
+      this.busy++;
+      void this.commitGroup(group)
+        .then(
+          () => group.forEach((q) => q.resolve()),
+          (err: unknown) => group.forEach((q) => q.reject(err)),
+        )
+        .finally(() => {
+          this.busy--;
+          group.forEach((q) => this.inFlight.delete(q.msg.run_id));
+          this.pump();
+        });
+    }
+  }
+
+  private async commitGroup(group: { msg: Delta }[]): Promise<void> {
     const client = await this.pool.connect();
-    let version = 0;
-    let step = 0;
-    const nextId = randomUUID();
-    const run = this.waiting.get(msg.run_id)!;
-    const last = run.left <= 1;
-    const json = JSON.stringify(msg.delta);
+    const after: (() => Promise<void>)[] = [];
     try {
-      const [, locked] = (await client.query(
-        `BEGIN; SELECT r.steps, t.version FROM runs r JOIN threads t ON t.id = r.thread_id
-          WHERE r.id = ${client.escapeLiteral(msg.run_id)} FOR UPDATE OF r`,
-      )) as unknown as pg.QueryResult<{ steps: number; version: number }>[];
-      step = locked.rows[0].steps + 1;
-      version = locked.rows[0].version + 1;
-      await client.query({
-        name: 'floor-step', // a named statement: parsed and planned once per connection
-        text: `WITH applied AS (UPDATE tasks SET status = 'applied' WHERE id = $3),
-              moved AS (UPDATE threads SET version = $2 WHERE id = $1),
-              logged AS (INSERT INTO deltas (thread_id, version, task_id, delta) VALUES ($1, $2, $3, $4)),
-              inserted AS (INSERT INTO tasks (id, run_id, step, status) SELECT $5, $1, $6, 'pending' WHERE NOT $7)
-         UPDATE runs SET steps = $6 WHERE id = $1`,
-        values: [msg.run_id, version, msg.task_id, json, nextId, step, last],
-      });
+      let begun = false;
+      for (const { msg } of group) {
+        const nextId = randomUUID();
+        const run = this.waiting.get(msg.run_id)!;
+        const last = run.left <= 1;
+        const json = JSON.stringify(msg.delta);
+        const lockSql = `SELECT r.steps, t.version FROM runs r JOIN threads t ON t.id = r.thread_id
+          WHERE r.id = ${client.escapeLiteral(msg.run_id)} FOR UPDATE OF r`;
+        const locked = begun
+          ? ((await client.query(lockSql)) as pg.QueryResult<{ steps: number; version: number }>)
+          : ((await client.query(`BEGIN; ${lockSql}`)) as unknown as pg.QueryResult<{
+              steps: number;
+              version: number;
+            }>[])[1];
+        begun = true;
+        const step = locked.rows[0].steps + 1;
+        const version = locked.rows[0].version + 1;
+        await client.query({
+          name: 'floor-step', // a named statement: parsed and planned once per connection
+          text: `WITH applied AS (UPDATE tasks SET status = 'applied' WHERE id = $3),
+                moved AS (UPDATE threads SET version = $2 WHERE id = $1),
+                logged AS (INSERT INTO deltas (thread_id, version, task_id, delta) VALUES ($1, $2, $3, $4)),
+                inserted AS (INSERT INTO tasks (id, run_id, step, status) SELECT $5, $1, $6, 'pending' WHERE NOT $7)
+           UPDATE runs SET steps = $6 WHERE id = $1`,
+          values: [msg.run_id, version, msg.task_id, json, nextId, step, last],
+        });
+        after.push(async () => {
+          await this.redis.xadd(eventsKey(msg.run_id), '*', 'type', last ? 'done' : 'action', 'payload', json);
+          run.left--;
+          if (last) {
+            this.waiting.delete(msg.run_id);
+            run.done();
+            return;
+          }
+          await this.dispatch(msg.run_id, step, version, [msg.delta], nextId);
+        });
+      }
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK');
@@ -220,14 +288,8 @@ class Orchestrator {
     } finally {
       client.release();
     }
-    await this.redis.xadd(eventsKey(msg.run_id), '*', 'type', last ? 'done' : 'action', 'payload', json);
-    run.left--;
-    if (last) {
-      this.waiting.delete(msg.run_id);
-      run.done();
-      return;
-    }
-    await this.dispatch(msg.run_id, step, version, [msg.delta], nextId);
+    // After the commit: each step's event and next task, together.
+    await Promise.all(after.map((f) => f()));
   }
 
   private async dispatch(
@@ -431,7 +493,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${table}\n\n${byProcess}\n`);
     writeFileSync(
       RESULTS,
-      `# The floor of a step on this design\n\nLast run: ${new Date().toISOString()} (\`npm run bench:floor\`).\n\nMachine: ${describeMachine(m, [`1-minute load average before the run ${loadBefore.toFixed(2)}`])}.\n\n${table}\n\nMedians of ${reps} runs per row, after warm-up runs.\n\n${byProcess}\n\nA step here is what a step of the pure-runtime loop sends and commits, done by three bare Node processes (the nats, pg and ioredis clients and nothing else): the orchestrator's part (the delta pulled from JetStream; \`BEGIN\` with the run row locked, one statement logging the ~1 KB delta, moving the thread's version, marking the task applied and inserting the next one, \`COMMIT\`; the step's event appended to Redis; the next task, carrying the delta, published with its PubAck; the delta acknowledged), the node's (the task pulled; the start counted and \`node_started\` appended in one Redis script; the ~1 KB delta published with its PubAck; the task acknowledged) and the gateway's (XREAD BLOCK on the run's events, one SSE frame per event). CPU: user+sys from /proc of those three processes, nats-server, redis-server and the Postgres backends of the scratch database. No validation, state, routing, logging or framework: what Switchyard's own steps cost above these rows is its code; these rows are the design's.\n`,
+      `# The floor of a step on this design\n\nLast run: ${new Date().toISOString()} (\`npm run bench:floor\`).\n\nMachine: ${describeMachine(m, [`1-minute load average before the run ${loadBefore.toFixed(2)}`])}.\n\n${table}\n\nMedians of ${reps} runs per row, after warm-up runs.\n\n${byProcess}\n\nA step here is what a step of the pure-runtime loop sends and commits, done by three bare Node processes (the nats, pg and ioredis clients and nothing else): the orchestrator's part (the delta pulled from JetStream; \`BEGIN\` with the run row locked, one statement logging the ~1 KB delta, moving the thread's version, marking the task applied and inserting the next one, \`COMMIT\` — grouped as the orchestrator groups them: the steps of other runs that arrive while two transactions are busy share one transaction, up to ${GROUP_MAX}; the step's event appended to Redis; the next task, carrying the delta, published with its PubAck; the delta acknowledged), the node's (the task pulled; the start counted and \`node_started\` appended in one Redis script; the ~1 KB delta published with its PubAck; the task acknowledged) and the gateway's (XREAD BLOCK on the run's events, one SSE frame per event). CPU: user+sys from /proc of those three processes, nats-server, redis-server and the Postgres backends of the scratch database. No validation, state, routing, logging or framework: what Switchyard's own steps cost above these rows is its code; these rows are the design's.\n`,
     );
     log(`wrote ${RESULTS}`);
     await nc.close();
