@@ -212,7 +212,7 @@ class Orchestrator {
   private pump(): void {
     while (this.busy < GROUP_WORKERS && this.queue.length > 0) {
       const group: typeof this.queue = [];
-      for (let i = 0; i < this.queue.length && group.length < GROUP_MAX; ) {
+      for (let i = 0; i < this.queue.length && group.length < GROUP_MAX;) {
         const q = this.queue[i];
         if (this.inFlight.has(q.msg.run_id)) {
           i++;
@@ -254,10 +254,12 @@ class Orchestrator {
           WHERE r.id = ${client.escapeLiteral(msg.run_id)} FOR UPDATE OF r`;
         const locked = begun
           ? ((await client.query(lockSql)) as pg.QueryResult<{ steps: number; version: number }>)
-          : ((await client.query(`BEGIN; ${lockSql}`)) as unknown as pg.QueryResult<{
-              steps: number;
-              version: number;
-            }>[])[1];
+          : (
+              (await client.query(`BEGIN; ${lockSql}`)) as unknown as pg.QueryResult<{
+                steps: number;
+                version: number;
+              }>[]
+            )[1];
         begun = true;
         const step = locked.rows[0].steps + 1;
         const version = locked.rows[0].version + 1;
@@ -271,7 +273,14 @@ class Orchestrator {
           values: [msg.run_id, version, msg.task_id, json, nextId, step, last],
         });
         after.push(async () => {
-          await this.redis.xadd(eventsKey(msg.run_id), '*', 'type', last ? 'done' : 'action', 'payload', json);
+          await this.redis.xadd(
+            eventsKey(msg.run_id),
+            '*',
+            'type',
+            last ? 'done' : 'action',
+            'payload',
+            json,
+          );
           run.left--;
           if (last) {
             this.waiting.delete(msg.run_id);

@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   // A node's model calls and tools are descendants of its span: the nearest `node …` span above.
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const under = (span: Span, nodeSpans: Set<string>): boolean => {
-    for (let p = span.parentSpanId ? byId.get(span.parentSpanId) : undefined; p; ) {
+    for (let p = span.parentSpanId ? byId.get(span.parentSpanId) : undefined; p;) {
       if (p.name.startsWith('node ')) {
         return nodeSpans.has(p.spanId);
       }
