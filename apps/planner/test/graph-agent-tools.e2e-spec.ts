@@ -226,18 +226,34 @@ describe('graph agents: Agents with tools', () => {
     expect(agentAction.usage.total_tokens).toBeGreaterThan(0);
   });
 
-  it('an Agent listing a tool component nobody provides fails with a component error naming it', async () => {
+  it('refuses on save an Agent listing a RAGFlow tool this runtime does not run yet, naming it', async () => {
     const broken = dsl('user_interaction.json') as {
       dsl: { components: Record<string, { obj: { params: { tools: { component_name: string }[] } } }> };
     };
     broken.dsl.components['Agent:TangyWordsType'].obj.params.tools[0].component_name = 'Crawler';
+    const res = await stack.api('POST', '/v1/agents', { name: 'unbuilt-tool', kind: 'graph', dsl: broken });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toContainEqual(
+      expect.objectContaining({
+        component: 'Agent:TangyWordsType',
+        code: 'unsupported_component',
+        message: 'the Crawler tool cannot run here yet',
+      }),
+    );
+  });
+
+  it('an Agent listing a tool component nobody provides fails with a component error naming it', async () => {
+    const broken = dsl('user_interaction.json') as {
+      dsl: { components: Record<string, { obj: { params: { tools: { component_name: string }[] } } }> };
+    };
+    broken.dsl.components['Agent:TangyWordsType'].obj.params.tools[0].component_name = 'Teleporter';
     const agent = await createAgent('unknown-tool', broken);
     const g = golden('user_interaction.tool_call');
     await script([{ call: g.llm[0] }]);
     const r = await runTurns(agent, g);
     expect(r.run.status).toBe('failed');
     expect(r.run.error.message).toBe(
-      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Crawler component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, calculator, http_get, http_request, sql_query)',
+      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Teleporter component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, calculator, http_get, http_request, sql_query)',
     );
   });
 

@@ -3,6 +3,8 @@ export enum GraphErrorCode {
   /** The DSL is not a RAGFlow canvas (components form, graph-only form or template wrapper). */
   InvalidDsl = 'invalid_dsl',
   UnknownComponent = 'unknown_component',
+  /** A RAGFlow component (or Agent tool) this runtime does not run yet: refused on save. */
+  UnsupportedComponent = 'unsupported_component',
   DanglingReference = 'dangling_reference',
   Cycle = 'cycle',
   MissingParam = 'missing_param',

@@ -160,6 +160,33 @@ describe(validateCanvas.name, () => {
       { code: GraphErrorCode.UnknownComponent, component: 'Message:B', field: 'component_name' },
     ],
     [
+      'a RAGFlow tool not run here yet, as a component',
+      (d) => ((d.components['Message:B']['obj'] as { component_name: string }).component_name = 'Wikipedia'),
+      {
+        code: GraphErrorCode.UnsupportedComponent,
+        component: 'Message:B',
+        field: 'component_name',
+        message: 'the Wikipedia component cannot run here yet',
+      },
+    ],
+    [
+      'a RAGFlow tool not run here yet, as an Agent tool',
+      (d) => {
+        const obj = d.components['Message:B']['obj'] as {
+          component_name: string;
+          params: Record<string, unknown>;
+        };
+        obj.component_name = 'Agent';
+        obj.params = { tools: [{ component_name: 'TavilySearch' }, { component_name: 'Crawler' }] };
+      },
+      {
+        code: GraphErrorCode.UnsupportedComponent,
+        component: 'Message:B',
+        field: 'params.tools.1.component_name',
+        message: 'the Crawler tool cannot run here yet',
+      },
+    ],
+    [
       'dangling downstream',
       (d) => (d.components['Message:A']['downstream'] = ['Message:Nope']),
       { code: GraphErrorCode.DanglingReference, component: 'Message:A', field: 'downstream' },

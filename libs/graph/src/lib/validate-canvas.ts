@@ -55,6 +55,53 @@ export const KNOWN_COMPONENTS = new Set([
   'BaiduFanyi',
 ]);
 
+/**
+ * RAGFlow tools this runtime does not run yet (#31): a canvas naming one, as a component or as an
+ * Agent's tool, is refused when it is saved — not accepted and failed at run time.
+ */
+export const NOT_YET_RUNNABLE = new Set([
+  'TavilyExtract',
+  'Wikipedia',
+  'ArXiv',
+  'PubMed',
+  'Google',
+  'GoogleScholar',
+  'DuckDuckGo',
+  'GitHub',
+  'Email',
+  'SearXNG',
+  'Crawler',
+  'WenCai',
+  'AkShare',
+  'Jin10',
+  'TuShare',
+  'QWeather',
+  'DeepL',
+  'Baidu',
+  'BaiduFanyi',
+]);
+
+/** An Agent's `tools[]` entries that name a RAGFlow tool this runtime does not run yet. */
+function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
+  const tools = (c.params as { tools?: unknown }).tools;
+  if (c.name !== 'Agent' || !Array.isArray(tools)) {
+    return [];
+  }
+  return tools.flatMap((t: unknown, i) => {
+    const name = (t as { component_name?: unknown } | null)?.component_name;
+    return typeof name === 'string' && NOT_YET_RUNNABLE.has(name)
+      ? [
+          {
+            code: GraphErrorCode.UnsupportedComponent,
+            component: c.id,
+            field: `params.tools.${i}.component_name`,
+            message: `the ${name} tool cannot run here yet`,
+          },
+        ]
+      : [];
+  });
+}
+
 // Component ids become node names and appear in references, so they keep to RAGFlow's ref syntax.
 const COMPONENT_ID = /^[A-Za-z0-9_:]+$/;
 
@@ -270,6 +317,15 @@ export function canvasProblems(canvas: Canvas): GraphProblem[] {
       });
       continue;
     }
+    if (NOT_YET_RUNNABLE.has(c.name)) {
+      problems.push({
+        code: GraphErrorCode.UnsupportedComponent,
+        component: c.id,
+        field: 'component_name',
+        message: `the ${c.name} component cannot run here yet`,
+      });
+    }
+    problems.push(...agentToolProblems(c));
     for (const [field, ids] of targets(c)) {
       for (const id of ids) {
         if (!canvas.components[id]) {

@@ -86,6 +86,8 @@ export class GraphComponents {
       default:
         throw new GraphException(
           GraphErrorCode.ComponentFailed,
+          // validate-canvas refuses these on save (NOT_YET_RUNNABLE): a pinned canvas of an older
+          // release may still name one.
           `the ${ctx.component.name} component cannot run here yet`,
         );
     }
