@@ -1,4 +1,4 @@
-import { TestStack, postBurst } from '@switchyard/testing';
+import { TestStack, postBurst, waitFor } from '@switchyard/testing';
 
 // Per-tenant limits through the admin API, and fairness between tenants: a tenant's burst of 500
 // runs waits behind its own running cap (SWITCHYARD_TENANT_MAX_RUNNING, 64 by default) instead of
@@ -167,6 +167,22 @@ it('runs exactly max_running_runs of a tenant at once, never more, and starts th
     { slot: 0, run_id: null },
     { slot: 1, run_id: null },
   ]);
+  // A slot left taken by a run that is not running (a leak) is freed by the reaper's next pass.
+  await stack.sql('UPDATE tenant_run_slots SET run_id = $2 WHERE tenant_id = $1 AND slot = 0', [
+    t.id,
+    ids[0],
+  ]);
+  await waitFor(
+    'the leaked slot to be freed',
+    async () =>
+      (
+        await stack.sql<{ run_id: string | null }>(
+          'SELECT run_id FROM tenant_run_slots WHERE tenant_id = $1 AND slot = 0',
+          [t.id],
+        )
+      )[0].run_id === null,
+    10_000,
+  );
 }, 120_000);
 
 it("starts a tenant's interactive run ahead of its own batch runs at every node", async () => {

@@ -114,6 +114,7 @@ export {
   type PuppyResult,
   PUPPY_END_NODE,
   puppyAnswer,
+  puppyFailure,
   pureEdgeEffect,
   purePuppyEdge,
   runPuppyEdgeStep,

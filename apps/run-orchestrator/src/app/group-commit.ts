@@ -12,7 +12,9 @@ interface Pending<T> extends LockedWork<T> {
  * Group commit across runs: the steps that arrive while `workers` transactions are in flight wait
  * and then go together, up to `maxBatch` in ONE transaction — one COMMIT and one WAL flush for
  * them all, and their publishes and acks leave together after it. A step that arrives when a
- * worker is free starts at once (alone, when nothing else waits): grouping adds no wait.
+ * worker is free starts at once (alone, when nothing else waits); under load a step waits for the
+ * group ahead of it, whose steps run one after another (one slow step — a lock wait, a long inline
+ * chain — holds up its group).
  *
  * - One step per `key` (the run) per group, and none while another of its steps is in flight:
  *   a step reads its run's state from the cache, which learns the previous step only after its
@@ -90,11 +92,12 @@ export class StepCommitGroup {
     try {
       outs = await withLockedReads(this.ds, group);
     } catch {
-      // Whichever step failed, it fails alone: each runs again in its own transaction.
+      // Whichever step failed, it fails alone: each runs again in its own transaction — one at a
+      // time, so a fallback holds no more connections than the group did.
       groupCommitFallbacks.inc();
-      await Promise.all(
-        group.map((p) => withLockedRead(this.ds, p.lockSql, p.work).then(p.resolve, p.reject)),
-      );
+      for (const p of group) {
+        await withLockedRead(this.ds, p.lockSql, p.work).then(p.resolve, p.reject);
+      }
       return;
     }
     group.forEach((p, i) => p.resolve(outs[i]));

@@ -10,8 +10,10 @@ import {
 import {
   type Canvas,
   type ComponentStepOutput,
+  ENTRY_RECORD,
   type PuppyWorkflow,
   pureComponent,
+  puppyFailure,
   purePuppyEdge,
   runComponentStep,
   runPuppyEdgeStep,
@@ -91,10 +93,21 @@ export class InlineNodes {
   async run(run: RunRow, loaded: InlineRun, state: RuntimeState, task: TaskRow): Promise<StateDelta> {
     const startedAt = new Date().toISOString();
     if ('workflow' in loaded) {
+      const outputs: Record<string, unknown> = state.graph?.outputs ?? {};
+      if (!outputs[ENTRY_RECORD]) {
+        // As the planner answers it (PuppyWorkflowRunner): the run fails, naming the node.
+        const failed = puppyFailure(
+          'the workflow was not opened by graph.begin',
+          task.node,
+          outputs,
+          loaded.workflow,
+        );
+        return nodeDelta(task.node, failed, { startedAt, attempt: 1 });
+      }
       // A pure edge's failure (a GraphException) settles it as failed: never retryable.
       const step = await runPuppyEdgeStep(
         loaded.workflow,
-        state.graph?.outputs ?? {},
+        outputs,
         componentIdOfNode(task.node) ?? '',
         pureEdgeEffect,
         true,

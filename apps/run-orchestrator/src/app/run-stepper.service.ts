@@ -161,8 +161,11 @@ export class RunStepper {
           route.steps,
           JSON.stringify(waiting),
         ]);
-        // A waiting run holds no task: its running slot is free for the tenant's next start.
+        // A waiting run holds no task: its running slot is free for the tenant's next start, and
+        // the runs its cap held back may start after the commit.
         await freeRunningSlot(m, run);
+        effects.waiting = true;
+        effects.continueTenant = run.tenant_id;
         effects.events.push(
           { type: 'status', payload: { status: 'waiting' } },
           { type: 'waiting_for_user', payload: waitingForUserPayload(waiting) },

@@ -169,7 +169,14 @@ export class StartRunUseCase {
           const effects = await this.openTurn(m, threadId, opened);
           // The run takes one of its tenant's running slots last, just before COMMIT (no slot
           // free: the start rolls back and the run stays queued).
-          if (effects && !effects.finished && opened.cap && !(await takeRunningSlot(m, opened.cap))) {
+          // (None for a run that ended, or went waiting — a fork continuing at a question.)
+          if (
+            effects &&
+            !effects.finished &&
+            !effects.waiting &&
+            opened.cap &&
+            !(await takeRunningSlot(m, opened.cap))
+          ) {
             throw new HeldByCap();
           }
           return effects;

@@ -18,8 +18,13 @@ export interface StepEffects {
   broadcastCancel?: boolean;
   /** The run ended: the next queued run of this thread may start. */
   continueThread?: string;
-  /** The run ended: the tenant's runs held back by its running cap may start. */
+  /**
+   * The run ended or went waiting (either frees its running slot): the tenant's runs held back by
+   * its running cap may start.
+   */
   continueTenant?: string;
+  /** The run went `waiting` in this transaction: it holds no running slot. */
+  waiting?: boolean;
   /** A redelivered step: its action events are written again where Redis does not have them. */
   repairActions?: Action[];
   /**

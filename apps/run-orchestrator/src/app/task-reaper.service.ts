@@ -38,7 +38,29 @@ export class TaskReaper extends PeriodicJob {
 
   protected async pass(): Promise<void> {
     await this.reapOverdueTasks();
+    await this.freeLeakedSlots();
     await this.startStrandedRuns();
+  }
+
+  /**
+   * Frees running slots (tenant_run_slots) held by runs that are not running — a run ended by an
+   * orchestrator of an older release during a rolling upgrade, or any other path that missed its
+   * slot — so a leak cannot lower a tenant's cap for good. A start or resume that has taken a slot
+   * but not committed is not seen here (the row still reads free in this snapshot).
+   */
+  private async freeLeakedSlots(): Promise<void> {
+    const freed = (await this.ds.query(
+      `WITH freed AS (
+         UPDATE tenant_run_slots s SET run_id = NULL
+         WHERE s.run_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id AND r.status = 'running')
+         RETURNING s.tenant_id)
+       SELECT DISTINCT tenant_id FROM freed`,
+    )) as { tenant_id: string }[];
+    for (const { tenant_id } of freed) {
+      this.logger.warn({ tenant_id, msg: 'freed running slots held by runs that are not running' });
+      await this.startRun.startTenant(tenant_id);
+    }
   }
 
   private async reapOverdueTasks(): Promise<void> {

@@ -159,6 +159,21 @@ export async function runPuppyEdgeStep(
   };
 }
 
+/** A workflow step that fails the run: `edge` (or the node) named, the answer blocks so far kept. */
+export function puppyFailure(
+  message: string,
+  edge: string,
+  outputs: Record<string, unknown>,
+  workflow: PuppyWorkflow,
+): NodeAnswer {
+  return {
+    summary: `${edge} failed: ${message}`,
+    result: { edge, status: 'failed', ...puppyAnswer(workflow, outputs) } satisfies PuppyResult,
+    next: [],
+    error: { code: 'component_failed', message: `edge ${edge}: ${message}` },
+  };
+}
+
 /** The answer blocks (isOutput, else those no edge reads) that were written, and their text. */
 export function puppyAnswer(
   workflow: PuppyWorkflow,

@@ -18,6 +18,7 @@ import {
   entryRecord,
   failedEdges,
   puppyAnswer,
+  puppyFailure,
   runPuppyEdgeStep,
   startEdges,
   storedRecord,
@@ -145,11 +146,6 @@ export class PuppyWorkflowRunner {
     outputs: Record<string, unknown>,
     workflow: PuppyWorkflow,
   ): NodeOutput {
-    return {
-      summary: `${edge} failed: ${message}`,
-      result: { edge, status: 'failed', ...puppyAnswer(workflow, outputs) } satisfies PuppyResult,
-      next: [],
-      error: { code: 'component_failed', message: `edge ${edge}: ${message}` },
-    };
+    return puppyFailure(message, edge, outputs, workflow);
   }
 }
