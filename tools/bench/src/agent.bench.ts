@@ -12,10 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { SERVICE_APPS, TestStack, readSse } from '@switchyard/testing';
+import { SERVICE_APPS, TestStack } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';
 import { CpuMeter } from './proc';
 import { writeResultsFile } from './results-file';
+import { runToEnd } from './run-to-end';
 import { fmtMs, markdownTable, median } from './stats';
 
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
@@ -46,19 +47,6 @@ interface Batch {
   rowsRead: number;
 }
 
-async function oneRun(stack: TestStack): Promise<string> {
-  const created = await stack.api('POST', '/v1/runs', { input: { prompt: PROMPT } });
-  if (created.status !== 202) {
-    throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
-  }
-  const runId = created.body.run_id as string;
-  await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
-    headers: { Authorization: `Bearer ${stack.key}` },
-    timeoutMs: 300_000,
-  });
-  return runId;
-}
-
 async function dbStats(stack: TestStack): Promise<{ xacts: number; rowsRead: number }> {
   const [row] = await stack.sql<{ xacts: string; rows: string }>(
     `SELECT xact_commit + xact_rollback AS xacts, tup_returned + tup_fetched AS rows
@@ -73,7 +61,7 @@ async function batch(stack: TestStack, cpu: CpuMeter, runs: number): Promise<Bat
   const before = await dbStats(stack);
   await cpu.start();
   const t0 = performance.now();
-  const ids = await Promise.all(Array.from({ length: runs }, () => oneRun(stack)));
+  const ids = await Promise.all(Array.from({ length: runs }, () => runToEnd(stack, PROMPT)));
   const wallMs = performance.now() - t0;
   const cpuMs = await cpu.stop();
   await new Promise((r) => setTimeout(r, 1100));

@@ -7,9 +7,10 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { TestStack, readSse } from '@switchyard/testing';
+import { TestStack } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';
 import { writeResultsFile } from './results-file';
+import { runToEnd } from './run-to-end';
 import { markdownTable } from './stats';
 
 const SCRIPT = 'tools/bench/fixtures/bench.script.json';
@@ -76,15 +77,7 @@ async function collector(spans: Span[]): Promise<{ server: Server; url: string }
 }
 
 async function oneRun(stack: TestStack): Promise<{ node: string; task_id?: string; ms: number }[]> {
-  const created = await stack.api('POST', '/v1/runs', { input: { prompt: PROMPT } });
-  if (created.status !== 202) {
-    throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
-  }
-  const runId = created.body.run_id as string;
-  await readSse(`${stack.gatewayUrl}/v1/runs/${runId}/events`, {
-    headers: { Authorization: `Bearer ${stack.key}` },
-    timeoutMs: 120_000,
-  });
+  const runId = await runToEnd(stack, PROMPT, 120_000);
   const tasks = await stack.sql<{ node: string; task_id: string; started: string; finished: string }>(
     `SELECT node, task_id::text, delta->'action'->>'started_at' AS started, delta->'action'->>'finished_at' AS finished
      FROM state_deltas WHERE run_id = $1 ORDER BY version`,

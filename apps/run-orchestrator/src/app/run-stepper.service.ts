@@ -15,6 +15,7 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
+import { freeRunningSlot, retakeRunningSlot } from './running-slots';
 import { type StepEffects, actionEvent } from './step-effects';
 import type { StepSql } from './step-transaction';
 
@@ -136,15 +137,7 @@ export class RunStepper {
           writes,
         );
         if (run.status === 'waiting') {
-          // Resumed: the person answered, so it runs whether or not a slot is free; it takes one
-          // when there is, so the tenant's starts count it.
-          await m.query(
-            `UPDATE tenant_run_slots s SET run_id = $2
-             FROM (SELECT slot FROM tenant_run_slots WHERE tenant_id = $1 AND run_id IS NULL
-                   ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) free
-             WHERE s.tenant_id = $1 AND s.slot = free.slot`,
-            [run.tenant_id, run.id],
-          );
+          await retakeRunningSlot(m, run);
           effects.events.push({ type: 'status', payload: { status: 'running' } });
         }
         return effects;
@@ -294,14 +287,6 @@ export class RunStepper {
     effects.tasks = [];
     return effects;
   }
-}
-
-/** Frees the running slot the run holds (tenant_run_slots), if any: it waits or ended. */
-async function freeRunningSlot(m: StepSql, run: Pick<RunRow, 'id' | 'tenant_id'>): Promise<void> {
-  await m.query('UPDATE tenant_run_slots SET run_id = NULL WHERE tenant_id = $1 AND run_id = $2', [
-    run.tenant_id,
-    run.id,
-  ]);
 }
 
 /**

@@ -29,6 +29,7 @@ import { RunFailureCode } from './orchestrator.exception';
 import { RunStepper, writeSnapshot } from './run-stepper.service';
 import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
+import { takeRunningSlot } from './running-slots';
 
 /** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
 const ENTRY = ['intake'];
@@ -45,50 +46,6 @@ interface Opened {
   start?: { delta: CommittedDelta; bytes: number };
   /** The run to take a running slot for: its tenant's `max_running_runs` (else the default). */
   cap?: { tenantId: string; runId: string; slots: number };
-}
-
-/**
- * Takes a free running slot of the tenant (`tenant_run_slots`, slot < its cap) for the run this
- * transaction sets running; false when every slot is taken. `SKIP LOCKED`: starts at once take
- * different slots instead of queueing on one lock (an advisory lock held to COMMIT serialised
- * them: 84–97 ms mean wait under a burst, PROFILE.md). A slot another start holds but has not
- * committed is skipped — should that start roll back, a run held meanwhile starts when one of the
- * tenant's runs ends, or by the reaper's sweep. The tenant's first start creates its slot rows
- * (and a raised cap the new ones). Waiting runs hold none (RunStepper frees it; they hold no task).
- */
-async function takeRunningSlot(
-  m: EntityManager,
-  cap: { tenantId: string; runId: string; slots: number },
-): Promise<boolean> {
-  // (A SELECT around the UPDATE: TypeORM answers an UPDATE with [rows, count], a SELECT with rows.)
-  const take = async (): Promise<boolean> => {
-    const taken = (await m.query(
-      `WITH taken AS (
-         UPDATE tenant_run_slots s SET run_id = $2
-         FROM (SELECT slot FROM tenant_run_slots WHERE tenant_id = $1 AND run_id IS NULL AND slot < $3
-               ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED) free
-         WHERE s.tenant_id = $1 AND s.slot = free.slot RETURNING s.slot)
-       SELECT slot FROM taken`,
-      [cap.tenantId, cap.runId, cap.slots],
-    )) as { slot: number }[];
-    return taken.length > 0;
-  };
-  if (await take()) {
-    return true;
-  }
-  const [{ missing }] = (await m.query(
-    `SELECT $2::int - count(*)::int AS missing FROM tenant_run_slots WHERE tenant_id = $1 AND slot < $2`,
-    [cap.tenantId, cap.slots],
-  )) as { missing: number }[];
-  if (missing <= 0) {
-    return false;
-  }
-  await m.query(
-    `INSERT INTO tenant_run_slots (tenant_id, slot) SELECT $1, g FROM generate_series(0, $2::int - 1) g
-     ON CONFLICT DO NOTHING`,
-    [cap.tenantId, cap.slots],
-  );
-  return take();
 }
 
 /**

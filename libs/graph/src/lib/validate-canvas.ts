@@ -7,7 +7,36 @@ import { parseCanvas } from './normalize-dsl';
 import { SwitchParamsSchema } from './switch';
 import { variableRefPattern } from './variable-ref';
 
-/** RAGFlow's agent components (`agent/component`, `agent/tools`): anything else is unknown. */
+/**
+ * RAGFlow tools this runtime does not run yet (#31): a canvas naming one, as a component or as an
+ * Agent's tool, is refused when it is saved — not accepted and failed at run time.
+ */
+export const NOT_YET_RUNNABLE = new Set([
+  'TavilyExtract',
+  'Wikipedia',
+  'ArXiv',
+  'PubMed',
+  'Google',
+  'GoogleScholar',
+  'DuckDuckGo',
+  'GitHub',
+  'Email',
+  'SearXNG',
+  'Crawler',
+  'WenCai',
+  'AkShare',
+  'Jin10',
+  'TuShare',
+  'QWeather',
+  'DeepL',
+  'Baidu',
+  'BaiduFanyi',
+]);
+
+/**
+ * RAGFlow's agent components (`agent/component`, `agent/tools`): anything else is unknown. Those
+ * this runtime runs, then NOT_YET_RUNNABLE (known, refused on save).
+ */
 export const KNOWN_COMPONENTS = new Set([
   'Begin',
   'Message',
@@ -33,52 +62,8 @@ export const KNOWN_COMPONENTS = new Set([
   'DocGenerator',
   'ExcelProcessor',
   'TavilySearch',
-  'TavilyExtract',
   'YahooFinance',
-  'Wikipedia',
-  'ArXiv',
-  'PubMed',
-  'Google',
-  'GoogleScholar',
-  'DuckDuckGo',
-  'GitHub',
-  'Email',
-  'SearXNG',
-  'Crawler',
-  'WenCai',
-  'AkShare',
-  'Jin10',
-  'TuShare',
-  'QWeather',
-  'DeepL',
-  'Baidu',
-  'BaiduFanyi',
-]);
-
-/**
- * RAGFlow tools this runtime does not run yet (#31): a canvas naming one, as a component or as an
- * Agent's tool, is refused when it is saved — not accepted and failed at run time.
- */
-export const NOT_YET_RUNNABLE = new Set([
-  'TavilyExtract',
-  'Wikipedia',
-  'ArXiv',
-  'PubMed',
-  'Google',
-  'GoogleScholar',
-  'DuckDuckGo',
-  'GitHub',
-  'Email',
-  'SearXNG',
-  'Crawler',
-  'WenCai',
-  'AkShare',
-  'Jin10',
-  'TuShare',
-  'QWeather',
-  'DeepL',
-  'Baidu',
-  'BaiduFanyi',
+  ...NOT_YET_RUNNABLE,
 ]);
 
 /** An Agent's `tools[]` entries that name a RAGFlow tool this runtime does not run yet. */
