@@ -4,7 +4,7 @@ import { dsl, golden as goldenOf, putScript } from './graph-fixtures';
 
 // A graph run has the default agent's guarantees: it survives kill -9 of the service running its
 // components (each component applied once, the answer RAGFlow gave), and a cancel stops a Loop
-// that is still going round.
+// that is still going round, counting.
 
 interface Golden {
   inputs: { turns: { query: string; inputs?: Record<string, unknown> }[]; scripted_llm: { reply: string }[] };
@@ -92,7 +92,8 @@ describe('graph runs under faults', () => {
     ).toEqual([]);
   }, 180_000);
 
-  it('a cancel stops a Loop that is still going round: the run ends cancelled and no component runs after', async () => {
+  it('a cancel stops a counting Loop that is still going round: cancelled, nothing applied after, the count exact', async () => {
+    // RAGFlow's counter loop: the body adds 1 to the Loop's own variable (`Loop:Spin@n += 1`).
     const spin = {
       components: {
         begin: {
@@ -104,10 +105,10 @@ describe('graph runs under faults', () => {
           obj: {
             component_name: 'Loop',
             params: {
-              loop_variables: [],
+              loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }],
               logical_operator: 'and',
               loop_termination_condition: [
-                { variable: 'sys.query', operator: 'is', value: 'never this', input_mode: 'constant' },
+                { variable: 'Loop:Spin@n', operator: '≥', value: 1_000_000, input_mode: 'constant' },
               ],
               maximum_loop_count: 5000,
             },
@@ -117,14 +118,14 @@ describe('graph runs under faults', () => {
         },
         'LoopItem:SpinStart': {
           obj: { component_name: 'LoopItem', params: {} },
-          downstream: ['VariableAggregator:Tick'],
+          downstream: ['VariableAssigner:Tick'],
           upstream: [],
           parent_id: 'Loop:Spin',
         },
-        'VariableAggregator:Tick': {
+        'VariableAssigner:Tick': {
           obj: {
-            component_name: 'VariableAggregator',
-            params: { groups: [{ group_name: 'q', variables: [{ value: 'sys.query' }] }] },
+            component_name: 'VariableAssigner',
+            params: { variables: [{ variable: 'Loop:Spin@n', operator: '+=', parameter: 1 }] },
           },
           downstream: [],
           upstream: ['LoopItem:SpinStart'],
@@ -156,8 +157,12 @@ describe('graph runs under faults', () => {
     expect(await count()).toBe(atCancel);
     const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`)).body.actions as { node: string }[];
     expect(actions.map((a) => componentIdOfNode(a.node))).not.toContain('Message:Done');
-    expect(actions.filter((a) => componentIdOfNode(a.node) === 'LoopItem:SpinStart').length).toBeGreaterThan(
-      5,
-    );
+    const ticks = actions.filter((a) => componentIdOfNode(a.node) === 'VariableAssigner:Tick').length;
+    expect(ticks).toBeGreaterThan(5);
+    // The Loop's counter is exactly the number of times its body ran: each applied once.
+    const state = await stack.api('GET', `/v1/threads/${res.body.thread_id as string}/state`);
+    expect(state.status).toBe(200);
+    const graph = (state.body as { graph?: { outputs: Record<string, { n?: number }> } }).graph;
+    expect(graph?.outputs['Loop:Spin']?.n).toBe(ticks);
   }, 120_000);
 });

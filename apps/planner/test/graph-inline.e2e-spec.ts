@@ -24,6 +24,112 @@ interface AllGolden {
 }
 
 const LOOP_TURNS = 6;
+
+/** all.json without its dangling `CodeExec:FunnyBroomsShare` target (refused on save). */
+function allCanvas(): { components: Record<string, { obj: { params: Record<string, unknown> } }> } {
+  const canvas = dsl('all.json') as {
+    components: Record<string, { obj: { params: Record<string, unknown> } }>;
+  };
+  const route = canvas.components['Switch:Route'].obj.params as { conditions?: { to: string[] }[] };
+  for (const cond of route.conditions ?? []) {
+    cond.to = cond.to.filter((id) => id !== 'CodeExec:FunnyBroomsShare');
+  }
+  return canvas;
+}
+
+/** A canvas of `components` (`[name, params, downstream, parent?]`), each one's upstream filled in. */
+function canvasOf(
+  components: Record<string, [string, Record<string, unknown>, string[], string?]>,
+): Record<string, unknown> {
+  return {
+    components: Object.fromEntries(
+      Object.entries(components).map(([id, [name, params, downstream, parent]]) => [
+        id,
+        {
+          obj: { component_name: name, params },
+          downstream,
+          upstream: Object.keys(components).filter((k) => components[k][2].includes(id)),
+          ...(parent ? { parent_id: parent } : {}),
+        },
+      ]),
+    ),
+  };
+}
+
+// RAGFlow's accumulating loop: the body's VariableAssigner sets its Loop's own variable
+// (`Loop:Grow@total *= 3`, set_variable_value on `cpn@root`), and the Loop's termination condition
+// reads it before each turn: 1 → 3 → 9 → 27 → 81, and the fifth check ends it.
+const GROW = canvasOf({
+  begin: ['Begin', {}, ['Loop:Grow']],
+  'Loop:Grow': [
+    'Loop',
+    {
+      loop_variables: [{ variable: 'total', input_mode: 'constant', type: 'number', value: 1 }],
+      logical_operator: 'and',
+      loop_termination_condition: [
+        { variable: 'Loop:Grow@total', operator: '≥', input_mode: 'constant', value: 81 },
+      ],
+      maximum_loop_count: 20,
+    },
+    ['Message:Grown'],
+  ],
+  'LoopItem:GrowStart': ['LoopItem', {}, ['VariableAssigner:Triple'], 'Loop:Grow'],
+  'VariableAssigner:Triple': [
+    'VariableAssigner',
+    { variables: [{ variable: 'Loop:Grow@total', operator: '*=', parameter: 3 }] },
+    [],
+    'Loop:Grow',
+  ],
+  'Message:Grown': ['Message', { content: ['total={Loop:Grow@total}'] }, []],
+});
+
+// RAGFlow's counter loop left by ExitLoop: `Loop:Tick@n += 1` each turn, and a Switch in the body
+// leaves once n ≥ 4 (the Loop's own condition, n ≥ 100, never holds first).
+const TICK = canvasOf({
+  begin: ['Begin', {}, ['Loop:Tick']],
+  'Loop:Tick': [
+    'Loop',
+    {
+      loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }],
+      logical_operator: 'and',
+      loop_termination_condition: [
+        { variable: 'Loop:Tick@n', operator: '≥', input_mode: 'constant', value: 100 },
+      ],
+      maximum_loop_count: 50,
+    },
+    ['Message:Ticked'],
+  ],
+  'LoopItem:TickStart': ['LoopItem', {}, ['VariableAssigner:Inc'], 'Loop:Tick'],
+  'VariableAssigner:Inc': [
+    'VariableAssigner',
+    { variables: [{ variable: 'Loop:Tick@n', operator: '+=', parameter: 1 }] },
+    ['Switch:Enough'],
+    'Loop:Tick',
+  ],
+  'Switch:Enough': [
+    'Switch',
+    {
+      conditions: [
+        {
+          items: [{ cpn_id: 'Loop:Tick@n', operator: '≥', value: '4' }],
+          logical_operator: 'and',
+          to: ['ExitLoop:Done'],
+        },
+      ],
+      end_cpn_ids: ['StringTransform:Rest'],
+    },
+    ['ExitLoop:Done', 'StringTransform:Rest'],
+    'Loop:Tick',
+  ],
+  'StringTransform:Rest': [
+    'StringTransform',
+    { method: 'merge', script: 'n is {Loop:Tick@n}', delimiters: [','], split_ref: '' },
+    [],
+    'Loop:Tick',
+  ],
+  'ExitLoop:Done': ['ExitLoop', {}, [], 'Loop:Tick'],
+  'Message:Ticked': ['Message', { content: ['n={Loop:Tick@n}'] }, []],
+});
 const SCENARIOS = ['var_assigner', 'iteration', 'condition'] as const;
 const seen: Record<'on' | 'off', Map<string, Observed>> = { on: new Map(), off: new Map() };
 /** Per mode: graph nodes the planner's node runtime ran (its task metric). */
@@ -111,13 +217,42 @@ describe.each(['on', 'off'] as const)('inline execution %s', (mode) => {
     seen[mode].set('loop', o);
   });
 
+  it.each([
+    ['grow', GROW, 'total=81', 4],
+    ['tick', TICK, 'n=4', 4],
+  ] as const)(
+    'a Loop whose body sets its own variable (%s): the answer RAGFlow computes',
+    async (key, canvas, answer, turns) => {
+      const agent = await stack.api('POST', '/v1/agents', {
+        name: `loop-${key}`,
+        kind: 'graph',
+        dsl: canvas,
+      });
+      expect(agent.status).toBe(201);
+      const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'go' } });
+      expect(res.status).toBe(202);
+      const o = await observe(stack, res.body.run_id as string);
+      expect(o.answer).toBe(answer);
+      const assigner = key === 'grow' ? 'VariableAssigner:Triple' : 'VariableAssigner:Inc';
+      expect(o.actions.filter((a) => componentIdOfNode(a.node) === assigner)).toHaveLength(turns);
+      seen[mode].set(key, o);
+    },
+  );
+
+  it('an Iteration body that says {index} and {item}: the answer RAGFlow gave for its references', async () => {
+    const patched = allCanvas();
+    patched.components['StringTransform:FmtItem'].obj.params['script'] = '{index}: {item}';
+    const agent = await stack.api('POST', '/v1/agents', { name: 'all-aliases', kind: 'graph', dsl: patched });
+    expect(agent.status).toBe(201);
+    const g = golden<AllGolden>('all.iteration');
+    const o = await observe(stack, await runGoldenTurns(stack, agent.body.id as string, g));
+    expect(o.answer).toBe(g.answer);
+    expect(o.answer).toContain('0: ');
+    seen[mode].set('aliases', o);
+  });
+
   it.each(SCENARIOS)('all.%s: the answer and path RAGFlow gave', async (scenario) => {
-    const patched = dsl('all.json') as {
-      components: Record<string, { obj: { params: { conditions?: { to: string[] }[] } } }>;
-    };
-    for (const cond of patched.components['Switch:Route'].obj.params.conditions ?? []) {
-      cond.to = cond.to.filter((id) => id !== 'CodeExec:FunnyBroomsShare');
-    }
+    const patched = allCanvas();
     const agent = await stack.api('POST', '/v1/agents', {
       name: `all-${scenario}`,
       kind: 'graph',
@@ -173,7 +308,7 @@ describe.each(['on', 'off'] as const)('inline execution %s', (mode) => {
 
 describe('inline on and off', () => {
   it('give the same actions, events and answers', () => {
-    for (const key of ['loop', ...SCENARIOS, 'puppy']) {
+    for (const key of ['loop', 'grow', 'tick', 'aliases', ...SCENARIOS, 'puppy']) {
       const on = seen.on.get(key);
       const off = seen.off.get(key);
       expect(on).toBeDefined();

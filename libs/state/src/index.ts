@@ -1,5 +1,11 @@
 export { applyDelta, emptyState, addUsage, sumUsages, openTurnPatch } from './lib/apply-delta';
-export { allowedPaths, assertPatchAllowed, topLevelField } from './lib/allow-list';
+export {
+  type PatchGrants,
+  allowedPaths,
+  assertPatchAllowed,
+  patchesOtherOutputs,
+  topLevelField,
+} from './lib/allow-list';
 export { StateCache, type StateSource, type StateCacheStats } from './lib/state-cache';
 export { RecentDeltas } from './lib/recent-deltas';
 export { DeltaRejectedException, DeltaRejectionCode } from './lib/state.exception';

@@ -15,7 +15,9 @@ import {
   StateCache,
   applyDelta,
   assertPatchAllowed,
+  patchesOtherOutputs,
 } from '@switchyard/state';
+import { InlineNodes } from './inline-nodes.service';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
@@ -80,6 +82,7 @@ export class ApplyDeltaUseCase {
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
     @Inject(StepCommitGroup) private readonly group: StepCommitGroup,
+    @Inject(InlineNodes) private readonly inline: InlineNodes,
   ) {}
 
   /** `traceParent`: the step's trace, sent on with its tasks. */
@@ -151,7 +154,12 @@ export class ApplyDeltaUseCase {
           );
         }
         try {
-          assertPatchAllowed(msg.node, service, msg.delta.patch ?? []);
+          const patch = msg.delta.patch ?? [];
+          // A canvas's VariableAssigner may set other components' outputs: the canvas says so.
+          const grants = patchesOtherOutputs(msg.node, patch)
+            ? await this.inline.grantsFor(m, run.id, msg.node)
+            : {};
+          assertPatchAllowed(msg.node, service, patch, grants);
         } catch (err) {
           return this.reject(m, run, err);
         }

@@ -22,6 +22,7 @@ import {
   runInputsOf,
 } from '@switchyard/graph';
 import { GraphNodesRegistrar } from '@switchyard/platform';
+import type { PatchGrants } from '@switchyard/state';
 import { OrchestratorConfig } from './orchestrator.config';
 import type { RunRow, TaskRow } from './run-row';
 import type { StepSql } from './step-transaction';
@@ -38,6 +39,15 @@ export interface InlineChain {
   startedAt: number;
   /** The chain's task rows and log rows so far, written with the statement that ends it. */
   pending?: { tasks: TaskRow[]; logs: unknown[][] };
+}
+
+/** The grants of `node` in a run's loaded canvas (none in a PuppyEngine workflow). */
+export function grantsOf(loaded: InlineRun | { none: true }, node: string): PatchGrants {
+  if (!('canvas' in loaded)) {
+    return {};
+  }
+  const component = loaded.canvas.components[componentIdOfNode(node) ?? ''];
+  return component?.name === 'VariableAssigner' ? { assignsOutputs: true } : {};
 }
 
 // Never aborted: a pure component does no I/O and returns at once.
@@ -141,6 +151,14 @@ export class InlineNodes {
     await this.registrar.ensure(out.next.filter((n) => componentIdOfNode(n) !== undefined));
     // As a node service does: a component's bug fails the run with a clear message.
     return nodeDelta(task.node, out, { startedAt, attempt: 1 });
+  }
+
+  /**
+   * What `node` may write beyond its allow-list (libs/state PatchGrants): a canvas's
+   * VariableAssigner sets other components' outputs. Read only for a patch that does.
+   */
+  async grantsFor(m: StepSql, runId: string, node: string): Promise<PatchGrants> {
+    return grantsOf(await this.load(m, runId), node);
   }
 
   private async load(m: StepSql, runId: string): Promise<InlineRun | { none: true }> {

@@ -10,7 +10,7 @@ import {
 } from '@switchyard/contracts';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
-import { type InlineChain, InlineNodes, type InlineRun } from './inline-nodes.service';
+import { type InlineChain, InlineNodes, type InlineRun, grantsOf } from './inline-nodes.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
@@ -201,7 +201,12 @@ export class RunStepper {
       const action: Action = { ...delta.action, id: next.version + 1 };
       const applied: CommittedDelta = { action, ...(delta.patch ? { patch: delta.patch } : {}) };
       try {
-        assertPatchAllowed(task.node, registrations.get(task.node)?.service, applied.patch ?? []);
+        assertPatchAllowed(
+          task.node,
+          registrations.get(task.node)?.service,
+          applied.patch ?? [],
+          grantsOf(canvas, task.node),
+        );
         next = applyDelta(next, applied);
       } catch (err) {
         if (err instanceof DeltaRejectedException) {

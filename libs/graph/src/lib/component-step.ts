@@ -18,6 +18,7 @@ import { type ComponentOutcome, isSkipped, successorsOf } from './canvas-next';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { exceptionOutcome } from './exception-policy';
 import { GraphErrorCode, GraphException } from './graph.exception';
+import { withIterationAliases } from './iteration';
 import type { VariableScope } from './variable-ref';
 
 // One step of a RAGFlow canvas: one component run on the canvas state in the thread, answered as
@@ -60,6 +61,11 @@ export interface ComponentEffect {
   outputs: Record<string, unknown>;
   /** The canvas variables after the component (only Begin and VariableAssigner change them). */
   globals?: Record<string, unknown>;
+  /**
+   * Other components' outputs a VariableAssigner set (RAGFlow `set_variable_value` on `cpn@root`,
+   * such as its enclosing Loop's variables): component id → the outputs it set, by root.
+   */
+  assigned?: Record<string, Record<string, unknown>>;
   outcome?: ComponentOutcome;
   usage?: Usage;
   summary: string;
@@ -204,7 +210,8 @@ export async function runComponentStep(
   try {
     const work = run({
       canvas,
-      component,
+      // Bare `{item}`/`{index}`/`{result}` in an Iteration's body resolve like references.
+      component: withIterationAliases(canvas, component),
       scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
       prompt: start.success ? start.data.prompt : '',
       tenantId,
@@ -293,6 +300,16 @@ function patchOf(id: string, effect: ComponentEffect, graph: GraphState | undefi
   const patch: JsonPatchOperation[] = [
     { op: 'add', path: `/graph/outputs/${pointer(id)}`, value: effect.outputs },
   ];
+  for (const [other, set] of Object.entries(effect.assigned ?? {})) {
+    if (!graph.outputs[other]) {
+      patch.push({ op: 'add', path: `/graph/outputs/${pointer(other)}`, value: set });
+      continue;
+    }
+    // Root by root: the component's other outputs stay as they are (O(what was set)).
+    for (const [root, value] of Object.entries(set)) {
+      patch.push({ op: 'add', path: `/graph/outputs/${pointer(other)}/${pointer(root)}`, value });
+    }
+  }
   for (const [key, value] of Object.entries(effect.globals ?? {})) {
     if (JSON.stringify(graph.globals[key]) !== JSON.stringify(value)) {
       patch.push({ op: 'add', path: `/graph/globals/${pointer(key)}`, value });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COLLATED_OUTPUTS, iterationItemStep } from './iteration';
+import { COLLATED_OUTPUTS, iterationItemStep, withIterationAliases } from './iteration';
 import { parseCanvas } from './normalize-dsl';
-import { getVariableValue, type VariableScope } from './variable-ref';
+import { getVariableValue, renderTemplate, type VariableScope } from './variable-ref';
 
 const canvas = parseCanvas(
   JSON.parse(readFileSync(join(__dirname, '../../fixtures/ragflow/all.json'), 'utf8')),
@@ -59,5 +59,35 @@ describe(iterationItemStep.name, () => {
     [{}, null],
   ])("reads the Iteration's collated outputs from its item (%j)", (outputs, lines) => {
     expect(getVariableValue(scope(outputs), 'Iteration:IterateList@lines')).toEqual(lines);
+  });
+});
+
+describe(withIterationAliases.name, () => {
+  const body = (params: Record<string, unknown>, parentId = 'Iteration:IterateList') =>
+    withIterationAliases(canvas, { ...canvas.components['StringTransform:FmtItem'], params, parentId });
+
+  it('makes bare {item}, {index} and {result} in the body references to the IterationItem', () => {
+    const params = body({
+      script: '{index}={item} ({result})',
+      nested: [{ content: 'at {index}' }],
+      n: 3,
+    }).params;
+
+    expect(params).toEqual({
+      script: `{${ITEM}@index}={${ITEM}@item} ({${ITEM}@result})`,
+      nested: [{ content: `at {${ITEM}@index}` }],
+      n: 3,
+    });
+    // Rendered as RAGFlow renders them: the item's outputs; `result`, never produced, is empty.
+    const s = scope({ [ITEM]: { item: 'b', index: 1 } });
+    expect(renderTemplate(s, params['script'] as string, String, false)).toBe('1=b ()');
+  });
+
+  it('leaves other text, another case and components outside an Iteration alone', () => {
+    expect(body({ script: '{ITEM} {items} {sys.query} item' }).params['script']).toBe(
+      '{ITEM} {items} {sys.query} item',
+    );
+    const outside = body({ script: '{item}' }, 'Loop:InputUntil1');
+    expect(outside.params['script']).toBe('{item}');
   });
 });

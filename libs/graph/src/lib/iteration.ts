@@ -1,4 +1,4 @@
-import type { Canvas } from './dsl.schema';
+import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { COLLATED_OUTPUTS, type VariableScope, getVariableValue, resolveParam } from './variable-ref';
 
 export { COLLATED_OUTPUTS };
@@ -44,4 +44,38 @@ export function iterationItemStep(scope: VariableScope, itemId: string, visit: n
     return { outputs: { [COLLATED_OUTPUTS]: collated }, ended: true };
   }
   return { outputs: { item: items[visit], index: visit, [COLLATED_OUTPUTS]: collated }, ended: false };
+}
+
+/** RAGFlow `iteration_alias_patt`, as `string_format` replaces it: one brace on each side. */
+const ALIAS = /\{(item|index|result)\}/g;
+
+/**
+ * RAGFlow's Iteration aliases: in a component whose parent is an Iteration, bare `{item}`,
+ * `{index}` and `{result}` in its text params stand for its sibling IterationItem's outputs
+ * (`{IterationItem:X@item}`), so every reader of the params resolves them like any reference.
+ */
+export function withIterationAliases(canvas: Canvas, component: NormalizedComponent): NormalizedComponent {
+  const parent = canvas.components[component.parentId ?? ''];
+  if (parent?.name !== 'Iteration') {
+    return component;
+  }
+  const item = Object.values(canvas.components).find(
+    (c) => c.parentId === parent.id && c.name === 'IterationItem',
+  );
+  if (!item) {
+    return component;
+  }
+  const rewrite = (v: unknown): unknown => {
+    if (typeof v === 'string') {
+      return v.replace(ALIAS, (_, alias: string) => `{${item.id}@${alias}}`);
+    }
+    if (Array.isArray(v)) {
+      return v.map(rewrite);
+    }
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, rewrite(x)]));
+    }
+    return v;
+  };
+  return { ...component, params: rewrite(component.params) as Record<string, unknown> };
 }

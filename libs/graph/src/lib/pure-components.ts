@@ -9,7 +9,6 @@ import {
 import { historyAtTurnStart } from './canvas-history';
 import type { ComponentContext, ComponentEffect } from './component-step';
 import { dataOperations } from './data-operations';
-import { GraphErrorCode, GraphException } from './graph.exception';
 import { iterationItemStep, iterationItems } from './iteration';
 import { listOperations } from './list-operations';
 import { loopEnded, loopVariables } from './loop';
@@ -93,18 +92,25 @@ export const PURE_COMPONENTS: Readonly<Record<InlineComponentName, PureComponent
     };
   },
   VariableAssigner: (ctx) => {
-    const assigned = assignVariables(ctx.scope, ctx.component.params);
-    // Writes to another component's outputs are not allowed by the state's ownership rule.
-    const foreign = Object.keys(assigned.outputs).filter(
-      (id) => assigned.outputs[id] !== ctx.scope.outputs[id] && id !== ctx.component.id,
-    );
-    if (foreign.length) {
-      throw new GraphException(
-        GraphErrorCode.ComponentFailed,
-        `a VariableAssigner may set canvas variables only, not outputs of ${foreign.join(', ')}`,
-      );
+    const after = assignVariables(ctx.scope, ctx.component.params);
+    // RAGFlow's set_variable_value writes `cpn@root` into that component's outputs (a Loop's
+    // variables, most often): each component's roots that changed, its own kept apart.
+    const assigned: Record<string, Record<string, unknown>> = {};
+    for (const [id, outputs] of Object.entries(after.outputs)) {
+      const before = ctx.scope.outputs[id];
+      if (outputs === before) {
+        continue;
+      }
+      const changed = Object.keys(outputs).filter((root) => !before || outputs[root] !== before[root]);
+      assigned[id] = Object.fromEntries(changed.map((root) => [root, outputs[root]]));
     }
-    return { outputs: {}, globals: assigned.globals, summary: 'VariableAssigner: variables set' };
+    const { [ctx.component.id]: own, ...others } = assigned;
+    return {
+      outputs: own ? after.outputs[ctx.component.id] : {},
+      globals: after.globals,
+      ...(Object.keys(others).length ? { assigned: others } : {}),
+      summary: 'VariableAssigner: variables set',
+    };
   },
   Iteration: (ctx) => ({
     outputs: {},

@@ -1,5 +1,5 @@
 import { type JsonPatchOperation, NodeNameSchema, RuntimeStateSchema } from '@switchyard/contracts';
-import { allowedPaths, assertPatchAllowed, topLevelField } from './allow-list';
+import { allowedPaths, assertPatchAllowed, patchesOtherOutputs, topLevelField } from './allow-list';
 import { DeltaRejectedException, DeltaRejectionCode } from './state.exception';
 
 const ALL_FIELDS = Object.keys(RuntimeStateSchema.shape);
@@ -173,6 +173,36 @@ describe('graph component ownership', () => {
     expect(refusalOf(() => assertPatchAllowed(node, 'planner', [add(path)])).code).toBe(
       DeltaRejectionCode.PatchNotAllowed,
     );
+  });
+});
+
+describe("a VariableAssigner setting other components' outputs", () => {
+  const add = (path: string): JsonPatchOperation => ({ op: 'add', path, value: 3 });
+  const node = 'graph.-variable-assigner---grow';
+
+  it('is refused without the grant, allowed with it', () => {
+    const patch = [add('/graph/outputs/VariableAssigner:Grow'), add('/graph/outputs/Loop:Grow/total')];
+
+    expect(patchesOtherOutputs(node, patch)).toBe(true);
+    expect(refusalOf(() => assertPatchAllowed(node, 'planner', patch)).code).toBe(
+      DeltaRejectionCode.PatchNotAllowed,
+    );
+    expect(() => assertPatchAllowed(node, 'planner', patch, { assignsOutputs: true })).not.toThrow();
+  });
+
+  it.each(['/graph', '/graph/outputs', '/todos'])('is still refused %s', (path) => {
+    expect(
+      refusalOf(() => assertPatchAllowed(node, 'planner', [add(path)], { assignsOutputs: true })).code,
+    ).toBe(DeltaRejectionCode.PatchNotAllowed);
+  });
+
+  it.each([
+    [[add('/graph/outputs/VariableAssigner:Grow'), add('/graph/globals/env.x')], false],
+    [[add('/graph/outputs/VariableAssigner:Grow/x')], false],
+    [[add('/graph/outputs/VariableAssigner:GrowX')], true],
+  ])('tells whether a patch writes other outputs (%j)', (patch, other) => {
+    expect(patchesOtherOutputs(node, patch)).toBe(other);
+    expect(patchesOtherOutputs('graph.begin', patch)).toBe(false);
   });
 });
 

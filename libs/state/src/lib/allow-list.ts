@@ -40,11 +40,21 @@ export function topLevelField(pointer: string): string {
   return pointer.slice(1).split('/')[0].replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
+/** What a node may write beyond its allow-list, as the canvas says (the caller reads it). */
+export interface PatchGrants {
+  /**
+   * The node is a VariableAssigner: it may set any component's outputs, as RAGFlow's
+   * `set_variable_value` does (`Loop:Grow@total`: the enclosing Loop's variables).
+   */
+  assignsOutputs?: boolean;
+}
+
 /** Throws unless every operation of `patch` stays inside the node's allow-list. */
 export function assertPatchAllowed(
   node: string,
   service: string | undefined,
   patch: readonly JsonPatchOperation[],
+  grants: PatchGrants = {},
 ): void {
   const allowed = allowedPaths(node, service);
   for (const op of patch) {
@@ -55,20 +65,26 @@ export function assertPatchAllowed(
         `node "${node}" may not patch "${op.path}" (allowed: ${allowed.length ? allowed.join(', ') : 'nothing'})`,
       );
     }
-    assertGraphPatchOwned(node, op.path);
+    assertGraphPatchOwned(node, op.path, grants);
   }
 }
 
 const escapePointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-// A graph component writes its own outputs and the canvas variables; only Begin, which opens the
-// canvas each turn, may write the whole `graph` field.
-function assertGraphPatchOwned(node: string, path: string): void {
+const OUTPUTS = '/graph/outputs/';
+
+// A graph component writes its own outputs and the canvas variables (a VariableAssigner: any
+// component's outputs too); only Begin, which opens the canvas each turn, may write the whole
+// `graph` field.
+function assertGraphPatchOwned(node: string, path: string, grants: PatchGrants): void {
   const component = componentIdOfNode(node);
   if (component === undefined || node === GRAPH_ENTRY_NODE) {
     return;
   }
-  const own = `/graph/outputs/${escapePointer(component)}`;
+  if (grants.assignsOutputs && path.startsWith(OUTPUTS) && path.length > OUTPUTS.length) {
+    return;
+  }
+  const own = `${OUTPUTS}${escapePointer(component)}`;
   const owned = [own, '/graph/globals'].some((p) => path === p || path.startsWith(`${p}/`));
   if (!owned) {
     throw new DeltaRejectedException(
@@ -76,4 +92,17 @@ function assertGraphPatchOwned(node: string, path: string): void {
       `component node "${node}" may only patch ${own} and /graph/globals, not "${path}"`,
     );
   }
+}
+
+/**
+ * Whether a component node's patch writes another component's outputs: only a VariableAssigner
+ * may, so the caller reads the canvas (to grant `assignsOutputs`) only then.
+ */
+export function patchesOtherOutputs(node: string, patch: readonly JsonPatchOperation[]): boolean {
+  const component = componentIdOfNode(node);
+  if (component === undefined || node === GRAPH_ENTRY_NODE) {
+    return false;
+  }
+  const own = `${OUTPUTS}${escapePointer(component)}`;
+  return patch.some((op) => op.path.startsWith(OUTPUTS) && op.path !== own && !op.path.startsWith(`${own}/`));
 }
