@@ -18,7 +18,10 @@ _sy_pghost=$PGHOST
 unset _sy_pghost
 : "${REDIS_URL:=redis://127.0.0.1:${REDIS_PORT}}"
 : "${NATS_URL:=nats://127.0.0.1:${NATS_PORT}}"
-export PGHOST PGPORT PGUSER REDIS_PORT NATS_PORT DATABASE_URL REDIS_URL NATS_URL
+# The tests' MariaDB (ExeSQL's and sql_query's MySQL path): a dev user infra.sh creates.
+: "${MARIADB_PORT:=3306}"
+: "${MARIADB_URL:=mysql://switchyard:switchyard@127.0.0.1:${MARIADB_PORT}}"
+export PGHOST PGPORT PGUSER REDIS_PORT NATS_PORT DATABASE_URL REDIS_URL NATS_URL MARIADB_PORT MARIADB_URL
 
 # --- service ports ------------------------------------------------------------
 : "${GATEWAY_PORT:=8080}"

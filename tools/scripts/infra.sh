@@ -351,8 +351,83 @@ ensure_nats() {
   if [ "$installed" -eq 1 ]; then NATS_STATUS="installed and started"; else NATS_STATUS="started"; fi
 }
 
+# ---------------------------------------------------------------------------- mariadb
+# Only for the tests (`infra.sh mariadb`): ExeSQL's and sql_query's MySQL path run against a
+# real MariaDB. MARIADB_URL names a dev user with every privilege (it makes scratch databases),
+# created here through root's local socket when missing.
+MARIADB_SOCK=/run/mysqld/mysqld.sock
+mariadb_ok() {
+  mariadb --protocol=tcp -h "$URL_HOST" -P "$URL_PORT" -u "$MY_USER" ${MY_PASS:+-p"$MY_PASS"} \
+    -e 'select 1' >/dev/null 2>&1
+}
+
+ensure_mariadb() {
+  parse_url "$MARIADB_URL" 3306
+  local userinfo=${MARIADB_URL#*://}
+  userinfo=${userinfo%%@*}
+  MY_USER=${userinfo%%:*}
+  MY_PASS=""
+  if [[ $userinfo == *:* ]]; then MY_PASS=${userinfo#*:}; fi
+  local installed=0 local_host=0
+  if is_local_host "$URL_HOST"; then local_host=1; fi
+  if ! command -v mariadb >/dev/null 2>&1; then
+    if [ "$local_host" -eq 1 ]; then
+      apt_install mariadb mariadb-server
+    else
+      apt_install mariadb mariadb-client
+    fi
+    installed=1
+  fi
+  if mariadb_ok; then
+    MARIADB_STATUS="already running"
+    return
+  fi
+  [ "$local_host" -eq 1 ] || die "mariadb: cannot log in as $MY_USER at $URL_HOST:$URL_PORT (remote host, not starting it)"
+  need_root mariadb
+  if ! command -v mariadbd >/dev/null 2>&1; then
+    apt_install mariadb mariadb-server
+    installed=1
+  fi
+  if ! tcp_open "$URL_HOST" "$URL_PORT"; then
+    mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld 2>/dev/null || true
+    if [ "$URL_PORT" != 3306 ]; then
+      # An extra instance of its own for a moved port.
+      local datadir="/var/lib/mysql-ci-$URL_PORT"
+      MARIADB_SOCK="/run/mysqld/mysqld-$URL_PORT.sock"
+      if [ ! -d "$datadir/mysql" ]; then
+        mariadb-install-db --user=mysql --datadir="$datadir" >/dev/null 2>&1 ||
+          die "mariadb: mariadb-install-db --datadir=$datadir failed"
+      fi
+      start-stop-daemon --start --oknodo --background --make-pidfile \
+        --pidfile "/run/mysqld/mysqld-$URL_PORT.pid" --exec "$(command -v mariadbd)" -- \
+        --user=mysql --datadir="$datadir" --port="$URL_PORT" --bind-address=127.0.0.1 \
+        --socket="$MARIADB_SOCK" --pid-file="/run/mysqld/mariadbd-$URL_PORT.pid" \
+        --log-error="/var/log/mysql-ci-$URL_PORT.log" >&2 || die "mariadb: mariadbd failed to start"
+    elif [ -x /etc/init.d/mariadb ]; then
+      /etc/init.d/mariadb start >&2 || die "mariadb: /etc/init.d/mariadb start failed"
+    else
+      die "mariadb: nothing listens on $URL_HOST:$URL_PORT and there is no /etc/init.d/mariadb to start"
+    fi
+    wait_until tcp_open "$URL_HOST" "$URL_PORT" || die "mariadb: $URL_HOST:$URL_PORT not open after ${INFRA_WAIT_SECS}s"
+  fi
+  local sql="CREATE USER IF NOT EXISTS '$MY_USER'@'127.0.0.1' IDENTIFIED BY '$MY_PASS';
+    CREATE USER IF NOT EXISTS '$MY_USER'@'localhost' IDENTIFIED BY '$MY_PASS';
+    GRANT ALL PRIVILEGES ON *.* TO '$MY_USER'@'127.0.0.1'; GRANT ALL PRIVILEGES ON *.* TO '$MY_USER'@'localhost';"
+  # root over its local socket (Debian's unix_socket authentication), else root over TCP.
+  mariadb -uroot --socket="$MARIADB_SOCK" -e "$sql" >/dev/null 2>&1 ||
+    mariadb --protocol=tcp -h "$URL_HOST" -P "$URL_PORT" -uroot -e "$sql" >/dev/null 2>&1 ||
+    die "mariadb: cannot create the user $MY_USER as root (socket $MARIADB_SOCK or TCP without a password)"
+  wait_until mariadb_ok || die "mariadb: cannot log in as $MY_USER at $URL_HOST:$URL_PORT"
+  if [ "$installed" -eq 1 ]; then MARIADB_STATUS="installed and started"; else MARIADB_STATUS="ready"; fi
+}
+
 # ------------------------------------------------------------------------------- main
-PG_STATUS="" REDIS_STATUS="" NATS_STATUS=""
+PG_STATUS="" REDIS_STATUS="" NATS_STATUS="" MARIADB_STATUS=""
+if [ "${1:-}" = mariadb ]; then
+  ensure_mariadb
+  echo "mariadb: $MARIADB_STATUS"
+  exit 0
+fi
 ensure_postgres
 ensure_databases
 echo "postgres: $PG_STATUS"

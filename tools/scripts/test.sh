@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The second README command: everything CI checks. Installs and starts what the tests need,
 # builds, type-checks, lints, then runs the unit tests and the end-to-end tests (real Postgres,
-# Redis and NATS JetStream; every service a real process).
+# Redis, NATS JetStream and MariaDB; every service a real process).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export NX_DAEMON=false TZ=UTC
 bash tools/scripts/prepare.sh
 # The tests reach Postgres and Redis where the scripts put them (PGPORT, REDIS_PORT, … move them).
 source deploy/local/env.sh
+# And a MariaDB for the MySQL path of ExeSQL and sql_query (tests only: the demo does not need it).
+bash tools/scripts/infra.sh mariadb
 
 # The console's browser test drives Debian's Chromium (Playwright cannot download browsers here).
 if [[ -z "${CHROMIUM_PATH:-}" ]] && ! command -v chromium >/dev/null 2>&1; then

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import mysql from 'mysql2';
 import pg from 'pg';
 import { type Action, ActionSchema, componentIdOfNode } from '@switchyard/contracts';
 import { TestStack, waitFor } from '@switchyard/testing';
@@ -79,6 +80,28 @@ async function refused(sql: string, ds = 'shop'): Promise<{ code: string; messag
   expect(r.actions.map((a) => a.node)).toContain('reflection');
   expect(r.sql.error).toBeDefined();
   return r.sql.error!;
+}
+
+/** A graph agent Begin → ExeSQL:Q (its connection fields and SQL) → Message:Show (formalized_content). */
+function exeSqlAgent(params: Record<string, unknown>) {
+  const cpn = (name: string, p: Record<string, unknown>, down: string[], up: string[]) => ({
+    obj: { component_name: name, params: p },
+    downstream: down,
+    upstream: up,
+  });
+  return stack.api('POST', '/v1/agents', {
+    name: `exesql-${randomBytes(3).toString('hex')}`,
+    kind: 'graph',
+    dsl: {
+      components: {
+        begin: cpn('Begin', {}, ['ExeSQL:Q'], []),
+        'ExeSQL:Q': cpn('ExeSQL', params, ['Message:Show'], ['begin']),
+        'Message:Show': cpn('Message', { content: ['{ExeSQL:Q@formalized_content}'] }, [], ['ExeSQL:Q']),
+      },
+      globals: {},
+      variables: {},
+    },
+  });
 }
 
 beforeAll(async () => {
@@ -335,26 +358,9 @@ describe('sql_query', () => {
 });
 
 describe("a graph agent's ExeSQL (RAGFlow) on the tenant's data source", () => {
-  /** Begin → ExeSQL:Q (the canvas's connection fields and SQL) → Message:Show (its formalized_content). */
+  /** Runs an ExeSQL agent (exeSqlAgent): the run as it ended and ExeSQL:Q's outputs. */
   async function exeSql(params: Record<string, unknown>) {
-    const cpn = (name: string, p: Record<string, unknown>, down: string[], up: string[]) => ({
-      obj: { component_name: name, params: p },
-      downstream: down,
-      upstream: up,
-    });
-    const agent = await stack.api('POST', '/v1/agents', {
-      name: `exesql-${randomBytes(3).toString('hex')}`,
-      kind: 'graph',
-      dsl: {
-        components: {
-          begin: cpn('Begin', {}, ['ExeSQL:Q'], []),
-          'ExeSQL:Q': cpn('ExeSQL', params, ['Message:Show'], ['begin']),
-          'Message:Show': cpn('Message', { content: ['{ExeSQL:Q@formalized_content}'] }, [], ['ExeSQL:Q']),
-        },
-        globals: {},
-        variables: {},
-      },
-    });
+    const agent = await exeSqlAgent(params);
     expect(agent.status).toBe(201);
     const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'go' } });
     expect(res.status).toBe(202);
@@ -418,7 +424,174 @@ describe("a graph agent's ExeSQL (RAGFlow) on the tenant's data source", () => {
     expect(missing.run.status).toBe('failed');
     expect(missing.run.error.message).toContain(`no data source of this tenant points at postgres://`);
     expect(missing.run.error.message).toContain('/elsewhere');
+    // The canvas says mysql: a Postgres data source at that address is not the one it means.
     const mysql = await exeSql({ ...target(), db_type: 'mysql', sql: 'SELECT 1' });
-    expect(mysql.run.error.message).toContain('only PostgreSQL data sources');
+    expect(mysql.run.status).toBe('failed');
+    expect(mysql.run.error.message).toContain(`no data source of this tenant points at mysql://`);
+  });
+});
+
+describe('MySQL data sources (a real MariaDB): sql_query and ExeSQL', () => {
+  const my = new URL(process.env['MARIADB_URL'] ?? 'mysql://switchyard:switchyard@127.0.0.1:3306');
+  const MYDB = `sy_sql_e2e_${randomBytes(4).toString('hex')}`;
+  const myDsn = () => {
+    const u = new URL(my.toString());
+    u.pathname = `/${MYDB}`;
+    return u.toString();
+  };
+  const admin = () =>
+    mysql.createConnection({
+      host: my.hostname,
+      port: Number(my.port || 3306),
+      user: decodeURIComponent(my.username),
+      password: decodeURIComponent(my.password),
+    });
+  const myCount = async () => {
+    const c = admin();
+    try {
+      const [rows] = await c.promise().query(`SELECT count(*) AS n FROM ${MYDB}.orders`);
+      return Number((rows as { n: number }[])[0].n);
+    } finally {
+      await c.promise().end();
+    }
+  };
+
+  beforeAll(async () => {
+    const c = admin();
+    await c.promise().query(`CREATE DATABASE ${MYDB}`);
+    await c
+      .promise()
+      .query(
+        `CREATE TABLE ${MYDB}.orders (id int PRIMARY KEY, customer text NOT NULL, amount decimal(10,2), note text)`,
+      );
+    await c
+      .promise()
+      .query(
+        `INSERT INTO ${MYDB}.orders SELECT seq, CONCAT('customer ', seq), seq * 1.5, REPEAT('n', 200) FROM ${MYDB}.seq_1_to_${ROWS}`,
+      );
+    await c.promise().end();
+  });
+
+  afterAll(async () => {
+    const c = admin();
+    await c
+      .promise()
+      .query(`DROP DATABASE IF EXISTS ${MYDB}`)
+      .catch(() => undefined);
+    await c.promise().end();
+  });
+
+  it('registers a mysql:// data source; a scheme that is not its kind and DSN parameters are a 400', async () => {
+    const res = await stack.api('POST', '/v1/data-sources', {
+      name: 'shopmy',
+      kind: 'mysql',
+      dsn: myDsn(),
+      options: { statement_timeout_ms: 300, max_rows: 100 },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'shopmy', kind: 'mysql', database: MYDB });
+    const wrongScheme = await stack.api('POST', '/v1/data-sources', { name: 'x', kind: 'mysql', dsn });
+    expect(wrongScheme.status).toBe(400);
+    expect(JSON.stringify(wrongScheme.body)).toContain('mysql://');
+    const param = await stack.api('POST', '/v1/data-sources', {
+      name: 'y',
+      kind: 'mysql',
+      dsn: `${myDsn()}?multipleStatements=true`,
+    });
+    expect(param.status).toBe(400);
+    expect(JSON.stringify(param.body)).toContain('multipleStatements');
+    const unknown = await stack.api('POST', '/v1/data-sources', { name: 'z', kind: 'mssql', dsn: myDsn() });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('sql_query returns rows, takes ? parameters, and SHOW TABLES', async () => {
+    const r = await run(
+      '[sql] ds=shopmy SQL<<SELECT id, customer, amount FROM orders WHERE id <= 3 ORDER BY id>>',
+    );
+    expect(r.status).toBe('succeeded');
+    expect(r.sql.error).toBeUndefined();
+    expect(r.sql.result).toEqual({
+      columns: ['id', 'customer', 'amount'],
+      rows: [
+        [1, 'customer 1', 1.5],
+        [2, 'customer 2', 3],
+        [3, 'customer 3', 4.5],
+      ],
+      row_count: 3,
+      truncated: false,
+    });
+    const p = await run('[sql-param] ds=shopmy p1=42 SQL<<SELECT id, customer FROM orders WHERE id = ?>>');
+    expect(p.sql.result).toMatchObject({ rows: [[42, 'customer 42']], row_count: 1 });
+    const show = await run('[sql] ds=shopmy SQL<<SHOW TABLES>>');
+    expect(show.sql.result).toMatchObject({ rows: [['orders']], row_count: 1 });
+  });
+
+  it('caps rows at the data source limit and ends a slow statement at its timeout', async () => {
+    const all = await run('[sql] ds=shopmy SQL<<SELECT id FROM orders ORDER BY id>>');
+    expect(all.sql.result).toMatchObject({ row_count: 100, truncated: true, truncated_by: 'max_rows' });
+    const slow = await refused('SELECT SLEEP(3) FROM orders LIMIT 1', 'shopmy');
+    expect(slow.code).toBe('sql_timeout');
+    // The connection the capped query left is not lent out again: the next query works.
+    const after = await run('[sql] ds=shopmy SQL<<SELECT count(*) AS n FROM orders>>');
+    expect(after.sql.result).toMatchObject({ rows: [[ROWS]] });
+  });
+
+  it.each([
+    ['INSERT', "INSERT INTO orders VALUES (999, 'x', 1, 'y')", /INSERT/],
+    ['INTO OUTFILE', "SELECT * FROM orders INTO OUTFILE '/tmp/sy-sql-e2e'", /INTO/],
+    ['an executable comment', 'SELECT 1 /*! ; DELETE FROM orders */', /executable comments/],
+    ['LOAD_FILE', "SELECT LOAD_FILE('/etc/passwd')", /load_file/],
+  ])('sql_query refuses %s and the table is unchanged', async (_what, sql, message) => {
+    const error = await refused(sql, 'shopmy');
+    expect(error.code).toBe('sql_forbidden');
+    expect(error.message).toMatch(message);
+    expect(await myCount()).toBe(ROWS);
+  });
+
+  it.each(['mysql', 'oceanbase', undefined])(
+    "ExeSQL with db_type %s (RAGFlow's default: mysql) queries the MySQL data source as RAGFlow does",
+    async (dbType) => {
+      const agent = await exeSqlAgent({
+        ...(dbType ? { db_type: dbType } : {}),
+        host: my.hostname,
+        port: Number(my.port || 3306),
+        database: MYDB,
+        username: decodeURIComponent(my.username),
+        password: 'not-the-real-one',
+        sql: 'SELECT id, customer, amount FROM orders ORDER BY id LIMIT 2; DELETE FROM orders; SELEC broken',
+      });
+      expect(agent.status).toBe(201);
+      const res = await stack.api('POST', '/v1/runs', { agent_id: agent.body.id, input: { prompt: 'go' } });
+      const ended = await stack.ended(res.body.run_id as string);
+      expect(ended.error).toBeNull();
+      expect(ended.status).toBe('succeeded');
+      // pandas' to_markdown(index=False, floatfmt=".6f"): decimals as floats with six places.
+      expect(ended.output.answer).toContain(
+        [
+          '|   id | customer   |   amount |',
+          '|-----:|:-----------|---------:|',
+          '|    1 | customer 1 | 1.500000 |',
+          '|    2 | customer 2 | 3.000000 |',
+        ].join('\n'),
+      );
+      expect(ended.output.answer).toContain(
+        'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.',
+      );
+      expect(ended.output.answer).toContain('SQL Execution Failed: SELEC broken');
+      expect(await myCount()).toBe(ROWS);
+    },
+  );
+
+  it.each(['mssql', 'trino', 'db2'])('refuses ExeSQL with db_type %s on save, naming it', async (dbType) => {
+    const res = await exeSqlAgent({
+      db_type: dbType,
+      host: 'h',
+      port: 1,
+      database: 'd',
+      username: 'u',
+      sql: 'SELECT 1',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain(`ExeSQL cannot query db_type "${dbType}"`);
   });
 });

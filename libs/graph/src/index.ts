@@ -190,3 +190,4 @@ export {
   type PureComponentContext,
   pureComponent,
 } from './lib/pure-components';
+export { EXESQL_DB_TYPES, exeSqlDialect } from './lib/exe-sql';

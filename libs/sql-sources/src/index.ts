@@ -1,8 +1,11 @@
 export { SqlSourceError } from './lib/sql-source.error';
-export { type CheckedSql, SqlGuardError, checkReadOnlySql } from './lib/sql-guard';
+export { type CheckedSql, type SqlDialect, SqlGuardError, checkReadOnlySql } from './lib/sql-guard';
+export { type MysqlFlavour, mysqlError, mysqlQuery, runReadOnlyMysql } from './lib/mysql-query';
 export {
   type ResolvedDataSource,
   SqlDataSources,
+  type SqlSession,
+  dsnDialect,
   SqlDataSourcesLifecycle,
   type SqlDataSourcesOptions,
 } from './lib/sql-data-sources';

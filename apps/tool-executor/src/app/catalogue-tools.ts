@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { z } from 'zod';
 import type { NodeOutput } from '@switchyard/worker';
-import { SqlDataSources, sqlQuery } from '@switchyard/sql-sources';
+import { SqlDataSources } from '@switchyard/sql-sources';
 import type { ToolContext, ToolDeclaration } from '@switchyard/worker';
 import { calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
 import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
@@ -100,7 +100,7 @@ export class CatalogueTools {
           const client = await this.dataSources.connect(source);
           let res;
           try {
-            res = await sqlQuery(client, args, limits);
+            res = await client.query(args, limits);
             client.release();
           } catch (err) {
             // A broken connection is discarded rather than lent out again.

@@ -187,6 +187,33 @@ describe(validateCanvas.name, () => {
       },
     ],
     [
+      'an ExeSQL on an engine not queried here, as a component',
+      (d) => {
+        const obj = d.components['Message:B']['obj'] as { component_name: string; params: object };
+        obj.component_name = 'ExeSQL';
+        obj.params = { db_type: 'mssql', sql: 'SELECT 1' };
+      },
+      {
+        code: GraphErrorCode.UnsupportedComponent,
+        component: 'Message:B',
+        field: 'db_type',
+        message: 'ExeSQL cannot query db_type "mssql" here; it queries mysql, oceanbase, postgres',
+      },
+    ],
+    [
+      'an ExeSQL on an engine not queried here, as an Agent tool',
+      (d) => {
+        const obj = d.components['Message:B']['obj'] as { component_name: string; params: object };
+        obj.component_name = 'Agent';
+        obj.params = { llm_id: 'm', tools: [{ component_name: 'ExeSQL', params: { db_type: 'trino' } }] };
+      },
+      {
+        code: GraphErrorCode.UnsupportedComponent,
+        component: 'Message:B',
+        field: 'params.tools.0.params.db_type',
+      },
+    ],
+    [
       'dangling downstream',
       (d) => (d.components['Message:A']['downstream'] = ['Message:Nope']),
       { code: GraphErrorCode.DanglingReference, component: 'Message:A', field: 'downstream' },

@@ -1,3 +1,4 @@
+import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
 import { type z } from 'zod';
 import { CategorizeParamsSchema } from './categorize';
 import { DocGeneratorParamsSchema, ExcelProcessorParamsSchema } from './file-components';
@@ -66,14 +67,33 @@ export const KNOWN_COMPONENTS = new Set([
   ...NOT_YET_RUNNABLE,
 ]);
 
+/** An ExeSQL's `db_type` that cannot be queried here (as a component or an Agent's tool). */
+function exeSqlProblem(c: NormalizedComponent, params: unknown, field: string): GraphProblem[] {
+  const dbType = (params as { db_type?: unknown } | null)?.db_type;
+  return exeSqlDialect(dbType)
+    ? []
+    : [
+        {
+          code: GraphErrorCode.UnsupportedComponent,
+          component: c.id,
+          field,
+          message: `ExeSQL cannot query db_type "${String(dbType)}" here; it queries ${EXESQL_DB_TYPES.join(', ')}`,
+        },
+      ];
+}
+
 /** An Agent's `tools[]` entries that name a RAGFlow tool this runtime does not run yet. */
 function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
   const tools = (c.params as { tools?: unknown }).tools;
   if (c.name !== 'Agent' || !Array.isArray(tools)) {
     return [];
   }
-  return tools.flatMap((t: unknown, i) => {
-    const name = (t as { component_name?: unknown } | null)?.component_name;
+  return tools.flatMap((t: unknown, i): GraphProblem[] => {
+    const tool = t as { component_name?: unknown; params?: unknown } | null;
+    const name = tool?.component_name;
+    if (name === 'ExeSQL') {
+      return exeSqlProblem(c, tool?.params, `params.tools.${i}.params.db_type`);
+    }
     return typeof name === 'string' && NOT_YET_RUNNABLE.has(name)
       ? [
           {
@@ -127,6 +147,9 @@ function requiredParams(c: NormalizedComponent): GraphProblem[] {
       if (typeof p['llm_id'] !== 'string' || p['llm_id'].trim() === '') {
         missing('llm_id', `an ${c.name} needs a model (llm_id)`);
       }
+      break;
+    case 'ExeSQL':
+      problems.push(...exeSqlProblem(c, p, 'db_type'));
       break;
     case 'Iteration':
       if (typeof p['items_ref'] !== 'string' || p['items_ref'] === '') {

@@ -1,11 +1,15 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import mysql from 'mysql2';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { type DataSourceOptions, DataSourceOptionsSchema, describeZodError } from '@switchyard/contracts';
 import { forbiddenAddressReason } from '@switchyard/net-guard';
+import { type MysqlFlavour, mysqlQuery } from './mysql-query';
+import type { SqlDialect } from './sql-guard';
+import { type SqlLimits, type SqlParams, type SqlQueryResult, sqlQuery } from './sql-query';
 import { SqlSourceError } from './sql-source.error';
 
 /** Where data sources may point and how their DSNs are opened. */
@@ -20,12 +24,32 @@ export interface SqlDataSourcesOptions {
   applicationName: string;
 }
 
+/** One connection lent out of a data source's pool: read-only queries, then back to the pool. */
+export interface SqlSession {
+  readonly dialect: SqlDialect;
+  /** Checks the statement with the dialect's guard and runs it read-only under the limits. */
+  query(args: { sql: string; params: SqlParams }, limits: SqlLimits): Promise<SqlQueryResult>;
+  /** Back to the pool; `broken`: the connection failed and is thrown away instead. */
+  release(broken?: boolean): void;
+}
+
+/** A data source's small pool, whatever the engine. */
+interface SourcePool {
+  readonly dialect: SqlDialect;
+  connect(): Promise<SqlSession>;
+  end(): Promise<void>;
+  /** Connections lent out now (a pool with none may be ended). */
+  busy(): number;
+}
+
 /** A tenant's data source, DSN opened, ready to query. */
 export interface ResolvedDataSource {
   id: string;
   name: string;
+  /** `postgres`, or `mysql` (MySQL, MariaDB, and OceanBase's MySQL mode). */
+  kind: SqlDialect;
   options: DataSourceOptions;
-  pool: pg.Pool;
+  pool: SourcePool;
 }
 
 interface DataSourceRow {
@@ -37,7 +61,7 @@ interface DataSourceRow {
 }
 
 interface PoolEntry {
-  pool: pg.Pool;
+  pool: SourcePool;
   /** The sealed DSN the pool was made from: a changed row gets a new pool. */
   sealed: string;
   lastUsed: number;
@@ -49,12 +73,22 @@ const CLIENT_IDLE_MS = 10_000;
 // A pool nobody used for this long is ended, and the entry dropped.
 const POOL_IDLE_MS = 5 * 60_000;
 
-/** Host, port and database of a postgres URL, for comparing two DSNs without their credentials. */
+/** The engine a DSN's scheme names: postgres:// and postgresql://, or mysql:// (MySQL, MariaDB). */
+export function dsnDialect(dsn: string): SqlDialect | undefined {
+  const scheme = /^([a-z]+):/i.exec(dsn)?.[1]?.toLowerCase();
+  return scheme === 'postgres' || scheme === 'postgresql'
+    ? 'postgres'
+    : scheme === 'mysql'
+      ? 'mysql'
+      : undefined;
+}
+
+/** Host, port and database of a DSN, for comparing two DSNs without their credentials. */
 function target(dsn: string): { host: string; port: string; database: string } {
   const url = new URL(dsn);
   return {
     host: url.hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
-    port: url.port || '5432',
+    port: url.port || (dsnDialect(dsn) === 'mysql' ? '3306' : '5432'),
     database: decodeURIComponent(url.pathname.slice(1)),
   };
 }
@@ -99,7 +133,7 @@ export class SqlDataSources {
    */
   async resolveTarget(
     runId: string,
-    where: { host: string; port: number; database: string; username: string },
+    where: { kind: SqlDialect; host: string; port: number; database: string; username: string },
   ): Promise<ResolvedDataSource> {
     const rows = await this.rowsOf(runId);
     const wanted = {
@@ -118,6 +152,7 @@ export class SqlDataSources {
       const t = target(dsn);
       const user = decodeURIComponent(new URL(dsn).username);
       if (
+        dsnDialect(dsn) === where.kind &&
         t.host === wanted.host &&
         t.port === wanted.port &&
         t.database === wanted.database &&
@@ -127,15 +162,15 @@ export class SqlDataSources {
       }
     }
     throw new SqlSourceError(
-      `no data source of this tenant points at postgres://${wanted.user}@${wanted.host}:${wanted.port}/${wanted.database}` +
+      `no data source of this tenant points at ${where.kind}://${wanted.user}@${wanted.host}:${wanted.port}/${wanted.database}` +
         (rows.length ? ` (it has: ${rows.map((r) => r.name).join(', ')})` : ' (it has none configured)') +
         '; register one with POST /v1/data-sources — its credentials stay sealed there',
       'sql_unknown_data_source',
     );
   }
 
-  /** A client of the source's pool; a refused or failed connection is an `sql_connection_error`. */
-  async connect(source: ResolvedDataSource): Promise<pg.PoolClient> {
+  /** A session of the source's pool; a refused or failed connection is an `sql_connection_error`. */
+  async connect(source: ResolvedDataSource): Promise<SqlSession> {
     return source.pool.connect().catch((err: Error) => {
       throw new SqlSourceError(
         `cannot connect to data source "${source.name}": ${err.message}`,
@@ -162,10 +197,11 @@ export class SqlDataSources {
         'sql_data_source_invalid',
       );
     }
-    return { id: row.id, name: row.name, options: options.data, pool: await this.pool(row) };
+    const pool = await this.pool(row);
+    return { id: row.id, name: row.name, kind: pool.dialect, options: options.data, pool };
   }
 
-  private async pool(row: { id: string; name: string; dsn_sealed: string }): Promise<pg.Pool> {
+  private async pool(row: { id: string; name: string; dsn_sealed: string }): Promise<SourcePool> {
     const cached = this.pools.get(row.id);
     if (cached && cached.sealed === row.dsn_sealed) {
       cached.lastUsed = Date.now();
@@ -184,6 +220,13 @@ export class SqlDataSources {
       );
     }
     await this.checkTarget(row.name, dsn);
+    const dialect = dsnDialect(dsn);
+    const pool = dialect === 'mysql' ? this.mysqlPool(row.name, dsn) : this.pgPool(row.name, dsn);
+    this.pools.set(row.id, { pool, sealed: row.dsn_sealed, lastUsed: Date.now() });
+    return pool;
+  }
+
+  private pgPool(name: string, dsn: string): SourcePool {
     const pool = new pg.Pool({
       connectionString: dsn,
       max: POOL_MAX,
@@ -195,10 +238,88 @@ export class SqlDataSources {
     });
     // An idle client whose server went away must not crash the service.
     pool.on('error', (err) =>
-      this.logger.warn({ data_source: row.name, msg: `idle connection failed: ${err.message}` }),
+      this.logger.warn({ data_source: name, msg: `idle connection failed: ${err.message}` }),
     );
-    this.pools.set(row.id, { pool, sealed: row.dsn_sealed, lastUsed: Date.now() });
-    return pool;
+    return {
+      dialect: 'postgres',
+      connect: async () => {
+        const client = await pool.connect();
+        return {
+          dialect: 'postgres',
+          query: (args, limits) => sqlQuery(client, args, limits),
+          release: (broken) => client.release(broken),
+        };
+      },
+      end: () => pool.end(),
+      busy: () => pool.totalCount - pool.idleCount,
+    };
+  }
+
+  private mysqlPool(name: string, dsn: string): SourcePool {
+    const url = new URL(dsn);
+    const pool = mysql.createPool({
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.slice(1)),
+      connectionLimit: POOL_MAX,
+      maxIdle: POOL_MAX,
+      idleTimeout: CLIENT_IDLE_MS,
+      connectTimeout: 5000,
+      // One statement per call, whatever the text says; dates as the server prints them.
+      multipleStatements: false,
+      dateStrings: true,
+      decimalNumbers: true,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+    });
+    pool.on('connection', (conn) =>
+      conn.on('error', (err) =>
+        this.logger.warn({ data_source: name, msg: `idle connection failed: ${err.message}` }),
+      ),
+    );
+    let flavour: Promise<MysqlFlavour> | undefined;
+    let lent = 0;
+    return {
+      dialect: 'mysql',
+      connect: async () => {
+        const conn = await new Promise<mysql.PoolConnection>((resolve, reject) =>
+          pool.getConnection((err, c) => (err ? reject(err) : resolve(c))),
+        );
+        flavour ??= new Promise<MysqlFlavour>((resolve) =>
+          conn.query('SELECT VERSION() AS v', (err, rows) => {
+            const v = err ? '' : String((rows as { v?: string }[])[0]?.v ?? '');
+            resolve(/mariadb/i.test(v) ? 'mariadb' : 'mysql');
+          }),
+        );
+        const kind = await flavour;
+        let destroyed = false;
+        lent++;
+        return {
+          dialect: 'mysql',
+          query: async (args, limits) => {
+            const res = await mysqlQuery(conn, kind, args, limits);
+            destroyed ||= res.destroyed;
+            const { destroyed: _gone, ...result } = res;
+            return result;
+          },
+          release: (broken) => {
+            lent--;
+            if (broken || destroyed) {
+              if (!destroyed) {
+                conn.destroy();
+              }
+              // A destroyed connection leaves the pool by itself.
+              return;
+            }
+            conn.release();
+          },
+        };
+      },
+      end: () => new Promise<void>((resolve) => pool.end(() => resolve())),
+      busy: () => lent,
+    };
   }
 
   /**
@@ -213,9 +334,16 @@ export class SqlDataSources {
     try {
       url = new URL(dsn);
     } catch {
-      throw refuse('its DSN is not a valid postgres:// URL');
+      throw refuse('its DSN is not a valid URL');
     }
-    for (const param of ['host', 'hostaddr', 'options']) {
+    const dialect = dsnDialect(dsn);
+    if (!dialect) {
+      throw refuse('its DSN is neither a postgres:// nor a mysql:// URL');
+    }
+    // mysql: the pool is built from the URL's parts, so a parameter would be silently ignored.
+    for (const param of dialect === 'mysql'
+      ? [...url.searchParams.keys()]
+      : ['host', 'hostaddr', 'options']) {
       if (url.searchParams.has(param)) {
         throw refuse(`the DSN parameter "${param}" is not supported`);
       }
@@ -258,7 +386,7 @@ export class SqlDataSources {
   private sweep(): void {
     const now = Date.now();
     for (const [id, entry] of this.pools) {
-      if (now - entry.lastUsed > POOL_IDLE_MS && entry.pool.totalCount === 0) {
+      if (now - entry.lastUsed > POOL_IDLE_MS && entry.pool.busy() === 0) {
         this.drop(id);
       }
     }

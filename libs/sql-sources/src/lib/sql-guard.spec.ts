@@ -127,3 +127,50 @@ describe('tokenize', () => {
     ]);
   });
 });
+
+describe('checkReadOnlySql, MySQL dialect', () => {
+  const mysqlRefusal = (sql: string): { code: string; message: string } => {
+    try {
+      checkReadOnlySql(sql, 'mysql');
+    } catch (err) {
+      expect(err).toBeInstanceOf(SqlGuardError);
+      return { code: (err as SqlGuardError).code, message: (err as SqlGuardError).message };
+    }
+    throw new Error(`expected ${JSON.stringify(sql)} to be refused`);
+  };
+
+  it.each([
+    'SELECT `update`, `delete` FROM `order items`',
+    'SHOW TABLES',
+    'DESCRIBE orders',
+    'desc orders',
+    "SELECT 'it\\'s; DROP TABLE x' AS s",
+    'SELECT "a string; DELETE FROM t" AS s',
+    'SELECT 1 # then DROP TABLE x',
+    'SELECT 1 -- then DROP TABLE x',
+    'SELECT id FROM orders WHERE id = ?',
+    'SELECT REPLACE(name, "a", "b") FROM orders',
+  ])('accepts %s', (sql) => {
+    expect(checkReadOnlySql(sql, 'mysql').kind).toBe('query');
+  });
+
+  it.each([
+    ["SELECT * FROM orders INTO OUTFILE '/tmp/x'", 'INTO'],
+    ["SELECT LOAD_FILE('/etc/passwd')", 'load_file()'],
+    ["SELECT GET_LOCK('x', 10)", 'get_lock()'],
+    ['SELECT * FROM orders LOCK IN SHARE MODE', 'LOCK'],
+    ['SELECT * FROM orders FOR UPDATE', 'FOR UPDATE'],
+    ['SELECT 1 /*! ; DROP TABLE orders */', 'executable comments'],
+    ['SELECT 1 /*M!100000 INTO OUTFILE "/tmp/x" */', 'executable comments'],
+    // `--` without a blank is no comment in MySQL: what follows is read, and refused.
+    ['SELECT 1--1 INTO @x', 'INTO'],
+    ['UPDATE orders SET id = 1', 'SHOW or DESCRIBE'],
+    ['SELECT 1; SELECT 2', 'more than one statement'],
+  ])('refuses %s', (sql, why) => {
+    expect(mysqlRefusal(sql).message).toContain(why);
+  });
+
+  it('names the quoting of the dialect', () => {
+    expect(mysqlRefusal('SELECT insert FROM t').message).toContain('`insert`');
+  });
+});

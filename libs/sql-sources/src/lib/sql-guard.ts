@@ -8,6 +8,9 @@ import { SqlSourceError } from './sql-source.error';
 
 export type SqlGuardCode = 'sql_forbidden' | 'sql_multiple_statements' | 'sql_invalid';
 
+/** Whose SQL: Postgres, or MySQL/MariaDB (backticks, `#` comments, backslash escapes, `/*!`). */
+export type SqlDialect = 'postgres' | 'mysql';
+
 /** A statement the guard refused; an observation for the agent, never retried. */
 export class SqlGuardError extends SqlSourceError {
   constructor(message: string, code: SqlGuardCode) {
@@ -29,7 +32,82 @@ const WORD_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
 const DOLLAR_TAG = /\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/y;
 
 /** Splits SQL into tokens, dropping whitespace and comments. Throws on unterminated literals. */
-export function tokenize(sql: string): Token[] {
+export function tokenize(sql: string, dialect: SqlDialect = 'postgres'): Token[] {
+  return dialect === 'mysql' ? tokenizeMysql(sql) : tokenizePostgres(sql);
+}
+
+function unterminated(what: string, at: number): never {
+  throw new SqlGuardError(`invalid SQL: unterminated ${what} starting at character ${at + 1}`, 'sql_invalid');
+}
+
+/** A word or a number at `i`, and the index after it; undefined when there is neither. */
+function wordOrNumber(sql: string, i: number): { token: Token; end: number } | undefined {
+  const c = sql[i];
+  let end = i;
+  if (WORD_START.test(c)) {
+    while (end < sql.length && WORD_PART.test(sql[end])) {
+      end++;
+    }
+    return { token: { kind: 'word', text: sql.slice(i, end).toLowerCase(), offset: i }, end };
+  }
+  if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
+    while (end < sql.length && /[0-9._eE]/.test(sql[end])) {
+      end++;
+    }
+    return { token: { kind: 'number', text: sql.slice(i, end), offset: i }, end };
+  }
+  return undefined;
+}
+
+/**
+ * MySQL/MariaDB lexing: `#` and `-- ` (a blank after the dashes) line comments; block comments do
+ * not nest, and an executable one (`/*!…*\/`, MariaDB's `/*M!…*\/`) is refused — the server runs
+ * what it holds; '…' and "…" strings take backslash escapes; `…` quotes identifiers.
+ */
+function tokenizeMysql(sql: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i];
+    if (/\s/.test(c)) {
+      i++;
+    } else if (c === '#' || (c === '-' && sql[i + 1] === '-' && /[\s]|^$/.test(sql[i + 2] ?? ''))) {
+      const end = sql.indexOf('\n', i);
+      i = end < 0 ? sql.length : end + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      if (sql[i + 2] === '!' || (sql[i + 2] === 'M' && sql[i + 3] === '!')) {
+        throw new SqlGuardError(
+          'refused: executable comments (/*! … */) are not allowed: the server runs what they hold',
+          'sql_forbidden',
+        );
+      }
+      const end = sql.indexOf('*/', i + 2);
+      if (end < 0) {
+        unterminated('comment', i);
+      }
+      i = end + 2;
+    } else if (c === "'" || c === '"') {
+      const start = i;
+      i = skipQuoted(sql, i, c, true) ?? unterminated('string', start);
+      tokens.push({ kind: 'string', text: sql.slice(start, i), offset: start });
+    } else if (c === '`') {
+      const start = i;
+      i = skipQuoted(sql, i, '`', false) ?? unterminated('quoted identifier', start);
+      tokens.push({ kind: 'quoted', text: sql.slice(start + 1, i - 1).replace(/``/g, '`'), offset: start });
+    } else {
+      const t = wordOrNumber(sql, i);
+      if (t) {
+        tokens.push(t.token);
+        i = t.end;
+      } else {
+        tokens.push({ kind: 'punct', text: c, offset: i++ });
+      }
+    }
+  }
+  return tokens;
+}
+
+function tokenizePostgres(sql: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const fail = (what: string, at: number): never => {
@@ -138,6 +216,10 @@ function skipQuoted(sql: string, open: number, quote: string, backslashes: boole
 }
 
 const FIRST_WORDS = new Set(['select', 'with', 'values', 'table', 'explain']);
+// MySQL's read-only statements that agents write first: SHOW TABLES, DESCRIBE t.
+const MYSQL_FIRST_WORDS = new Set([...FIRST_WORDS, 'show', 'describe', 'desc']);
+// What MySQL adds to the words that write or hold: SELECT … INTO OUTFILE writes a server file,
+// LOCK IN SHARE MODE locks rows, HANDLER reads past the transaction.
 
 // Words that only appear in statements that write, change the schema, or hold resources.
 // An unquoted column of one of these names must be written quoted ("update").
@@ -166,6 +248,9 @@ const FORBIDDEN_WORDS = new Set([
   'discard',
   'checkpoint',
 ]);
+// What MySQL adds to the words that write or hold: SELECT … INTO OUTFILE writes a server file,
+// LOCK IN SHARE MODE locks rows, HANDLER reads past the transaction.
+const MYSQL_FORBIDDEN_WORDS = new Set([...FORBIDDEN_WORDS, 'outfile', 'dumpfile', 'lock', 'handler']);
 
 // Functions that read the server's files, reach other servers, change settings, signal other
 // sessions, take locks that outlive the transaction, or run a query given as text (which would
@@ -205,7 +290,27 @@ const FORBIDDEN_FUNCTION_PATTERNS = [
   /^(query|cursor|table|schema|database)_to_xml/, // run a query given as text
 ];
 
-function forbiddenFunction(name: string): boolean {
+// MySQL/MariaDB: reading the server's files, named locks that outlive the transaction (GET_LOCK),
+// waiting on replication, the UDFs that run shell commands.
+const MYSQL_FORBIDDEN_FUNCTIONS = new Set([
+  'load_file',
+  'get_lock',
+  'release_lock',
+  'release_all_locks',
+  'master_pos_wait',
+  'source_pos_wait',
+  'master_gtid_wait',
+  'sys_exec',
+  'sys_eval',
+  'nextval',
+  'setval',
+  'lastval',
+]);
+
+function forbiddenFunction(name: string, dialect: SqlDialect): boolean {
+  if (dialect === 'mysql') {
+    return MYSQL_FORBIDDEN_FUNCTIONS.has(name);
+  }
   return FORBIDDEN_FUNCTIONS.has(name) || FORBIDDEN_FUNCTION_PATTERNS.some((p) => p.test(name));
 }
 
@@ -217,11 +322,14 @@ export interface CheckedSql {
 }
 
 /**
- * Accepts exactly one SELECT / WITH / VALUES / TABLE / EXPLAIN (without ANALYZE) statement that
- * names no writing keyword and calls no dangerous function; throws SqlGuardError saying why not.
+ * Accepts exactly one SELECT / WITH / VALUES / TABLE / EXPLAIN (without ANALYZE) statement — in
+ * MySQL also SHOW and DESCRIBE — that names no writing keyword and calls no dangerous function;
+ * throws SqlGuardError saying why not.
  */
-export function checkReadOnlySql(sql: string): CheckedSql {
-  const tokens = tokenize(sql);
+export function checkReadOnlySql(sql: string, dialect: SqlDialect = 'postgres'): CheckedSql {
+  const tokens = tokenize(sql, dialect);
+  const firstWords = dialect === 'mysql' ? MYSQL_FIRST_WORDS : FIRST_WORDS;
+  const forbiddenWords = dialect === 'mysql' ? MYSQL_FORBIDDEN_WORDS : FORBIDDEN_WORDS;
   if (tokens.length === 0) {
     throw new SqlGuardError('invalid SQL: the statement is empty', 'sql_invalid');
   }
@@ -237,9 +345,13 @@ export function checkReadOnlySql(sql: string): CheckedSql {
     throw new SqlGuardError('invalid SQL: the statement is empty', 'sql_invalid');
   }
   const first = body[0];
-  if (!(first.kind === 'word' && FIRST_WORDS.has(first.text)) && first.text !== '(') {
+  if (!(first.kind === 'word' && firstWords.has(first.text)) && first.text !== '(') {
+    const allowed =
+      dialect === 'mysql'
+        ? 'SELECT, WITH, VALUES, TABLE, EXPLAIN, SHOW or DESCRIBE'
+        : 'SELECT, WITH, VALUES, TABLE or EXPLAIN';
     throw new SqlGuardError(
-      `refused: only a single read-only query (SELECT, WITH, VALUES, TABLE or EXPLAIN) is allowed, not "${sql
+      `refused: only a single read-only query (${allowed}) is allowed, not "${sql
         .slice(first.offset, first.offset + 40)
         .split(/\s/)[0]
         .toUpperCase()}"`,
@@ -251,9 +363,10 @@ export function checkReadOnlySql(sql: string): CheckedSql {
     const t = body[i];
     const next = body[i + 1];
     if (t.kind === 'word') {
-      if (FORBIDDEN_WORDS.has(t.text)) {
+      if (forbiddenWords.has(t.text)) {
+        const quoted = dialect === 'mysql' ? `\`${t.text}\`` : `"${t.text}"`;
         throw new SqlGuardError(
-          `refused: ${t.text.toUpperCase()} is not allowed in a read-only query (quote an identifier of that name: "${t.text}")`,
+          `refused: ${t.text.toUpperCase()} is not allowed in a read-only query (quote an identifier of that name: ${quoted})`,
           'sql_forbidden',
         );
       }
@@ -279,9 +392,9 @@ export function checkReadOnlySql(sql: string): CheckedSql {
     }
     if ((t.kind === 'word' || t.kind === 'quoted') && next?.kind === 'punct' && next.text === '(') {
       const name = t.kind === 'word' ? t.text : t.text.toLowerCase();
-      if (forbiddenFunction(name)) {
+      if (forbiddenFunction(name, dialect)) {
         throw new SqlGuardError(
-          `refused: the function ${name}() is not allowed in sql_query`,
+          `refused: the function ${name}() is not allowed in a read-only query`,
           'sql_forbidden',
         );
       }

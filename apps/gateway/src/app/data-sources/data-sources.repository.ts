@@ -6,7 +6,7 @@ import { pgCode } from '../registry/pg-errors';
 export interface DataSourceRow {
   id: string;
   name: string;
-  kind: 'postgres';
+  kind: 'postgres' | 'mysql';
   dsn_sealed: string;
   options: unknown;
   created_at: Date;
@@ -31,7 +31,7 @@ export class DataSourcesRepository {
   /** A tenant's names are unique: a second one is a conflict. */
   async create(
     tenantId: string,
-    source: { name: string; kind: 'postgres'; dsnSealed: string; options: unknown },
+    source: { name: string; kind: 'postgres' | 'mysql'; dsnSealed: string; options: unknown },
   ): Promise<DataSourceRow> {
     try {
       const [row] = (await this.ds.query(

@@ -10,13 +10,16 @@ export const sqlQueryInputSchema = z
       .min(1)
       .max(100_000)
       .describe(
-        'One read-only PostgreSQL query (SELECT, WITH, VALUES, TABLE or EXPLAIN); use $1, $2… for values.',
+        "One read-only query in the data source's dialect: PostgreSQL (SELECT, WITH, VALUES, TABLE or " +
+          'EXPLAIN; $1, $2… for values) or MySQL/MariaDB (also SHOW and DESCRIBE; ? for values).',
       ),
     params: z
       .array(z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .max(100)
       .default([])
-      .describe('Values for $1, $2… in order; always pass values here instead of writing them into the SQL.'),
+      .describe(
+        'Values for $1, $2… (PostgreSQL) or each ? (MySQL) in order; always pass values here instead of writing them into the SQL.',
+      ),
     max_rows: z.number().int().min(1).max(10_000).optional().describe('Return at most this many rows.'),
   })
   .strict();
@@ -29,7 +32,7 @@ const { $schema: _dialect, ...sqlQueryInputJsonSchema } = z.toJSONSchema(sqlQuer
 export const sqlQueryTool: ToolDeclaration = {
   name: 'sql_query',
   description:
-    "Runs one read-only PostgreSQL query against one of the tenant's data sources and returns the columns and " +
+    "Runs one read-only query (PostgreSQL or MySQL/MariaDB, as the data source is) against one of the tenant's data sources and returns the columns and " +
     'rows (capped in count and size; `truncated` says when rows were left out). Writes, DDL, COPY, several ' +
     'statements and server-file or session functions are refused; every query has a time limit.',
   inputJsonSchema: sqlQueryInputJsonSchema,

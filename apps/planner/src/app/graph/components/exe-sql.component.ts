@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GraphErrorCode, GraphException } from '@switchyard/graph';
+import { EXESQL_DB_TYPES, GraphErrorCode, GraphException, exeSqlDialect } from '@switchyard/graph';
 import { markdownTable } from '@switchyard/provider-tools';
-import { SqlDataSources, type SqlQueryResult, sqlQuery } from '@switchyard/sql-sources';
+import { SqlDataSources, type SqlQueryResult } from '@switchyard/sql-sources';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { toolInput } from './tool-input';
 
@@ -17,7 +17,9 @@ const NO_RECORD = 'No record in the database!';
  * a failing statement with `SQL Execution Failed: …`, and the first empty result ends the list.
  * Outputs: `json` (each statement's records, or `{content}`) and `formalized_content` (the
  * tables as pandas' `to_markdown(index=False, floatfmt=".6f")`, joined by blank lines).
- * PostgreSQL only: the other `db_type`s fail naming themselves.
+ * `db_type` mysql (RAGFlow's default) and oceanbase (its MySQL mode) query a MySQL/MariaDB data
+ * source, postgres a PostgreSQL one; validate-canvas refuses the engines that cannot be queried
+ * here (mssql, trino, db2) on save.
  */
 @Injectable()
 export class ExeSqlComponent {
@@ -26,10 +28,12 @@ export class ExeSqlComponent {
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const p = ctx.component.params;
     const dbType = String(p['db_type'] ?? 'mysql');
-    if (dbType !== 'postgres') {
+    const kind = exeSqlDialect(dbType);
+    if (!kind) {
+      // validate-canvas refuses it on save; a canvas pinned before that fails naming it.
       throw new GraphException(
         GraphErrorCode.ComponentFailed,
-        `ExeSQL: db_type "${dbType}" cannot be queried here; only PostgreSQL data sources (db_type "postgres")`,
+        `ExeSQL: db_type "${dbType}" cannot be queried here (${EXESQL_DB_TYPES.join(', ')} can)`,
       );
     }
     const raw = toolInput(ctx.scope, p, 'sql', '{sys.query}');
@@ -38,6 +42,7 @@ export class ExeSqlComponent {
       throw new GraphException(GraphErrorCode.ComponentFailed, 'SQL for `ExeSQL` MUST not be empty.');
     }
     const source = await this.sources.resolveTarget(ctx.runId, {
+      kind,
       host: String(p['host'] ?? ''),
       port: Number(p['port'] ?? 3306),
       database: String(p['database'] ?? ''),
@@ -69,7 +74,7 @@ export class ExeSqlComponent {
         }
         let res: SqlQueryResult;
         try {
-          res = await sqlQuery(client, { sql: single, params: [] }, limits);
+          res = await client.query({ sql: single, params: [] }, limits);
         } catch (err) {
           broken ||= (err as { code?: string }).code === 'sql_connection_error';
           const msg = `SQL Execution Failed: ${single}\n${(err as Error).message}`;
