@@ -253,7 +253,7 @@ describe('graph agents: Agents with tools', () => {
     const r = await runTurns(agent, g);
     expect(r.run.status).toBe('failed');
     expect(r.run.error.message).toBe(
-      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Teleporter component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, calculator, http_get, http_request, sql_query)',
+      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Teleporter component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, CodeExec, ExeSQL, calculator, http_get, http_request, sql_query)',
     );
   });
 

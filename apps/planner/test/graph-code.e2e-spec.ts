@@ -171,4 +171,77 @@ describe('graph agents: CodeExec in the sandbox', () => {
     );
     expect(run.error.message).toContain('main.js:2');
   }, 200_000);
+
+  it("CodeExec as an Agent tool: the model's script runs in the sandbox with the entry's canvas arguments; a failing script is an _ERROR the model reads", async () => {
+    const rules = [
+      {
+        name: 'write-code',
+        times: 1,
+        when: { tools_include: 'execute_code_0', last_role: 'user' },
+        reply: {
+          tool_calls: [
+            {
+              name: 'execute_code_0',
+              arguments: {
+                lang: 'javascript',
+                script:
+                  'function main(args) { return { doubled: Number(args.n) * 2 } }\nmodule.exports = { main };',
+              },
+            },
+          ],
+        },
+      },
+      {
+        name: 'broken-code',
+        times: 1,
+        when: { last_role: 'tool', any_includes: '"doubled":42' },
+        reply: {
+          tool_calls: [
+            {
+              name: 'execute_code_0',
+              arguments: { lang: 'javascript', script: 'function main() { return nope; }' },
+            },
+          ],
+        },
+      },
+      {
+        name: 'answer',
+        times: 1,
+        when: { last_role: 'tool', any_includes: '_ERROR' },
+        reply: { content: 'first: {{echo:"doubled":(\\d+)}}; second failed' },
+      },
+    ];
+    await stack.putScript({ strict: true, models: ['scripted'], rules });
+    const agent = await createAgent('agent-code', {
+      components: {
+        begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['Agent:Coder'], upstream: [] },
+        'Agent:Coder': {
+          obj: {
+            component_name: 'Agent',
+            params: {
+              llm_id: 'scripted',
+              sys_prompt: 'Compute with code.',
+              prompts: [{ role: 'user', content: '{sys.query}' }],
+              tools: [
+                { component_name: 'CodeExec', name: 'CodeExec', params: { arguments: { n: 'sys.query' } } },
+              ],
+            },
+          },
+          downstream: ['Message:Show'],
+          upstream: ['begin'],
+        },
+        'Message:Show': {
+          obj: { component_name: 'Message', params: { content: ['{Agent:Coder@content}'] } },
+          downstream: [],
+          upstream: ['Agent:Coder'],
+        },
+      },
+      globals: {},
+    });
+    const { run } = await runToEnd(agent, '21');
+    expect(run.error).toBeNull();
+    expect(run.output.answer).toMatch(/first: 42; second failed$/);
+    const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string }[];
+    expect(requests.map((r) => r.rule).slice(-3)).toEqual(['write-code', 'broken-code', 'answer']);
+  }, 200_000);
 });

@@ -98,14 +98,8 @@ export async function expectGoldenPrompts(stack: TestStack, g: Pick<GoldenScript
 }
 
 /** Replaces the scripted model server's script (an object, or a script file's text) and clears its request log. */
-export async function putScript(stack: TestStack, script: unknown): Promise<void> {
-  const res = await fetch(`${stack.llmUrl}/_script`, {
-    method: 'PUT',
-    headers: { 'Content-Type': 'application/json' },
-    body: typeof script === 'string' ? script : JSON.stringify(script),
-  });
-  expect(res.status).toBe(200);
-  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
+export function putScript(stack: TestStack, script: unknown): Promise<void> {
+  return stack.putScript(script);
 }
 
 export type Cpn = { name: string; params?: Record<string, unknown>; downstream?: string[] };

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import mysql from 'mysql2';
 import pg from 'pg';
 import { type Action, ActionSchema, componentIdOfNode } from '@switchyard/contracts';
@@ -548,7 +550,7 @@ describe('MySQL data sources (a real MariaDB): sql_query and ExeSQL', () => {
     expect(await myCount()).toBe(ROWS);
   });
 
-  it.each(['mysql', 'oceanbase', undefined])(
+  it.each(['mysql', 'mariadb', 'oceanbase', undefined])(
     "ExeSQL with db_type %s (RAGFlow's default: mysql) queries the MySQL data source as RAGFlow does",
     async (dbType) => {
       const agent = await exeSqlAgent({
@@ -593,5 +595,81 @@ describe('MySQL data sources (a real MariaDB): sql_query and ExeSQL', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain(`ExeSQL cannot query db_type "${dbType}"`);
+  });
+
+  it('ExeSQL as an Agent tool: the model writes the SQL, the entry names the database, the model reads the table', async () => {
+    const original = readFileSync(join(__dirname, 'fixtures/sql.script.json'), 'utf8');
+    const rules = [
+      {
+        name: 'write-sql',
+        times: 1,
+        when: { tools_include: 'execute_sql_0', last_role: 'user' },
+        reply: {
+          tool_calls: [
+            { name: 'execute_sql_0', arguments: { sql: 'SELECT customer FROM orders WHERE id = 7' } },
+          ],
+        },
+      },
+      {
+        name: 'answer',
+        times: 1,
+        when: { last_role: 'tool', any_includes: '| customer 7 |' },
+        reply: { content: 'found {{echo:\\| (customer \\d+) \\|}}' },
+      },
+    ];
+    await stack.putScript({ strict: true, models: ['scripted'], rules });
+    try {
+      const cpn = (name: string, p: Record<string, unknown>, down: string[], up: string[]) => ({
+        obj: { component_name: name, params: p },
+        downstream: down,
+        upstream: up,
+      });
+      const agent = await stack.api('POST', '/v1/agents', {
+        name: 'agent-exesql',
+        kind: 'graph',
+        dsl: {
+          components: {
+            begin: cpn('Begin', {}, ['Agent:Q'], []),
+            'Agent:Q': cpn(
+              'Agent',
+              {
+                llm_id: 'scripted',
+                sys_prompt: 'Answer from the database.',
+                prompts: [{ role: 'user', content: '{sys.query}' }],
+                tools: [
+                  {
+                    component_name: 'ExeSQL',
+                    name: 'ExeSQL',
+                    params: {
+                      db_type: 'mariadb',
+                      host: my.hostname,
+                      port: Number(my.port || 3306),
+                      database: MYDB,
+                      username: decodeURIComponent(my.username),
+                      password: 'not-the-real-one',
+                    },
+                  },
+                ],
+              },
+              ['Message:Show'],
+              ['begin'],
+            ),
+            'Message:Show': cpn('Message', { content: ['{Agent:Q@content}'] }, [], ['Agent:Q']),
+          },
+          globals: {},
+          variables: {},
+        },
+      });
+      expect(agent.status).toBe(201);
+      const res = await stack.api('POST', '/v1/runs', {
+        agent_id: agent.body.id,
+        input: { prompt: 'who is 7?' },
+      });
+      const ended = await stack.ended(res.body.run_id as string);
+      expect(ended.error).toBeNull();
+      expect(ended.output.answer).toMatch(/found customer 7$/);
+    } finally {
+      await stack.putScript(original);
+    }
   });
 });

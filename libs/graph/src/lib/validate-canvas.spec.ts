@@ -197,7 +197,7 @@ describe(validateCanvas.name, () => {
         code: GraphErrorCode.UnsupportedComponent,
         component: 'Message:B',
         field: 'db_type',
-        message: 'ExeSQL cannot query db_type "mssql" here; it queries mysql, oceanbase, postgres',
+        message: 'ExeSQL cannot query db_type "mssql" here; it queries mysql, mariadb, oceanbase, postgres',
       },
     ],
     [

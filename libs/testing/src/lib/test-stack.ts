@@ -85,6 +85,22 @@ export class TestStack {
     return `http://127.0.0.1:${this.ports.get('scripted-llm')}`;
   }
 
+  /**
+   * Replaces the scripted model server's script (an object, or a script file's text) and clears
+   * its request log; throws when the server refuses the script.
+   */
+  async putScript(script: unknown): Promise<void> {
+    const res = await fetch(`${this.llmUrl}/_script`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: typeof script === 'string' ? script : JSON.stringify(script),
+    });
+    if (res.status !== 200) {
+      throw new Error(`the scripted model server refused the script: ${res.status} ${await res.text()}`);
+    }
+    await fetch(`${this.llmUrl}/_requests`, { method: 'DELETE' });
+  }
+
   /** Authorised JSON request to the gateway. */
   async api(
     method: string,

@@ -2,6 +2,8 @@ import type { Provider as NestProvider } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { ProviderKeys, TavilyClient, YahooFinanceClient, providerFetch } from '@switchyard/provider-tools';
+import { CodeExecComponent } from './components/code-exec';
+import { ExeSqlComponent } from './components/exe-sql.component';
 import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
@@ -35,6 +37,6 @@ export const GRAPH_PROVIDERS: NestProvider[] = [
     // Every Agent tool the planner can offer, by RAGFlow component name.
     provide: GRAPH_TOOL_FACTORIES,
     useFactory: (...factories: GraphToolFactory[]) => factories,
-    inject: [TavilySearchComponent, YahooFinanceComponent],
+    inject: [TavilySearchComponent, YahooFinanceComponent, CodeExecComponent, ExeSqlComponent],
   },
 ];

@@ -1,3 +1,5 @@
+import type { VariableScope } from '@switchyard/graph';
+
 /**
  * The seam between an Agent component's tool-calling loop and the tools it may offer the model.
  *
@@ -12,6 +14,8 @@ export interface GraphToolContext {
   /** The Agent component that offers the tool. */
   componentId: string;
   signal: AbortSignal;
+  /** The canvas's variables and outputs, for a tool whose entry refers to them (CodeExec's arguments). */
+  scope: VariableScope;
 }
 
 export interface GraphTool {

@@ -525,6 +525,7 @@ export class AgentComponent {
               runId: ctx.runId,
               componentId: call.id,
               signal: ctx.signal,
+              scope: ctx.scope,
             }),
         };
       }

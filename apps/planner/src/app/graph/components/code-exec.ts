@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import {
+  type CodeExecParams,
   GraphErrorCode,
   GraphException,
   codeExecArguments,
@@ -8,6 +9,7 @@ import {
 } from '@switchyard/graph';
 import { CodeSandbox, type RunCodeFailure } from '@switchyard/sandbox';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { GraphTool, GraphToolFactory } from '../graph-tool';
 
 /** Why the code gave no result, as the run's error says it (the runner prefixes the component). */
 function failureMessage(f: RunCodeFailure): string {
@@ -30,8 +32,20 @@ function failureMessage(f: RunCodeFailure): string {
  * RAGFlow's CodeExec: the script's `main` runs in the sandbox (a child process per run, with the
  * service's time and memory limits) on the resolved arguments; its value becomes the outputs.
  */
+/** What the model is told of `execute_code` (RAGFlow's tool, in our words). */
+const CODE_TOOL_DESCRIPTION = [
+  'This tool has a sandbox that runs a piece of code written in Python or JavaScript and returns its result as a JSON string.',
+  'The code MUST define a `main` function; what it returns is the result. Python:',
+  'def main() -> dict:',
+  '    return {"result": sum(range(10))}',
+  'JavaScript (export `main`):',
+  'async function main() { return { result: 45 }; }',
+  'module.exports = { main };',
+].join('\n');
+
 @Injectable()
-export class CodeExecComponent implements OnApplicationBootstrap {
+export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFactory {
+  readonly componentName = 'CodeExec';
   private readonly logger = new Logger(CodeExecComponent.name);
 
   constructor(@Inject(CodeSandbox) private readonly sandbox: CodeSandbox) {}
@@ -46,8 +60,60 @@ export class CodeExecComponent implements OnApplicationBootstrap {
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const params = codeExecParams(ctx.component.params);
-    const args = codeExecArguments(ctx.scope, params);
-    const r = await this.sandbox.run(
+    const r = await this.execute(params, codeExecArguments(ctx.scope, params), ctx.signal);
+    if (!r.ok) {
+      throw new GraphException(GraphErrorCode.ComponentFailed, failureMessage(r));
+    }
+    const outputs = codeExecOutputs(params, r.result);
+    return { outputs, summary: `CodeExec (${params.language}): ${String(outputs['actual_type'])}` };
+  }
+
+  /**
+   * RAGFlow's CodeExec as an Agent tool (`execute_code`): the model writes `lang` and `script`;
+   * each of the entry's `arguments` is the model's value of that name when it gives one, else
+   * the canvas value it refers to. The model reads the outputs as JSON — `_ERROR` set when the
+   * code failed — as RAGFlow hands a tool's output dict back.
+   */
+  create(entry: { name?: string; params: Record<string, unknown> }, index: number): GraphTool {
+    const own = entry.params['description'];
+    return {
+      name: `execute_code_${index}`,
+      description: typeof own === 'string' && own ? own : CODE_TOOL_DESCRIPTION,
+      parameters: {
+        type: 'object',
+        properties: {
+          lang: {
+            type: 'string',
+            enum: ['python', 'javascript'],
+            description: 'The programming language of this piece of code.',
+          },
+          script: {
+            type: 'string',
+            description: 'A piece of code in right format. There MUST be main function.',
+          },
+        },
+        required: ['lang', 'script'],
+      },
+      call: async (args, ctx) => {
+        const params = codeExecParams({
+          ...entry.params,
+          lang: args['lang'] ?? entry.params['lang'],
+          script: args['script'] ?? entry.params['script'],
+        });
+        const resolved = codeExecArguments(ctx.scope, params);
+        for (const name of Object.keys(params.arguments)) {
+          if (args[name]) {
+            resolved[name] = args[name];
+          }
+        }
+        const r = await this.execute(params, resolved, ctx.signal);
+        return JSON.stringify(r.ok ? codeExecOutputs(params, r.result) : { _ERROR: failureMessage(r) });
+      },
+    };
+  }
+
+  private execute(params: CodeExecParams, args: Record<string, unknown>, signal: AbortSignal) {
+    return this.sandbox.run(
       {
         language: params.language,
         code: params.script,
@@ -55,12 +121,7 @@ export class CodeExecComponent implements OnApplicationBootstrap {
         timeoutMs: this.sandbox.config.timeoutMs,
         memoryMb: this.sandbox.config.memoryMb,
       },
-      { signal: ctx.signal },
+      { signal },
     );
-    if (!r.ok) {
-      throw new GraphException(GraphErrorCode.ComponentFailed, failureMessage(r));
-    }
-    const outputs = codeExecOutputs(params, r.result);
-    return { outputs, summary: `CodeExec (${params.language}): ${String(outputs['actual_type'])}` };
   }
 }

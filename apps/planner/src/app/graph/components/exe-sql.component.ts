@@ -3,6 +3,7 @@ import { EXESQL_DB_TYPES, GraphErrorCode, GraphException, exeSqlDialect } from '
 import { markdownTable } from '@switchyard/provider-tools';
 import { SqlDataSources, type SqlQueryResult } from '@switchyard/sql-sources';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { GraphTool, GraphToolFactory } from '../graph-tool';
 import { toolInput } from './tool-input';
 
 const WRITES_REFUSED = 'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.';
@@ -22,11 +23,44 @@ const NO_RECORD = 'No record in the database!';
  * here (mssql, trino, db2) on save.
  */
 @Injectable()
-export class ExeSqlComponent {
+export class ExeSqlComponent implements GraphToolFactory {
+  readonly componentName = 'ExeSQL';
+
   constructor(@Inject(SqlDataSources) private readonly sources: SqlDataSources) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
-    const p = ctx.component.params;
+    const raw = toolInput(ctx.scope, ctx.component.params, 'sql', '{sys.query}');
+    return this.execute(
+      ctx.runId,
+      ctx.component.params,
+      typeof raw === 'string' ? raw : JSON.stringify(raw ?? ''),
+    );
+  }
+
+  /**
+   * RAGFlow's ExeSQL as an Agent tool (`execute_sql`): the model writes the SQL, the entry's
+   * params name the database; the model reads `formalized_content`, a failure's message otherwise.
+   */
+  create(entry: { name?: string; params: Record<string, unknown> }, index: number): GraphTool {
+    return {
+      name: `execute_sql_${index}`,
+      description:
+        typeof entry.params['description'] === 'string' && entry.params['description']
+          ? entry.params['description']
+          : 'This is a tool that can execute SQL.',
+      parameters: {
+        type: 'object',
+        properties: { sql: { type: 'string', description: 'The SQL needs to be executed.' } },
+        required: ['sql'],
+      },
+      call: async (args, ctx) => {
+        const out = await this.execute(ctx.runId, entry.params, String(args['sql'] ?? ''));
+        return String(out.outputs['formalized_content']);
+      },
+    };
+  }
+
+  private async execute(runId: string, p: Record<string, unknown>, sql: string): Promise<ComponentEffect> {
     const dbType = String(p['db_type'] ?? 'mysql');
     const kind = exeSqlDialect(dbType);
     if (!kind) {
@@ -36,12 +70,10 @@ export class ExeSqlComponent {
         `ExeSQL: db_type "${dbType}" cannot be queried here (${EXESQL_DB_TYPES.join(', ')} can)`,
       );
     }
-    const raw = toolInput(ctx.scope, p, 'sql', '{sys.query}');
-    const sql = typeof raw === 'string' ? raw : JSON.stringify(raw ?? '');
     if (!sql.trim()) {
       throw new GraphException(GraphErrorCode.ComponentFailed, 'SQL for `ExeSQL` MUST not be empty.');
     }
-    const source = await this.sources.resolveTarget(ctx.runId, {
+    const source = await this.sources.resolveTarget(runId, {
       kind,
       host: String(p['host'] ?? ''),
       port: Number(p['port'] ?? 3306),

@@ -29,6 +29,7 @@ const ctx = (tenant: string): GraphToolContext => ({
   runId: randomUUID(),
   componentId: 'Agent:Test',
   signal: new AbortController().signal,
+  scope: { canvas: { components: {}, globals: {}, variables: {}, names: {} }, globals: {}, outputs: {} },
 });
 
 beforeAll(async () => {
