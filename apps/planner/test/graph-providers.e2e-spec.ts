@@ -125,6 +125,61 @@ async function runToEnd(agentId: string, prompt: string) {
   };
 }
 
+describe("an LLM's max_retries and delay_after_error (RAGFlow's retry, as an absolute count)", () => {
+  const llmCanvas = () =>
+    canvas({
+      'LLM:Ask': {
+        name: 'LLM',
+        params: {
+          llm_id: 'scripted',
+          sys_prompt: 'Answer.',
+          prompts: [{ role: 'user', content: '{sys.query}' }],
+          max_retries: 2,
+          delay_after_error: 0.3,
+        },
+        downstream: ['Message:Show'],
+      },
+      'Message:Show': { name: 'Message', params: { content: ['{LLM:Ask@content}'] } },
+    });
+  const failing = (times: number) => [
+    { name: 'down', times, when: { system_includes: 'Answer.' }, reply: { status: 503 } },
+    { name: 'up', times: 1, when: { system_includes: 'Answer.' }, reply: { content: 'fine now' } },
+  ];
+  const calls = async () =>
+    ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string }[]).map((r) => r.rule);
+
+  it('a model that fails twice: the third call answers, delay_after_error apart', async () => {
+    await stack.putScript({ strict: true, models: ['scripted'], rules: failing(2) });
+    const agent = await createAgent('llm-retry-ok', llmCanvas());
+    const started = Date.now();
+    const r = await runToEnd(agent, 'hello?');
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.answer).toBe('fine now');
+    expect(await calls()).toEqual(['down', 'down', 'up']);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+  });
+
+  it('a model that fails three times: exactly three calls, then the component fails naming the count', async () => {
+    await stack.putScript({ strict: true, models: ['scripted'], rules: failing(3) });
+    const agent = await createAgent('llm-retry-fail', llmCanvas());
+    const r = await runToEnd(agent, 'hello?');
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error.message).toContain('component LLM:Ask');
+    expect(r.run.error.message).toContain('3 calls: max_retries 2');
+    // No redelivery of the task multiplies the count.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await calls()).toEqual(['down', 'down', 'down']);
+  });
+
+  it('refuses on save a max_retries that is not a non-negative integer', async () => {
+    const bad = llmCanvas() as { components: Record<string, { obj: { params: Record<string, unknown> } }> };
+    bad.components['LLM:Ask'].obj.params['max_retries'] = -1;
+    const res = await saveAgent('llm-retry-bad', bad);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('max_retries must be a non-negative integer');
+  });
+});
+
 describe('graph providers: components that call out', () => {
   it('admin API: a provider key is sealed, listed by fingerprint only, rotated and revoked', async () => {
     const set = await stack.api(

@@ -191,3 +191,4 @@ export {
   pureComponent,
 } from './lib/pure-components';
 export { EXESQL_DB_TYPES, exeSqlDialect } from './lib/exe-sql';
+export { type LlmRetryPolicy, llmRetryPolicy, llmRetryProblem } from './lib/llm-retry';

@@ -1,3 +1,4 @@
+import { llmRetryProblem } from './llm-retry';
 import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
 import { type z } from 'zod';
 import { CategorizeParamsSchema } from './categorize';
@@ -142,12 +143,17 @@ function requiredParams(c: NormalizedComponent): GraphProblem[] {
       }
       break;
     case 'LLM':
-    case 'Agent':
+    case 'Agent': {
       // RAGFlow refuses to load an LLM or Agent without a model (the stock template as shipped).
       if (typeof p['llm_id'] !== 'string' || p['llm_id'].trim() === '') {
         missing('llm_id', `an ${c.name} needs a model (llm_id)`);
       }
+      const retry = llmRetryProblem(p);
+      if (retry) {
+        missing(retry.field, retry.message);
+      }
       break;
+    }
     case 'ExeSQL':
       problems.push(...exeSqlProblem(c, p, 'db_type'));
       break;

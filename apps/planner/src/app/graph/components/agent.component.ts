@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   AIMessage,
@@ -17,10 +18,12 @@ import {
   type AgentToolEntry,
   GraphErrorCode,
   GraphException,
+  type LlmRetryPolicy,
   type VariableScope,
   canvasHistory,
   citationPrompt,
   historyWindow,
+  llmRetryPolicy,
   templateText,
   promptsWithHistory,
   pyStr,
@@ -44,7 +47,13 @@ import {
   type McpCallRequest,
 } from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
-import { ChatModels, classifyLlmError, collectUsage, invokeStructured } from '@switchyard/models';
+import {
+  ChatModels,
+  LlmCallException,
+  classifyLlmError,
+  collectUsage,
+  invokeStructured,
+} from '@switchyard/models';
 import { NodeDirectory } from '@switchyard/platform';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import { GRAPH_TOOL_FACTORIES, type GraphTool, type GraphToolFactory } from '../graph-tool';
@@ -207,8 +216,9 @@ export class AgentComponent {
     const components = (p.tools ?? []).map((entry, i) => this.tool(ctx, call, entry, i, found));
     const tools = [...components, ...this.mcpTools(ctx, call, p, components.length)];
     const messages = this.messages(ctx, call, p.cite, tools.length > 0);
+    const retry = llmRetryPolicy(call.params);
     if (!tools.length) {
-      const reply = await this.invoke(messages, ctx.signal);
+      const reply = await this.invoke(messages, ctx.signal, undefined, retry);
       const content = textOf(reply);
       return { content, streamed: content, chunks: 0 };
     }
@@ -219,7 +229,7 @@ export class AgentComponent {
     let content = '';
     let streamed = '';
     for (let round = 0; round <= p.max_rounds; round++) {
-      const reply = await this.invoke(messages, ctx.signal, model);
+      const reply = await this.invoke(messages, ctx.signal, model, retry);
       const text = textOf(reply);
       const calls = reply.tool_calls ?? [];
       if (!calls.length) {
@@ -244,7 +254,7 @@ export class AgentComponent {
     }
     messages.push(new HumanMessage(`Exceed max rounds: ${p.max_rounds}`));
     // Streaming, RAGFlow asks once more with the tools offered; otherwise a plain call.
-    const last = await this.invoke(messages, ctx.signal, call.streaming ? model : undefined);
+    const last = await this.invoke(messages, ctx.signal, call.streaming ? model : undefined, retry);
     const text = textOf(last);
     return { content: content + text, streamed: streamed + text, chunks: found.chunks };
   }
@@ -558,11 +568,26 @@ export class AgentComponent {
     messages: BaseMessage[],
     signal: AbortSignal,
     model: Runnable<BaseMessage[], AIMessageChunk> = this.models.chat({ role: CHAT_ROLE }),
+    retry?: LlmRetryPolicy,
   ): Promise<AIMessage> {
-    try {
-      return (await model.invoke(messages, { signal })) as AIMessage;
-    } catch (err) {
-      throw classifyLlmError(err);
+    for (let call = 1; ; call++) {
+      try {
+        return (await model.invoke(messages, { signal })) as AIMessage;
+      } catch (err) {
+        const e = classifyLlmError(err);
+        if (!retry || !e.retryable || signal.aborted) {
+          throw e;
+        }
+        if (call >= retry.attempts) {
+          // The canvas's count is absolute: the failure is final, no redelivery multiplies it.
+          throw new LlmCallException(
+            `${e.message} (${call} call${call === 1 ? '' : 's'}: max_retries ${retry.attempts - 1})`,
+            e.code,
+            false,
+          );
+        }
+        await sleep(retry.delayMs, undefined, { signal });
+      }
     }
   }
 }
