@@ -26,3 +26,4 @@ export {
   YahooFinanceParamsSchema,
 } from './lib/yahoo-finance.client';
 export { ProviderKeys } from './lib/provider-keys.store';
+export * from './lib/web-tools';

@@ -32,6 +32,14 @@ export const INLINE_COMPONENTS = [
 export type InlineComponentName = (typeof INLINE_COMPONENTS)[number];
 export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify'];
 
+/**
+ * RAGFlow's web tools that run here, as canvas components and as Agent tools, declared once:
+ * libs/provider-tools has a spec for each (WEB_TOOL_SPECS, typed by this list) and libs/graph's
+ * validator knows them; the RAGFlow tools not listed are refused on save (NOT_YET_RUNNABLE).
+ */
+export const WEB_TOOL_COMPONENTS = ['Wikipedia'] as const;
+export type WebToolComponentName = (typeof WEB_TOOL_COMPONENTS)[number];
+
 /** Whether a RAGFlow component of this name runs inline (see INLINE_COMPONENTS). */
 export function isInlineComponent(name: string): name is InlineComponentName {
   return (INLINE_COMPONENTS as readonly string[]).includes(name);

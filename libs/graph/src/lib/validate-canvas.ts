@@ -1,6 +1,7 @@
 import { llmRetryProblem } from './llm-retry';
 import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
 import { type z } from 'zod';
+import { WEB_TOOL_COMPONENTS } from '@switchyard/contracts';
 import { CategorizeParamsSchema } from './categorize';
 import { DocGeneratorParamsSchema, ExcelProcessorParamsSchema } from './file-components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
@@ -15,7 +16,6 @@ import { variableRefPattern } from './variable-ref';
  */
 export const NOT_YET_RUNNABLE = new Set([
   'TavilyExtract',
-  'Wikipedia',
   'ArXiv',
   'PubMed',
   'Google',
@@ -65,6 +65,7 @@ export const KNOWN_COMPONENTS = new Set([
   'ExcelProcessor',
   'TavilySearch',
   'YahooFinance',
+  ...WEB_TOOL_COMPONENTS,
   ...NOT_YET_RUNNABLE,
 ]);
 

@@ -2,7 +2,20 @@ import { z } from 'zod';
 import { dnsEnvSchema, hostListSchema } from '@switchyard/net-guard';
 
 /** The external providers whose keys a tenant can hold (`provider_keys.provider`). */
-export const PROVIDERS = ['tavily', 'yahoo_finance'] as const;
+export const PROVIDERS = [
+  'tavily',
+  'yahoo_finance',
+  // RAGFlow's keyed web tools (#31): Google and GoogleScholar through SerpApi, QWeather, DeepL,
+  // BaiduFanyi (`appid:secret`), TuShare, Jin10, GitHub (an optional token), Email's SMTP password.
+  'serpapi',
+  'qweather',
+  'deepl',
+  'baidu_fanyi',
+  'tushare',
+  'jin10',
+  'github',
+  'smtp',
+] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 const baseUrl = z

@@ -28,6 +28,7 @@ import { ExcelProcessorComponent } from './components/excel-processor.component'
 import { messageValueText } from './components/message-value';
 import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
+import { WebToolsComponent } from './components/web-tools.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
 
 export type { ComponentContext, ComponentEffect } from '@switchyard/graph';
@@ -48,6 +49,7 @@ export class GraphComponents {
     @Inject(ExcelProcessorComponent) private readonly excelProcessor: ExcelProcessorComponent,
     @Inject(TavilySearchComponent) private readonly tavilySearch: TavilySearchComponent,
     @Inject(YahooFinanceComponent) private readonly yahooFinance: YahooFinanceComponent,
+    @Inject(WebToolsComponent) private readonly webTools: WebToolsComponent,
   ) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
@@ -84,6 +86,9 @@ export class GraphComponents {
       case 'YahooFinance':
         return this.yahooFinance.run(ctx);
       default:
+        if (this.webTools.has(ctx.component.name)) {
+          return this.webTools.run(ctx);
+        }
         throw new GraphException(
           GraphErrorCode.ComponentFailed,
           // validate-canvas refuses these on save (NOT_YET_RUNNABLE): a pinned canvas of an older

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { loadConfig, secretEnvSchema } from '@switchyard/config';
 import { type ComponentTimeouts, parseComponentTimeouts } from '@switchyard/graph';
 import { hostListSchema } from '@switchyard/net-guard';
-import { type ProviderEnv, providerEnvSchema } from '@switchyard/provider-tools';
+import { type ProviderEnv, WEB_TOOLS, providerEnvSchema, webToolUrls } from '@switchyard/provider-tools';
 
 const invokeEnvSchema = z.object({
   // Hosts the Invoke component may reach although they are not public (exact names or IPs).
@@ -38,6 +38,8 @@ export class GraphProvidersConfig {
   readonly timeouts: ComponentTimeouts;
   readonly secretKey: string;
   readonly docsPdfFont: string | undefined;
+  /** Each web tool's base URL (SWITCHYARD_PROVIDER_URL_<TOOL>), by component name. */
+  readonly webToolUrls: Record<string, string>;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.providers = loadConfig(providerEnvSchema, env);
@@ -47,5 +49,6 @@ export class GraphProvidersConfig {
     this.docsPdfFont = hosts.SWITCHYARD_DOCS_PDF_FONT || undefined;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
     this.timeouts = parseComponentTimeouts(env);
+    this.webToolUrls = webToolUrls(WEB_TOOLS, env);
   }
 }

@@ -6,6 +6,7 @@ import { CodeExecComponent } from './components/code-exec';
 import { ExeSqlComponent } from './components/exe-sql.component';
 import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
+import { WebToolsComponent } from './components/web-tools.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
 import { GraphProvidersConfig } from './graph-providers.config';
 import { GRAPH_TOOL_FACTORIES, type GraphToolFactory } from './graph-tool';
@@ -33,10 +34,20 @@ export const GRAPH_PROVIDERS: NestProvider[] = [
   InvokeComponent,
   TavilySearchComponent,
   YahooFinanceComponent,
+  WebToolsComponent,
   {
     // Every Agent tool the planner can offer, by RAGFlow component name.
     provide: GRAPH_TOOL_FACTORIES,
-    useFactory: (...factories: GraphToolFactory[]) => factories,
-    inject: [TavilySearchComponent, YahooFinanceComponent, CodeExecComponent, ExeSqlComponent],
+    useFactory: (web: WebToolsComponent, ...factories: GraphToolFactory[]) => [
+      ...factories,
+      ...web.factories(),
+    ],
+    inject: [
+      WebToolsComponent,
+      TavilySearchComponent,
+      YahooFinanceComponent,
+      CodeExecComponent,
+      ExeSqlComponent,
+    ],
   },
 ];

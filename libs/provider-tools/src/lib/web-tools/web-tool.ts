@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { GuardedFetch } from '@switchyard/net-guard';
+import { type WebChunk, formalizedContent } from '../kb-prompt';
+import { requestJson } from '../provider-http';
+import { ProviderErrorCode, ProviderException } from '../provider.exception';
+
+/**
+ * One of RAGFlow's web tools (agent/tools/*.py), run as a canvas component and offered to an
+ * Agent: what the model is told, what the component reads from its params, and the call. Each
+ * tool's base URL is settable by SWITCHYARD_PROVIDER_URL_<ENV NAME> (mirrors, proxies, tests);
+ * every request goes through net-guard (SWITCHYARD_PROVIDER_ALLOW_HOSTS for non-public hosts).
+ */
+export interface WebToolSpec {
+  /** RAGFlow's `component_name`. */
+  component: string;
+  /** The function name the model sees (RAGFlow's meta name; the Agent appends `_<index>`). */
+  functionName: string;
+  /** `SWITCHYARD_PROVIDER_URL_<envName>`. */
+  envName: string;
+  /** The real service; may hold `{param}` placeholders filled from the params (`{language}`). */
+  defaultBaseUrl: string;
+  /** The tenant provider key the call needs, if any (`PUT /v1/admin/tenants/:id/provider-keys/<key>`). */
+  key?: { provider: string; required: boolean };
+  description: string;
+  /** RAGFlow's meta parameters, as the model sees them (a JSON Schema object). */
+  parameters: Record<string, unknown>;
+  /** The component's inputs and their defaults (RAGFlow's meta `default`, e.g. `{sys.query}`). */
+  inputs: Record<string, unknown>;
+  /** RAGFlow's param defaults (`top_n`, `language`, …), under the canvas's own params. */
+  defaults: Record<string, unknown>;
+  /** The call: the component's outputs and what the model reads as the tool's answer. */
+  call(ctx: WebToolCall, args: Record<string, unknown>): Promise<WebToolResult>;
+}
+
+export interface WebToolCall {
+  fetch: GuardedFetch;
+  /** The base URL with the params' placeholders filled, without a trailing slash. */
+  baseUrl: string;
+  /** The tenant's active key for `spec.key`, when it has one. */
+  apiKey?: string;
+  /** The canvas's params over the tool's defaults. */
+  params: Record<string, unknown>;
+  signal?: AbortSignal;
+}
+
+export interface WebToolResult {
+  outputs: Record<string, unknown>;
+  /** The text the model reads (RAGFlow returns `formalized_content` for most tools). */
+  answer: string;
+  summary: string;
+}
+
+/** The variable that moves a tool's base URL. */
+export const webToolUrlVariable = (spec: Pick<WebToolSpec, 'envName'>): string =>
+  `SWITCHYARD_PROVIDER_URL_${spec.envName}`;
+
+const baseUrlSchema = z
+  .string()
+  .refine((v) => /^https?:\/\/[^/?#]+/.test(v), 'must be an http:// or https:// URL')
+  .refine(
+    (v) => !/[?#]/.test(v) && !/^https?:\/\/[^/]*@/.test(v),
+    'must not carry credentials, a query or a fragment',
+  )
+  .transform((v) => v.replace(/\/+$/, ''));
+
+/** Each tool's base URL from the environment (or its default); a bad one names its variable. */
+export function webToolUrls(specs: readonly WebToolSpec[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const spec of specs) {
+    const name = webToolUrlVariable(spec);
+    const raw = env[name];
+    const parsed = baseUrlSchema.safeParse(raw === undefined || raw === '' ? spec.defaultBaseUrl : raw);
+    if (!parsed.success) {
+      throw new Error(`${name}: ${parsed.error.issues[0]?.message ?? 'invalid URL'}`);
+    }
+    urls[spec.component] = parsed.data;
+  }
+  return urls;
+}
+
+/** A base URL's `{param}` placeholders filled from the params (URL-encoded). */
+export function fillBaseUrl(template: string, params: Record<string, unknown>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (_, name: string) =>
+    encodeURIComponent(String(params[name] ?? '')),
+  );
+}
+
+/** GET (or any request) answered with JSON, failures as ProviderException naming the tool. */
+export function getJson(
+  ctx: WebToolCall,
+  tool: string,
+  url: string,
+  init: RequestInit = {},
+): Promise<unknown> {
+  return requestJson(ctx.fetch, tool, url, { ...init, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+}
+
+/** A request answered with text (XML, HTML), failures as ProviderException naming the tool. */
+export async function getText(
+  ctx: WebToolCall,
+  tool: string,
+  url: string,
+  init: RequestInit = {},
+): Promise<string> {
+  let res: Response;
+  try {
+    res = await ctx.fetch(url, {
+      ...init,
+      redirect: 'manual',
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError' || ctx.signal?.aborted) {
+      throw err;
+    }
+    throw new ProviderException(ProviderErrorCode.Network, `${tool}: ${(err as Error).message}`);
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    throw new ProviderException(
+      res.status === 429 || res.status >= 500 ? ProviderErrorCode.Unavailable : ProviderErrorCode.BadResponse,
+      `${tool} answered ${res.status}${text ? `: ${text.slice(0, 300)}` : ''}`,
+    );
+  }
+  return text;
+}
+
+/** The usual result of a search tool: its chunks as `formalized_content` (RAGFlow `_retrieve_chunks`). */
+export function chunksResult(
+  tool: string,
+  chunks: readonly WebChunk[],
+  extra: Record<string, unknown> = {},
+): WebToolResult {
+  const formalized = formalizedContent(chunks);
+  return {
+    outputs: { formalized_content: formalized, ...extra },
+    answer: formalized,
+    summary: `${tool}: ${chunks.length} result(s)`,
+  };
+}
+
+/** RAGFlow's answer to an empty query: empty content, no call. */
+export const emptyResult = (tool: string): WebToolResult => ({
+  outputs: { formalized_content: '' },
+  answer: '',
+  summary: `${tool}: empty query, nothing searched`,
+});
+
+/** A positive integer param (RAGFlow `check_positive_integer`), else the error names it. */
+export function positiveInt(params: Record<string, unknown>, name: string, tool: string): number {
+  const v = Number(params[name]);
+  if (!Number.isInteger(v) || v <= 0) {
+    throw new ProviderException(
+      ProviderErrorCode.InvalidInput,
+      `${tool}: ${name} must be a positive integer`,
+    );
+  }
+  return v;
+}
