@@ -1,3 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SMTPServer } from 'smtp-server';
 import { componentIdOfNode } from '@switchyard/contracts';
 import { WEB_TOOLS } from '@switchyard/provider-tools';
 import { ProviderStandIn, TestStack } from '@switchyard/testing';
@@ -14,9 +20,81 @@ let stack: TestStack;
 let standIn: ProviderStandIn;
 let tenant: { id: string; key: string };
 
+// Email: a real SMTP server on loopback that offers STARTTLS with a certificate made for the test
+// (trusted by the planner through NODE_EXTRA_CA_CERTS) and refuses AUTH before TLS.
+const SMTP_PASSWORD = 'smtp-secret-of-the-tenant';
+interface Mail {
+  from: string;
+  to: string[];
+  data: string;
+  secure: boolean;
+}
+const mails: Mail[] = [];
+let smtp: SMTPServer;
+let smtpPort = 0;
+let certDir = '';
+
+async function startSmtp(): Promise<void> {
+  certDir = mkdtempSync(join(tmpdir(), 'sy-smtp-'));
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  smtp = new SMTPServer({
+    key: readFileSync(join(certDir, 'key.pem')),
+    cert: readFileSync(join(certDir, 'cert.pem')),
+    onAuth: (auth, _session, cb) =>
+      auth.username === 'bot@example.com' && auth.password === SMTP_PASSWORD
+        ? cb(null, { user: 'bot' })
+        : cb(new Error('Invalid username or password')),
+    onData: (stream, session, cb) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        mails.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString('utf8'),
+          secure: session.secure,
+        });
+        cb();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = (smtp.server.address() as AddressInfo).port;
+}
+
+const emailParams = (user = 'bot@example.com') => ({
+  smtp_server: 'localhost',
+  smtp_port: smtpPort,
+  email: 'bot@example.com',
+  smtp_username: user,
+  sender_name: 'Report Bot',
+  password: 'never-used-the-tenant-key-is',
+});
+
 const prefixOf = (c: WebToolCase) => c.envName.toLowerCase();
 
 beforeAll(async () => {
+  await startSmtp();
   standIn = new ProviderStandIn();
   for (const c of WEB_TOOL_CASES) {
     c.routes(standIn, prefixOf(c));
@@ -26,18 +104,23 @@ beforeAll(async () => {
     script: 'apps/planner/test/fixtures/graph.script.json',
     env: {
       SWITCHYARD_ADMIN_TOKEN: ADMIN,
-      SWITCHYARD_PROVIDER_ALLOW_HOSTS: '127.0.0.1',
+      SWITCHYARD_PROVIDER_ALLOW_HOSTS: '127.0.0.1,localhost',
+      NODE_EXTRA_CA_CERTS: join(certDir, 'cert.pem'),
       ...Object.fromEntries(
         WEB_TOOL_CASES.map((c) => [`SWITCHYARD_PROVIDER_URL_${c.envName}`, `${standIn.url}/${prefixOf(c)}`]),
       ),
     },
   });
   tenant = await stack.newTenant('web-tools', ADMIN);
-  for (const c of WEB_TOOL_CASES.filter((x) => x.key)) {
+  const keys = [
+    ...WEB_TOOL_CASES.flatMap((c) => (c.key ? [c.key] : [])),
+    { provider: 'smtp', secret: SMTP_PASSWORD },
+  ];
+  for (const key of keys) {
     const set = await stack.api(
       'PUT',
-      `/v1/admin/tenants/${tenant.id}/provider-keys/${c.key!.provider}`,
-      { secret: c.key!.secret },
+      `/v1/admin/tenants/${tenant.id}/provider-keys/${key.provider}`,
+      { secret: key.secret },
       { Authorization: `Bearer ${ADMIN}` },
     );
     expect(set.status).toBe(200);
@@ -47,6 +130,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await standIn?.stop();
+  await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+  rmSync(certDir, { recursive: true, force: true });
 });
 
 const asTenant = () => ({ Authorization: `Bearer ${tenant.key}` });
@@ -122,6 +207,112 @@ describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name
     );
     expect(run.error).toBeNull();
     expect(run.output.answer).toMatch(new RegExp(`read it: ${fn}$`));
+  });
+});
+
+describe('Email', () => {
+  it('sends an HTML mail over STARTTLS with the tenant key, To and CC, as RAGFlow does', async () => {
+    const before = mails.length;
+    const { run, actions } = await runAgent(
+      'web-email',
+      canvas({
+        'Email:Send': {
+          name: 'Email',
+          params: {
+            ...emailParams(),
+            cc_email: 'boss@example.com,team@example.com',
+            subject: 'Weekly',
+            content: '<b>All good</b>',
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['sent={Email:Send@success}'] } },
+      }),
+      'reader@example.com',
+    );
+    expect(run.error).toBeNull();
+    // RAGFlow's Message shows a bool as json.dumps does.
+    expect(run.output.answer).toBe('sent=true');
+    expect(actions.find((a) => componentIdOfNode(a.node) === 'Email:Send')?.result.outputs).toEqual({
+      success: true,
+    });
+    const mail = mails.slice(before);
+    expect(mail).toHaveLength(1);
+    expect(mail[0].secure).toBe(true);
+    expect(mail[0].from).toBe('bot@example.com');
+    expect(mail[0].to).toEqual(['reader@example.com', 'boss@example.com', 'team@example.com']);
+    expect(mail[0].data).toContain('Subject: Weekly');
+    expect(mail[0].data).toContain('From: Report Bot <bot@example.com>');
+    expect(mail[0].data).toContain('Content-Type: text/html');
+    expect(mail[0].data).toContain('<b>All good</b>');
+  });
+
+  it("a login the server refuses fails the component with RAGFlow's message; nothing is sent", async () => {
+    const before = mails.length;
+    const { run } = await runAgent(
+      'web-email-bad-login',
+      canvas({
+        'Email:Send': {
+          name: 'Email',
+          params: emailParams('intruder@example.com'),
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{Email:Send@success}'] } },
+      }),
+      'reader@example.com',
+    );
+    expect(run.status).toBe('failed');
+    expect(run.error.message).toContain('SMTP Authentication failed');
+    expect(mails.length).toBe(before);
+  });
+
+  it("is an Agent's tool: the model writes the mail, the tool answers True", async () => {
+    const before = mails.length;
+    await stack.putScript({
+      strict: true,
+      models: ['scripted'],
+      rules: [
+        {
+          name: 'call',
+          times: 1,
+          when: { last_role: 'user', tools_include: 'email_0' },
+          reply: {
+            tool_calls: [
+              {
+                name: 'email_0',
+                arguments: { to_email: 'ceo@example.com', subject: 'Numbers', content: 'Up 3%' },
+              },
+            ],
+          },
+        },
+        {
+          name: 'answer',
+          times: 1,
+          when: { last_role: 'tool', any_includes: 'True' },
+          reply: { content: 'mailed' },
+        },
+      ],
+    });
+    const { run } = await runAgent(
+      'agent-email',
+      canvas({
+        'Agent:Mailer': {
+          name: 'Agent',
+          params: {
+            llm_id: 'scripted',
+            sys_prompt: 'Send the mail.',
+            prompts: [{ role: 'user', content: '{sys.query}' }],
+            tools: [{ component_name: 'Email', name: 'Email', params: emailParams() }],
+          },
+          downstream: ['Message:Show'],
+        },
+        'Message:Show': { name: 'Message', params: { content: ['{Agent:Mailer@content}'] } },
+      }),
+      'tell the ceo',
+    );
+    expect(run.error).toBeNull();
+    expect(run.output.answer).toMatch(/mailed$/);
+    expect(mails.slice(before).map((m) => m.to)).toEqual([['ceo@example.com']]);
   });
 });
 

@@ -6,7 +6,7 @@ export {
   PROVIDER_ALLOW_VARIABLE,
 } from './lib/provider-tools.config';
 export { ProviderErrorCode, ProviderException } from './lib/provider.exception';
-export { providerFetch } from './lib/provider-http';
+export { providerFetch, providerHostVetting } from './lib/provider-http';
 export { type WebChunk, formalizedContent } from './lib/kb-prompt';
 export { type Cell, type MarkdownTableOptions, formatG, markdownTable } from './lib/markdown-table';
 export {

@@ -22,7 +22,6 @@ export const NOT_YET_RUNNABLE = new Set([
   'GoogleScholar',
   'DuckDuckGo',
   'GitHub',
-  'Email',
   'SearXNG',
   'Crawler',
   'WenCai',

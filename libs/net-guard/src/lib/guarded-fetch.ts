@@ -51,3 +51,27 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
     }
   };
 }
+
+/**
+ * The one address a non-HTTP client (SMTP) connects to for `host`, checked as the guarded fetch
+ * checks its hosts: every answer must be public unless the host is allowed by name. The caller
+ * connects to the returned address (with `host` as the TLS server name), so what was checked is
+ * what is connected to.
+ */
+export async function vettedAddress(host: string, opts: GuardedFetchOptions): Promise<string> {
+  const name = normalizeHost(host);
+  const allowed = opts.allowHosts.map(normalizeHost).includes(name);
+  const answers = isIP(name) ? [{ address: name }] : await (opts.lookup ?? systemLookup)(name);
+  if (answers.length === 0) {
+    throw new Error(`${host} does not resolve`);
+  }
+  if (!allowed) {
+    for (const { address } of answers) {
+      const reason = forbiddenAddressReason(address);
+      if (reason) {
+        throw refusal(host, address, reason, opts.allowVariable);
+      }
+    }
+  }
+  return answers[0].address;
+}

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type GuardedFetch, guardedFetch, toolLookup } from '@switchyard/net-guard';
+import { type GuardedFetch, guardedFetch, toolLookup, vettedAddress } from '@switchyard/net-guard';
 import { PROVIDER_ALLOW_VARIABLE, type ProviderEnv } from './provider-tools.config';
 import { ProviderErrorCode, ProviderException } from './provider.exception';
 
@@ -10,6 +10,16 @@ export function providerFetch(env: ProviderEnv): GuardedFetch {
     allowVariable: PROVIDER_ALLOW_VARIABLE,
     lookup: toolLookup(env),
   });
+}
+
+/** The address a non-HTTP provider client connects to for a host, under the same rule as providerFetch. */
+export function providerHostVetting(env: ProviderEnv): (host: string) => Promise<string> {
+  return (host) =>
+    vettedAddress(host, {
+      allowHosts: env.SWITCHYARD_PROVIDER_ALLOW_HOSTS,
+      allowVariable: PROVIDER_ALLOW_VARIABLE,
+      lookup: toolLookup(env),
+    });
 }
 
 /** Sends one request and reads a JSON answer, mapping failures to ProviderException. */

@@ -41,6 +41,11 @@ export interface WebToolCall {
   /** The canvas's params over the tool's defaults. */
   params: Record<string, unknown>;
   signal?: AbortSignal;
+  /**
+   * For a tool that is not HTTP (Email's SMTP): the address to connect to for a host, checked
+   * as `fetch` checks its hosts (SWITCHYARD_PROVIDER_ALLOW_HOSTS for non-public ones).
+   */
+  vetHost?: (host: string) => Promise<string>;
 }
 
 export interface WebToolResult {

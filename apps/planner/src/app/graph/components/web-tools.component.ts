@@ -10,6 +10,7 @@ import {
   type WebToolSpec,
   fillBaseUrl,
   providerFetch,
+  providerHostVetting,
   webToolUrlVariable,
 } from '@switchyard/provider-tools';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
@@ -28,12 +29,14 @@ import { toolInput } from './tool-input';
 export class WebToolsComponent {
   private readonly specs = new Map(WEB_TOOLS.map((s) => [s.component, s]));
   private readonly fetcher: GuardedFetch;
+  private readonly vetHost: (host: string) => Promise<string>;
 
   constructor(
     @Inject(GraphProvidersConfig) private readonly config: GraphProvidersConfig,
     @Inject(ProviderKeys) private readonly keys: ProviderKeys,
   ) {
     this.fetcher = providerFetch(config.providers);
+    this.vetHost = providerHostVetting(config.providers);
   }
 
   /** Whether `component` is one of the web tools. */
@@ -104,6 +107,7 @@ export class WebToolsComponent {
     return spec.call(
       {
         fetch: this.fetcher,
+        vetHost: this.vetHost,
         baseUrl: fillBaseUrl(template, params),
         params,
         signal,
