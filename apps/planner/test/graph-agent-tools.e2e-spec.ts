@@ -230,14 +230,14 @@ describe('graph agents: Agents with tools', () => {
     const broken = dsl('user_interaction.json') as {
       dsl: { components: Record<string, { obj: { params: { tools: { component_name: string }[] } } }> };
     };
-    broken.dsl.components['Agent:TangyWordsType'].obj.params.tools[0].component_name = 'WenCai';
+    broken.dsl.components['Agent:TangyWordsType'].obj.params.tools[0].component_name = 'Baidu';
     const res = await stack.api('POST', '/v1/agents', { name: 'unbuilt-tool', kind: 'graph', dsl: broken });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toContainEqual(
       expect.objectContaining({
         component: 'Agent:TangyWordsType',
         code: 'unsupported_component',
-        message: 'the WenCai tool cannot run here yet',
+        message: 'the Baidu tool cannot run here yet',
       }),
     );
   });

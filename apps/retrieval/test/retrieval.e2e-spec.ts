@@ -379,7 +379,11 @@ describe('ingesting files (multipart/form-data)', () => {
   ): Promise<{ status: number; body: Json }> => {
     const form = new FormData();
     for (const p of parts) {
-      form.append('files', new Blob([p.data], { type: p.type }), p.name);
+      form.append(
+        'files',
+        new Blob([typeof p.data === 'string' ? p.data : new Uint8Array(p.data)], { type: p.type }),
+        p.name,
+      );
     }
     if (metadata !== undefined) {
       form.append('metadata', metadata);

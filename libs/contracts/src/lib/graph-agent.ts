@@ -37,7 +37,22 @@ export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify'];
  * libs/provider-tools has a spec for each (WEB_TOOL_SPECS, typed by this list) and libs/graph's
  * validator knows them; the RAGFlow tools not listed are refused on save (NOT_YET_RUNNABLE).
  */
-export const WEB_TOOL_COMPONENTS = ['Wikipedia', 'Email'] as const;
+export const WEB_TOOL_COMPONENTS = [
+  'Wikipedia',
+  'Email',
+  'AkShare',
+  'WenCai',
+  'GitHub',
+  'SearXNG',
+  'Google',
+  'GoogleScholar',
+  'DuckDuckGo',
+  'ArXiv',
+  'PubMed',
+  'QWeather',
+  'DeepL',
+  'BaiduFanyi',
+] as const;
 export type WebToolComponentName = (typeof WEB_TOOL_COMPONENTS)[number];
 
 /** Whether a RAGFlow component of this name runs inline (see INLINE_COMPONENTS). */

@@ -161,12 +161,12 @@ describe(validateCanvas.name, () => {
     ],
     [
       'a RAGFlow tool not run here yet, as a component',
-      (d) => ((d.components['Message:B']['obj'] as { component_name: string }).component_name = 'WenCai'),
+      (d) => ((d.components['Message:B']['obj'] as { component_name: string }).component_name = 'Baidu'),
       {
         code: GraphErrorCode.UnsupportedComponent,
         component: 'Message:B',
         field: 'component_name',
-        message: 'the WenCai component cannot run here yet',
+        message: 'the Baidu component cannot run here yet',
       },
     ],
     [
@@ -177,13 +177,13 @@ describe(validateCanvas.name, () => {
           params: Record<string, unknown>;
         };
         obj.component_name = 'Agent';
-        obj.params = { tools: [{ component_name: 'TavilySearch' }, { component_name: 'WenCai' }] };
+        obj.params = { tools: [{ component_name: 'TavilySearch' }, { component_name: 'Baidu' }] };
       },
       {
         code: GraphErrorCode.UnsupportedComponent,
         component: 'Message:B',
         field: 'params.tools.1.component_name',
-        message: 'the WenCai tool cannot run here yet',
+        message: 'the Baidu tool cannot run here yet',
       },
     ],
     [

@@ -16,22 +16,10 @@ import { variableRefPattern } from './variable-ref';
  */
 export const NOT_YET_RUNNABLE = new Set([
   'TavilyExtract',
-  'ArXiv',
-  'PubMed',
-  'Google',
-  'GoogleScholar',
-  'DuckDuckGo',
-  'GitHub',
-  'SearXNG',
   'Crawler',
-  'WenCai',
-  'AkShare',
   'Jin10',
   'TuShare',
-  'QWeather',
-  'DeepL',
   'Baidu',
-  'BaiduFanyi',
 ]);
 
 /**

@@ -1,6 +1,18 @@
 import type { WebToolComponentName } from '@switchyard/contracts';
 import type { WebToolSpec } from './web-tool';
+import { AKSHARE } from './akshare';
+import { ARXIV } from './arxiv';
+import { BAIDU_FANYI } from './baidufanyi';
+import { DEEPL } from './deepl';
+import { DUCKDUCKGO } from './duckduckgo';
 import { EMAIL } from './email';
+import { GITHUB } from './github';
+import { GOOGLE } from './google';
+import { GOOGLE_SCHOLAR } from './googlescholar';
+import { PUBMED } from './pubmed';
+import { QWEATHER } from './qweather';
+import { SEARXNG } from './searxng';
+import { WENCAI } from './wencai';
 import { WIKIPEDIA } from './wikipedia';
 
 export * from './web-tool';
@@ -9,6 +21,18 @@ export * from './web-tool';
 export const WEB_TOOL_SPECS: Readonly<Record<WebToolComponentName, WebToolSpec>> = {
   Wikipedia: WIKIPEDIA,
   Email: EMAIL,
+  AkShare: AKSHARE,
+  WenCai: WENCAI,
+  GitHub: GITHUB,
+  SearXNG: SEARXNG,
+  Google: GOOGLE,
+  GoogleScholar: GOOGLE_SCHOLAR,
+  DuckDuckGo: DUCKDUCKGO,
+  ArXiv: ARXIV,
+  PubMed: PUBMED,
+  QWeather: QWEATHER,
+  DeepL: DEEPL,
+  BaiduFanyi: BAIDU_FANYI,
 };
 
 export const WEB_TOOLS: readonly WebToolSpec[] = Object.values(WEB_TOOL_SPECS);
