@@ -6,7 +6,19 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = `<rootDir>/${target}`;
 }
 
-const ESM_ONLY = ['p-retry', 'p-queue', 'p-timeout', 'is-network-error', 'uuid'];
+const ESM_ONLY = [
+  'p-retry',
+  'p-queue',
+  'p-timeout',
+  'is-network-error',
+  'uuid',
+  // jsdom 29's own (the web tools' Crawler and Baidu parse pages with it).
+  '@exodus/bytes',
+  '@asamuzakjp/[^/]+',
+  '@csstools/[^/]+',
+  'parse5',
+  'entities',
+];
 
 module.exports = {
   rootDir: __dirname,
@@ -29,7 +41,7 @@ module.exports = {
     ],
     // ESM-only packages the LangGraph SDK loads (Node 20 requires them natively; jest in CJS mode
     // cannot): compiled to CommonJS like the sources. Every other node_modules file is left as is.
-    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.js$`]: [
+    [`/node_modules/(${ESM_ONLY.join('|')})/.+\\.m?js$`]: [
       '@swc/jest',
       {
         swcrc: false,

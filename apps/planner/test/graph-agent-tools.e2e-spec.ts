@@ -226,22 +226,6 @@ describe('graph agents: Agents with tools', () => {
     expect(agentAction.usage.total_tokens).toBeGreaterThan(0);
   });
 
-  it('refuses on save an Agent listing a RAGFlow tool this runtime does not run yet, naming it', async () => {
-    const broken = dsl('user_interaction.json') as {
-      dsl: { components: Record<string, { obj: { params: { tools: { component_name: string }[] } } }> };
-    };
-    broken.dsl.components['Agent:TangyWordsType'].obj.params.tools[0].component_name = 'Baidu';
-    const res = await stack.api('POST', '/v1/agents', { name: 'unbuilt-tool', kind: 'graph', dsl: broken });
-    expect(res.status).toBe(400);
-    expect(res.body.error.details).toContainEqual(
-      expect.objectContaining({
-        component: 'Agent:TangyWordsType',
-        code: 'unsupported_component',
-        message: 'the Baidu tool cannot run here yet',
-      }),
-    );
-  });
-
   it('an Agent listing a tool component nobody provides fails with a component error naming it', async () => {
     const broken = dsl('user_interaction.json') as {
       dsl: { components: Record<string, { obj: { params: { tools: { component_name: string }[] } } }> };
@@ -253,7 +237,7 @@ describe('graph agents: Agents with tools', () => {
     const r = await runTurns(agent, g);
     expect(r.run.status).toBe('failed');
     expect(r.run.error.message).toBe(
-      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Teleporter component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, CodeExec, ExeSQL, calculator, http_get, http_request, sql_query)',
+      'component Agent:TangyWordsType: Agent Agent:TangyWordsType: tool 0 is a Teleporter component, which is not available as a tool here (available: Agent, Retrieval, TavilySearch, YahooFinance, CodeExec, ExeSQL, Wikipedia, Email, AkShare, WenCai, GitHub, SearXNG, Google, GoogleScholar, DuckDuckGo, ArXiv, PubMed, QWeather, DeepL, BaiduFanyi, TuShare, Jin10, TavilyExtract, Crawler, Baidu, calculator, http_get, http_request, sql_query)',
     );
   });
 

@@ -147,6 +147,11 @@ async function runAgent(name: string, dsl: Record<string, unknown>, prompt: stri
   return { run, actions };
 }
 
+/** A case's texts with the stand-in's URL in place of STANDIN (the Crawler's page is the stand-in's). */
+const located = <T>(value: T): T => JSON.parse(JSON.stringify(value).split('STANDIN').join(standIn.url)) as T;
+/** An output as the component left it, as text (a list or an object as JSON). */
+const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
 describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name, c) => {
   it('runs as a canvas component on the stand-in, its output shown by a Message', async () => {
     const id = `${c.component}:Tool`;
@@ -157,13 +162,13 @@ describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name
         [id]: { name: c.component, params: c.params, downstream: ['Message:Show'] },
         'Message:Show': { name: 'Message', params: { content: [`{${id}@${output}}`] } },
       }),
-      c.prompt,
+      located(c.prompt),
     );
     expect(run.error).toBeNull();
     expect(run.status).toBe('succeeded');
     const outputs = actions.find((a) => componentIdOfNode(a.node) === id)?.result.outputs ?? {};
     for (const text of c.expected) {
-      expect(String(outputs[output])).toContain(text);
+      expect(asText(outputs[output])).toContain(text);
       expect(run.output.answer).toContain(text);
     }
   });
@@ -178,7 +183,7 @@ describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name
           name: 'call',
           times: 1,
           when: { last_role: 'user', has_tools: true },
-          reply: { tool_calls: [{ name: fn, arguments: c.agent.args }] },
+          reply: { tool_calls: [{ name: fn, arguments: located(c.agent.args) }] },
         },
         {
           name: 'answer',
@@ -203,7 +208,7 @@ describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name
         },
         'Message:Show': { name: 'Message', params: { content: ['{Agent:Use@content}'] } },
       }),
-      c.prompt,
+      located(c.prompt),
     );
     expect(run.error).toBeNull();
     expect(run.output.answer).toMatch(new RegExp(`read it: ${fn}$`));

@@ -9,7 +9,7 @@ export {
 } from './lib/dsl.schema';
 export { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './lib/graph.exception';
 export { componentsFromGraph, parseCanvas } from './lib/normalize-dsl';
-export { KNOWN_COMPONENTS, NOT_YET_RUNNABLE, canvasProblems, validateCanvas } from './lib/validate-canvas';
+export { KNOWN_COMPONENTS, canvasProblems, validateCanvas } from './lib/validate-canvas';
 export {
   type VariableScope,
   type TemplateSegment,

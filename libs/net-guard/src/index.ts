@@ -9,4 +9,9 @@ export {
   hostListSchema,
 } from './lib/lookup';
 export { type ResolvedAddress, pinnedLookup, vettingLookup, refusal } from './lib/socket-lookup';
-export { type GuardedFetch, type GuardedFetchOptions, guardedFetch, vettedAddress } from './lib/guarded-fetch';
+export {
+  type GuardedFetch,
+  type GuardedFetchOptions,
+  guardedFetch,
+  vettedAddress,
+} from './lib/guarded-fetch';

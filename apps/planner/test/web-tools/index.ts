@@ -1,5 +1,10 @@
 import type { WebToolCase } from './web-tool-case';
 import { AKSHARE_CASE } from './akshare.case';
+import { BAIDU_CASE } from './baidu.case';
+import { CRAWLER_CASE } from './crawler.case';
+import { JIN10_CASE } from './jin10.case';
+import { TAVILY_EXTRACT_CASE } from './tavilyextract.case';
+import { TUSHARE_CASE } from './tushare.case';
 import { ARXIV_CASE } from './arxiv.case';
 import { BAIDU_FANYI_CASE } from './baidufanyi.case';
 import { DEEPL_CASE } from './deepl.case';
@@ -30,4 +35,9 @@ export const WEB_TOOL_CASES: readonly WebToolCase[] = [
   QWEATHER_CASE,
   DEEPL_CASE,
   BAIDU_FANYI_CASE,
+  TUSHARE_CASE,
+  JIN10_CASE,
+  TAVILY_EXTRACT_CASE,
+  CRAWLER_CASE,
+  BAIDU_CASE,
 ];

@@ -35,7 +35,8 @@ export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify'];
 /**
  * RAGFlow's web tools that run here, as canvas components and as Agent tools, declared once:
  * libs/provider-tools has a spec for each (WEB_TOOL_SPECS, typed by this list) and libs/graph's
- * validator knows them; the RAGFlow tools not listed are refused on save (NOT_YET_RUNNABLE).
+ * validator knows them: every tool of RAGFlow's agent (seed 002) and the older Baidu, BaiduFanyi,
+ * TuShare and Jin10 components.
  */
 export const WEB_TOOL_COMPONENTS = [
   'Wikipedia',
@@ -52,6 +53,11 @@ export const WEB_TOOL_COMPONENTS = [
   'QWeather',
   'DeepL',
   'BaiduFanyi',
+  'TuShare',
+  'Jin10',
+  'TavilyExtract',
+  'Crawler',
+  'Baidu',
 ] as const;
 export type WebToolComponentName = (typeof WEB_TOOL_COMPONENTS)[number];
 

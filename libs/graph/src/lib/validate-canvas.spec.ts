@@ -160,33 +160,6 @@ describe(validateCanvas.name, () => {
       { code: GraphErrorCode.UnknownComponent, component: 'Message:B', field: 'component_name' },
     ],
     [
-      'a RAGFlow tool not run here yet, as a component',
-      (d) => ((d.components['Message:B']['obj'] as { component_name: string }).component_name = 'Baidu'),
-      {
-        code: GraphErrorCode.UnsupportedComponent,
-        component: 'Message:B',
-        field: 'component_name',
-        message: 'the Baidu component cannot run here yet',
-      },
-    ],
-    [
-      'a RAGFlow tool not run here yet, as an Agent tool',
-      (d) => {
-        const obj = d.components['Message:B']['obj'] as {
-          component_name: string;
-          params: Record<string, unknown>;
-        };
-        obj.component_name = 'Agent';
-        obj.params = { tools: [{ component_name: 'TavilySearch' }, { component_name: 'Baidu' }] };
-      },
-      {
-        code: GraphErrorCode.UnsupportedComponent,
-        component: 'Message:B',
-        field: 'params.tools.1.component_name',
-        message: 'the Baidu tool cannot run here yet',
-      },
-    ],
-    [
       'an ExeSQL on an engine not queried here, as a component',
       (d) => {
         const obj = d.components['Message:B']['obj'] as { component_name: string; params: object };

@@ -11,20 +11,8 @@ import { SwitchParamsSchema } from './switch';
 import { variableRefPattern } from './variable-ref';
 
 /**
- * RAGFlow tools this runtime does not run yet (#31): a canvas naming one, as a component or as an
- * Agent's tool, is refused when it is saved — not accepted and failed at run time.
- */
-export const NOT_YET_RUNNABLE = new Set([
-  'TavilyExtract',
-  'Crawler',
-  'Jin10',
-  'TuShare',
-  'Baidu',
-]);
-
-/**
- * RAGFlow's agent components (`agent/component`, `agent/tools`): anything else is unknown. Those
- * this runtime runs, then NOT_YET_RUNNABLE (known, refused on save).
+ * RAGFlow's agent components (`agent/component`, `agent/tools`) and its web tools
+ * (WEB_TOOL_COMPONENTS), all of which run here: anything else is unknown, refused on save.
  */
 export const KNOWN_COMPONENTS = new Set([
   'Begin',
@@ -53,7 +41,6 @@ export const KNOWN_COMPONENTS = new Set([
   'TavilySearch',
   'YahooFinance',
   ...WEB_TOOL_COMPONENTS,
-  ...NOT_YET_RUNNABLE,
 ]);
 
 /** An ExeSQL's `db_type` that cannot be queried here (as a component or an Agent's tool). */
@@ -71,7 +58,7 @@ function exeSqlProblem(c: NormalizedComponent, params: unknown, field: string): 
       ];
 }
 
-/** An Agent's `tools[]` entries that name a RAGFlow tool this runtime does not run yet. */
+/** An Agent's `tools[]` entries whose params cannot run here (an ExeSQL on an engine not queried). */
 function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
   const tools = (c.params as { tools?: unknown }).tools;
   if (c.name !== 'Agent' || !Array.isArray(tools)) {
@@ -80,19 +67,7 @@ function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
   return tools.flatMap((t: unknown, i): GraphProblem[] => {
     const tool = t as { component_name?: unknown; params?: unknown } | null;
     const name = tool?.component_name;
-    if (name === 'ExeSQL') {
-      return exeSqlProblem(c, tool?.params, `params.tools.${i}.params.db_type`);
-    }
-    return typeof name === 'string' && NOT_YET_RUNNABLE.has(name)
-      ? [
-          {
-            code: GraphErrorCode.UnsupportedComponent,
-            component: c.id,
-            field: `params.tools.${i}.component_name`,
-            message: `the ${name} tool cannot run here yet`,
-          },
-        ]
-      : [];
+    return name === 'ExeSQL' ? exeSqlProblem(c, tool?.params, `params.tools.${i}.params.db_type`) : [];
   });
 }
 
@@ -318,14 +293,6 @@ export function canvasProblems(canvas: Canvas): GraphProblem[] {
         message: `unknown component "${c.name}"`,
       });
       continue;
-    }
-    if (NOT_YET_RUNNABLE.has(c.name)) {
-      problems.push({
-        code: GraphErrorCode.UnsupportedComponent,
-        component: c.id,
-        field: 'component_name',
-        message: `the ${c.name} component cannot run here yet`,
-      });
     }
     problems.push(...agentToolProblems(c));
     for (const [field, ids] of targets(c)) {

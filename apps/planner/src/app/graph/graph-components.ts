@@ -91,9 +91,9 @@ export class GraphComponents {
         }
         throw new GraphException(
           GraphErrorCode.ComponentFailed,
-          // validate-canvas refuses these on save (NOT_YET_RUNNABLE): a pinned canvas of an older
-          // release may still name one.
-          `the ${ctx.component.name} component cannot run here yet`,
+          // validate-canvas refuses an unknown component on save: only a pinned canvas saved by
+          // another release could name one.
+          `the ${ctx.component.name} component cannot run here`,
         );
     }
   }

@@ -1,7 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getText, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, getText, positiveInt, queryTool } from './web-tool';
 
 const SORT_BY = ['submittedDate', 'lastUpdatedDate', 'relevance'];
 
@@ -59,18 +59,9 @@ export const ARXIV: WebToolSpec = {
   defaultBaseUrl: 'https://export.arxiv.org',
   description:
     'arXiv is a free distribution service and an open-access archive for nearly 2.4 million scholarly articles in the fields of physics, mathematics, computer science, quantitative biology, quantitative finance, statistics, electrical engineering and systems science, and economics. Materials on this site are not peer-reviewed by arXiv.',
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keywords to execute with arXiv. The keywords should be the most important words/terms(includes synonyms) from the original request.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keywords to execute with arXiv. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+  ),
   defaults: { top_n: 12, sort_by: 'submittedDate' },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
 
 // GitHub's repository search (REST API): `items` on success; a refusal with a 2xx status would
 // carry only a `message`.
@@ -35,18 +35,9 @@ export const GITHUB: WebToolSpec = {
   key: { provider: 'github', required: false },
   description:
     'GitHub repository search is a feature that enables users to find specific repositories on the GitHub platform. This search functionality allows users to locate projects, codebases, and other content hosted on GitHub based on various criteria.',
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keywords to execute with GitHub. The keywords should be the most important words/terms(includes synonyms) from the original request.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keywords to execute with GitHub. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+  ),
   defaults: { top_n: 10 },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');

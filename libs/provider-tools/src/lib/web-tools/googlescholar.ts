@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
 import { serpApiSearch } from './google';
-import { type WebToolSpec, chunksResult, emptyResult, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, positiveInt, queryTool } from './web-tool';
 
 // SerpApi gives at most 20 results a page.
 const MAX_NUM = 20;
@@ -60,18 +60,9 @@ export const GOOGLE_SCHOLAR: WebToolSpec = {
   key: { provider: 'serpapi', required: true },
   description:
     'Google Scholar provides a simple way to broadly search for scholarly literature. From one place, you can search across many disciplines and sources: articles, theses, books, abstracts and court opinions, from academic publishers, professional societies, online repositories, universities and other web sites. Google Scholar helps you find relevant work across the world of scholarly research.',
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keyword to execute with Google Scholar. The keywords should be the most important words/terms(includes synonyms) from the original request.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keyword to execute with Google Scholar. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+  ),
   defaults: { top_n: 12, sort_by: 'relevance', year_low: null, year_high: null, patents: true },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');

@@ -1,6 +1,11 @@
 import type { WebToolComponentName } from '@switchyard/contracts';
 import type { WebToolSpec } from './web-tool';
 import { AKSHARE } from './akshare';
+import { BAIDU } from './baidu';
+import { CRAWLER } from './crawler';
+import { JIN10 } from './jin10';
+import { TAVILY_EXTRACT } from './tavilyextract';
+import { TUSHARE } from './tushare';
 import { ARXIV } from './arxiv';
 import { BAIDU_FANYI } from './baidufanyi';
 import { DEEPL } from './deepl';
@@ -33,6 +38,11 @@ export const WEB_TOOL_SPECS: Readonly<Record<WebToolComponentName, WebToolSpec>>
   QWeather: QWEATHER,
   DeepL: DEEPL,
   BaiduFanyi: BAIDU_FANYI,
+  TuShare: TUSHARE,
+  Jin10: JIN10,
+  TavilyExtract: TAVILY_EXTRACT,
+  Crawler: CRAWLER,
+  Baidu: BAIDU,
 };
 
 export const WEB_TOOLS: readonly WebToolSpec[] = Object.values(WEB_TOOL_SPECS);

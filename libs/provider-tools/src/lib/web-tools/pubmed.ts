@@ -1,7 +1,15 @@
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, getText, positiveInt } from './web-tool';
+import {
+  type WebToolSpec,
+  chunksResult,
+  emptyResult,
+  getJson,
+  getText,
+  positiveInt,
+  queryTool,
+} from './web-tool';
 
 // NCBI's E-utilities, as Bio.Entrez calls them: esearch finds the top_n PubMed ids, efetch
 // returns their records as PubMed XML. NCBI asks every caller for a tool name and an email.
@@ -110,18 +118,9 @@ In addition to MEDLINE, PubMed provides access to:
  - PMC citations
  - NCBI Bookshelf
             `,
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keywords to execute with PubMed. The keywords should be the most important words/terms(includes synonyms) from the original request.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keywords to execute with PubMed. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+  ),
   defaults: { top_n: 12, email: 'A.N.Other@example.com' },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');

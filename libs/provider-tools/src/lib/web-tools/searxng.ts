@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
 
 // A SearXNG instance's search API with `format=json` (the instance must list `json` under
 // `search.formats`, else it answers 403).
@@ -32,18 +32,9 @@ export const SEARXNG: WebToolSpec = {
   description:
     'SearXNG is a privacy-focused metasearch engine that aggregates results from multiple search engines without tracking users. It provides comprehensive web search capabilities.',
   // Upstream's meta also offers the model `searxng_url`; it is left out, as it is not used here.
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keywords to execute with SearXNG. The keywords should be the most important words/terms(includes synonyms) from the original request.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keywords to execute with SearXNG. The keywords should be the most important words/terms(includes synonyms) from the original request.',
+  ),
   // A canvas's `searxng_url` param is ignored, even when it differs from the configured URL.
   defaults: { top_n: 10 },
   async call(ctx, args) {

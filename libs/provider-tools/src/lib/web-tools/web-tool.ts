@@ -162,3 +162,15 @@ export function positiveInt(params: Record<string, unknown>, name: string, tool:
   }
   return v;
 }
+
+/** The model-facing parameters and the input of a tool that takes one `query` (`{sys.query}` by default). */
+export function queryTool(description: string): Pick<WebToolSpec, 'parameters' | 'inputs'> {
+  return {
+    parameters: {
+      type: 'object',
+      properties: { query: { type: 'string', description } },
+      required: ['query'],
+    },
+    inputs: { query: '{sys.query}' },
+  };
+}

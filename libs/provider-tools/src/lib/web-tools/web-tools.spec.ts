@@ -1,12 +1,56 @@
-import { KNOWN_COMPONENTS, NOT_YET_RUNNABLE } from '@switchyard/graph';
+import { KNOWN_COMPONENTS, validateCanvas } from '@switchyard/graph';
 import { WEB_TOOLS, webToolUrlVariable, webToolUrls } from './index';
 
 describe('WEB_TOOLS', () => {
-  it('are RAGFlow components the validator knows and no longer refuses', () => {
+  it('are RAGFlow components the validator accepts, as components and as Agent tools', () => {
     for (const spec of WEB_TOOLS) {
       expect(KNOWN_COMPONENTS.has(spec.component)).toBe(true);
-      expect(NOT_YET_RUNNABLE.has(spec.component)).toBe(false);
+      const canvas = {
+        components: {
+          begin: { obj: { component_name: 'Begin', params: {} }, downstream: ['T:0'], upstream: [] },
+          'T:0': {
+            obj: { component_name: spec.component, params: {} },
+            downstream: ['Agent:A'],
+            upstream: ['begin'],
+          },
+          'Agent:A': {
+            obj: {
+              component_name: 'Agent',
+              params: { llm_id: 'm', tools: [{ component_name: spec.component }] },
+            },
+            downstream: [],
+            upstream: ['T:0'],
+          },
+        },
+      };
+      expect(() => validateCanvas(canvas)).not.toThrow();
     }
+  });
+
+  it("cover every tool of RAGFlow's agent (seed 002) and its older Baidu, BaiduFanyi, TuShare, Jin10", () => {
+    expect(WEB_TOOLS.map((s) => s.component).sort()).toEqual(
+      [
+        'AkShare',
+        'ArXiv',
+        'Baidu',
+        'BaiduFanyi',
+        'Crawler',
+        'DeepL',
+        'DuckDuckGo',
+        'Email',
+        'GitHub',
+        'Google',
+        'GoogleScholar',
+        'Jin10',
+        'PubMed',
+        'QWeather',
+        'SearXNG',
+        'TavilyExtract',
+        'TuShare',
+        'WenCai',
+        'Wikipedia',
+      ].sort(),
+    );
   });
 
   it('take their base URLs from SWITCHYARD_PROVIDER_URL_<TOOL>, naming a bad one', () => {

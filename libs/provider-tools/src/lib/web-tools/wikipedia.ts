@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
 
 // MediaWiki's query API: one call finds the top_n pages by search and returns each page's intro
 // as plain text (what RAGFlow reads as `page.summary`) and its URL.
@@ -32,18 +32,9 @@ export const WIKIPEDIA: WebToolSpec = {
   defaultBaseUrl: 'https://{language}.wikipedia.org',
   description:
     "A wide range of how-to and information pages are made available in wikipedia. Since 2001, it has grown rapidly to become the world's largest reference website. From Wikipedia, the free encyclopedia.",
-  parameters: {
-    type: 'object',
-    properties: {
-      query: {
-        type: 'string',
-        description:
-          'The search keyword to execute with wikipedia. The keyword MUST be a specific subject that can match the title.',
-      },
-    },
-    required: ['query'],
-  },
-  inputs: { query: '{sys.query}' },
+  ...queryTool(
+    'The search keyword to execute with wikipedia. The keyword MUST be a specific subject that can match the title.',
+  ),
   defaults: { top_n: 10, language: 'en' },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
