@@ -215,6 +215,75 @@ describe.each(WEB_TOOL_CASES.map((c) => [c.component, c] as const))('%s', (_name
   });
 });
 
+describe('a canvas of three web tools and a counting Loop', () => {
+  it('runs end to end: the Loop counts to 3 with its own variable, then Wikipedia, GitHub and ArXiv answer', async () => {
+    const topic = 'Photosynthesis';
+    const before = standIn.requests.length;
+    const dsl = canvas({
+      'Loop:Count': {
+        name: 'Loop',
+        params: {
+          loop_variables: [{ variable: 'n', input_mode: 'constant', type: 'number', value: 0 }],
+          logical_operator: 'and',
+          loop_termination_condition: [
+            { variable: 'Loop:Count@n', operator: '≥', input_mode: 'constant', value: 3 },
+          ],
+          maximum_loop_count: 10,
+        },
+        downstream: ['Wikipedia:Look'],
+      },
+      'Wikipedia:Look': {
+        name: 'Wikipedia',
+        params: { top_n: 2, language: 'en' },
+        downstream: ['GitHub:Look'],
+      },
+      'GitHub:Look': { name: 'GitHub', params: { top_n: 2 }, downstream: ['ArXiv:Look'] },
+      'ArXiv:Look': { name: 'ArXiv', params: { top_n: 2 }, downstream: ['Message:Show'] },
+      'Message:Show': {
+        name: 'Message',
+        params: {
+          content: [
+            'n={Loop:Count@n}\n{Wikipedia:Look@formalized_content}\n{GitHub:Look@formalized_content}\n{ArXiv:Look@formalized_content}',
+          ],
+        },
+      },
+    }) as { components: Record<string, unknown> };
+    // The Loop's body: its LoopItem, then a VariableAssigner counting on the Loop's own variable.
+    dsl.components['LoopItem:Start'] = {
+      obj: { component_name: 'LoopItem', params: {} },
+      downstream: ['VariableAssigner:Inc'],
+      upstream: [],
+      parent_id: 'Loop:Count',
+    };
+    dsl.components['VariableAssigner:Inc'] = {
+      obj: {
+        component_name: 'VariableAssigner',
+        params: { variables: [{ variable: 'Loop:Count@n', operator: '+=', parameter: 1 }] },
+      },
+      downstream: [],
+      upstream: ['LoopItem:Start'],
+      parent_id: 'Loop:Count',
+    };
+    const { run, actions } = await runAgent('web-three-tools-loop', dsl, topic);
+    expect(run.error).toBeNull();
+    expect(run.status).toBe('succeeded');
+    expect(run.output.answer).toMatch(/^n=3\n/);
+    for (const text of [
+      'About Photosynthesis',
+      'Photosynthesis-toolkit',
+      'stars:4321',
+      'A Survey of Photosynthesis',
+    ]) {
+      expect(run.output.answer).toContain(text);
+    }
+    const ran = actions.map((a) => componentIdOfNode(a.node)).filter(Boolean);
+    expect(ran.filter((id) => id === 'VariableAssigner:Inc')).toHaveLength(3);
+    expect(ran.slice(-4)).toEqual(['Wikipedia:Look', 'GitHub:Look', 'ArXiv:Look', 'Message:Show']);
+    const paths = standIn.requests.slice(before).map((r) => r.path);
+    expect(paths).toEqual(['/wikipedia/w/api.php', '/github/search/repositories', '/arxiv/api/query']);
+  });
+});
+
 describe('Email', () => {
   it('sends an HTML mail over STARTTLS with the tenant key, To and CC, as RAGFlow does', async () => {
     const before = mails.length;
