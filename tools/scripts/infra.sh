@@ -390,25 +390,27 @@ ensure_mariadb() {
   fi
   if ! tcp_open "$URL_HOST" "$URL_PORT"; then
     mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld 2>/dev/null || true
-    if [ "$URL_PORT" != 3306 ]; then
-      # An extra instance of its own for a moved port.
+    # The packaged server on its own port; an instance of our own on a moved port, or when the
+    # packaged one runs elsewhere (another network namespace holds its socket).
+    if [ "$URL_PORT" = 3306 ] && [ -x /etc/init.d/mariadb ]; then
+      /etc/init.d/mariadb start >&2 || true
+      INFRA_WAIT_SECS=10 wait_until tcp_open "$URL_HOST" "$URL_PORT" || true
+    fi
+    if ! tcp_open "$URL_HOST" "$URL_PORT"; then
       local datadir="/var/lib/mysql-ci-$URL_PORT"
-      MARIADB_SOCK="/run/mysqld/mysqld-$URL_PORT.sock"
+      MARIADB_SOCK="/run/mysqld/mysqld-ci-$URL_PORT.sock"
       if [ ! -d "$datadir/mysql" ]; then
         mariadb-install-db --user=mysql --datadir="$datadir" >/dev/null 2>&1 ||
           die "mariadb: mariadb-install-db --datadir=$datadir failed"
       fi
       start-stop-daemon --start --oknodo --background --make-pidfile \
-        --pidfile "/run/mysqld/mysqld-$URL_PORT.pid" --exec "$(command -v mariadbd)" -- \
+        --pidfile "/run/mysqld/mysqld-ci-$URL_PORT.pid" --exec "$(command -v mariadbd)" -- \
         --user=mysql --datadir="$datadir" --port="$URL_PORT" --bind-address=127.0.0.1 \
-        --socket="$MARIADB_SOCK" --pid-file="/run/mysqld/mariadbd-$URL_PORT.pid" \
+        --socket="$MARIADB_SOCK" --pid-file="/run/mysqld/mariadbd-ci-$URL_PORT.pid" \
         --log-error="/var/log/mysql-ci-$URL_PORT.log" >&2 || die "mariadb: mariadbd failed to start"
-    elif [ -x /etc/init.d/mariadb ]; then
-      /etc/init.d/mariadb start >&2 || die "mariadb: /etc/init.d/mariadb start failed"
-    else
-      die "mariadb: nothing listens on $URL_HOST:$URL_PORT and there is no /etc/init.d/mariadb to start"
+      wait_until tcp_open "$URL_HOST" "$URL_PORT" ||
+        die "mariadb: $URL_HOST:$URL_PORT not open after ${INFRA_WAIT_SECS}s (see /var/log/mysql-ci-$URL_PORT.log)"
     fi
-    wait_until tcp_open "$URL_HOST" "$URL_PORT" || die "mariadb: $URL_HOST:$URL_PORT not open after ${INFRA_WAIT_SECS}s"
   fi
   local sql="CREATE USER IF NOT EXISTS '$MY_USER'@'127.0.0.1' IDENTIFIED BY '$MY_PASS';
     CREATE USER IF NOT EXISTS '$MY_USER'@'localhost' IDENTIFIED BY '$MY_PASS';
