@@ -21,6 +21,7 @@ import { KnowledgeModule } from './knowledge/knowledge.module';
 import { LangGraphModule } from './langgraph/langgraph.module';
 import { McpModule } from './mcp/mcp.module';
 import { OpenAiModule } from './openai/openai.module';
+import { AgentsMcpModule } from './agents-mcp/agents-mcp.module';
 import { RegistryModule } from './registry/registry.module';
 import { RunsModule } from './runs/runs.module';
 import { ThreadsModule } from './threads/threads.module';
@@ -49,6 +50,7 @@ import { UsersModule } from './users/users.module';
     RegistryModule,
     AdminModule,
     OpenAiModule,
+    AgentsMcpModule,
     LangGraphModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

@@ -1,0 +1,285 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  CancelledNotificationSchema,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
+import { RunEventHub } from '@switchyard/events';
+import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
+import { ApiException } from '../http/api.exception';
+import { followRun } from '../runs/follow-run';
+import { RunsService } from '../runs/runs.service';
+
+const WATCHDOG_MS = 5000;
+// A tool call waits this long for its run; longer runs belong on /v1/runs + SSE.
+const MAX_WAIT_MS = 10 * 60_000;
+const DEFAULT_AGENT = 'default';
+
+/** What an MCP client is told a Switchyard agent takes. */
+const INPUT_SCHEMA: Tool['inputSchema'] = {
+  type: 'object',
+  properties: {
+    prompt: { type: 'string', description: 'What to ask the agent.' },
+    thread_id: {
+      type: 'string',
+      description: 'Continue this conversation (the thread_id a previous call returned in _meta).',
+    },
+    inputs: {
+      type: 'object',
+      description: "A graph agent's start form (its Begin component's fields), by field name.",
+    },
+    run_id: {
+      type: 'string',
+      description:
+        'Answer the question a previous call returned (_meta.waiting): that run_id, with `answer`.',
+    },
+    answer: {
+      type: 'object',
+      description:
+        'The answer to that question, matching the input_schema it came with (_meta.input_schema).',
+    },
+  },
+};
+
+interface ToolArgs {
+  prompt?: unknown;
+  thread_id?: unknown;
+  inputs?: unknown;
+  run_id?: unknown;
+  answer?: unknown;
+}
+
+/** MCP tool names: letters, digits, `_` and `-`, at most 64 characters. */
+function toolNameOf(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^_+|_+$/g, '');
+  return (cleaned || 'agent').slice(0, 64);
+}
+
+/**
+ * A tenant's agents as the tools of an MCP server (`POST /mcp`, Streamable HTTP): `tools/list`
+ * names each live agent (and the built-in default agent), `tools/call` runs one as a run like any
+ * other (visible in the console and the run APIs), reports each step as a progress notification
+ * when the client asked for progress, cancels the run when the client cancels the call, and
+ * answers with the run's answer. A run that asks the user answers with its question; the client
+ * calls again with the run_id and the answer.
+ */
+@Injectable()
+export class AgentsMcp {
+  private readonly logger = new Logger(AgentsMcp.name);
+
+  constructor(
+    @Inject(AgentsRepository) private readonly agents: AgentsRepository,
+    @Inject(RunsService) private readonly runs: RunsService,
+    @Inject(RunEventHub) private readonly hub: RunEventHub,
+    @Inject(DataSource) private readonly ds: DataSource,
+  ) {}
+
+  /** A server for one request of one tenant (the transport is stateless: nothing outlives it). */
+  serverFor(tenant: { tenantId: string; keyId: string }): Server {
+    const { tenantId } = tenant;
+    const server = new Server(
+      { name: 'switchyard', version: '1.0.0' },
+      {
+        capabilities: { tools: { listChanged: false } },
+        instructions: "Each tool is one of this tenant's Switchyard agents; calling it runs the agent.",
+      },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: (await this.tools(tenantId)).map((t) => t.tool),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const found = (await this.tools(tenantId)).find((t) => t.tool.name === req.params.name);
+      if (!found) {
+        return failure(`no agent offers the tool "${req.params.name}"; tools/list names them`);
+      }
+      const progressToken = req.params._meta?.progressToken;
+      return this.call(tenantId, found.agentId, (req.params.arguments ?? {}) as ToolArgs, {
+        caller: { mcp_key_id: tenant.keyId, mcp_request_id: String(extra.requestId) },
+        signal: extra.signal,
+        progress:
+          progressToken === undefined
+            ? undefined
+            : (progress, message) =>
+                extra.sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, progress, message },
+                }),
+      });
+    });
+    // A client cancels a call with a notification of its own POST, which any replica may serve:
+    // the run started for that key's request id is found in Postgres and cancelled there.
+    server.setNotificationHandler(CancelledNotificationSchema, async (n) => {
+      const requestId = n.params.requestId;
+      if (requestId === undefined) {
+        return;
+      }
+      const [row] = (await this.ds.query(
+        `SELECT id FROM runs
+          WHERE tenant_id = $1 AND metadata->>'mcp_key_id' = $2 AND metadata->>'mcp_request_id' = $3
+            AND status IN ('queued', 'running', 'waiting')
+          ORDER BY created_at DESC LIMIT 1`,
+        [tenantId, tenant.keyId, String(requestId)],
+      )) as { id: string }[];
+      if (row) {
+        await this.runs.cancel(tenantId, row.id);
+      }
+    });
+    return server;
+  }
+
+  /** The tools: the default agent, then the tenant's agents, names unique. */
+  private async tools(tenantId: string): Promise<{ agentId: string; tool: Tool }[]> {
+    const rows = await this.agents.list(tenantId);
+    const taken = new Set<string>([DEFAULT_AGENT]);
+    const tools = [
+      {
+        agentId: DEFAULT_AGENT,
+        tool: {
+          name: DEFAULT_AGENT,
+          title: 'Switchyard default agent',
+          description:
+            "Switchyard's default agent: plans the task, uses its tools, reflects and answers the prompt.",
+          inputSchema: INPUT_SCHEMA,
+        },
+      },
+    ];
+    for (const row of rows) {
+      let name = toolNameOf(row.name);
+      if (taken.has(name)) {
+        name = `${name.slice(0, 55)}_${row.id.slice(0, 8)}`;
+      }
+      taken.add(name);
+      tools.push({
+        agentId: row.id,
+        tool: { name, title: row.name, description: describe(row), inputSchema: INPUT_SCHEMA },
+      });
+    }
+    return tools;
+  }
+
+  private async call(
+    tenantId: string,
+    agentId: string,
+    args: ToolArgs,
+    opts: {
+      /** Who asked (the key and its JSON-RPC request id), kept on the run for a cancel to find. */
+      caller: { mcp_key_id: string; mcp_request_id: string };
+      signal: AbortSignal;
+      progress?: (progress: number, message: string) => Promise<void>;
+    },
+  ): Promise<CallToolResult> {
+    let runId: string;
+    let cursor = '0';
+    let answered = new Set<string>();
+    try {
+      if (typeof args.run_id === 'string') {
+        // The answer to a question an earlier call returned: the same run goes on.
+        const run = await this.runs.get(tenantId, args.run_id);
+        if ((run as { agent_id?: string }).agent_id !== agentId) {
+          return failure(`run ${args.run_id} belongs to another agent`);
+        }
+        const waiting = await this.runs.waitingOf(args.run_id);
+        await this.runs.resume(tenantId, args.run_id, args.answer ?? {});
+        runId = args.run_id;
+        answered = new Set(waiting ? [waiting.task_id] : []);
+        cursor = '0';
+      } else {
+        if (typeof args.prompt !== 'string' || !args.prompt.trim()) {
+          return failure('prompt is required (a non-empty string)');
+        }
+        const created = await this.runs.create(tenantId, {
+          input: {
+            prompt: args.prompt,
+            ...(args.inputs && typeof args.inputs === 'object'
+              ? { inputs: args.inputs as Record<string, unknown> }
+              : {}),
+          },
+          agent_id: agentId,
+          ...(typeof args.thread_id === 'string' ? { thread_id: args.thread_id } : {}),
+          multitask: 'reject',
+          metadata: { source: 'mcp', ...opts.caller },
+        });
+        runId = created.run.run_id;
+      }
+    } catch (err) {
+      // Bad input (an unknown thread, a busy thread, an answer that does not fit): the tool's error.
+      if (err instanceof ApiException) {
+        return failure(err.message);
+      }
+      throw err;
+    }
+    const cancel = () =>
+      void this.runs
+        .cancel(tenantId, runId)
+        .catch((err: Error) =>
+          this.logger.warn({ run_id: runId, msg: `cancel from the MCP client failed: ${err.message}` }),
+        );
+    opts.signal.addEventListener('abort', cancel, { once: true });
+    let steps = 0;
+    let status: RunStatus;
+    try {
+      status = await followRun({
+        hub: this.hub,
+        ds: this.ds,
+        runId,
+        cursor,
+        answered,
+        watchdogMs: WATCHDOG_MS,
+        maxWaitMs: MAX_WAIT_MS,
+        onEvent: (e: RunEvent) => {
+          if (e.event_type === 'action' && opts.progress) {
+            const p = e.payload as { node?: string; summary?: string };
+            steps++;
+            void opts.progress(steps, `${p.node ?? 'step'}: ${p.summary ?? ''}`).catch(() => undefined);
+          }
+        },
+      });
+    } finally {
+      opts.signal.removeEventListener('abort', cancel);
+    }
+    return this.result(tenantId, runId, status);
+  }
+
+  private async result(tenantId: string, runId: string, status: RunStatus): Promise<CallToolResult> {
+    const run = (await this.runs.get(tenantId, runId)) as {
+      thread_id: string;
+      output: { answer?: unknown; structured?: unknown } | null;
+      error: { message?: string } | null;
+    };
+    const meta = { run_id: runId, thread_id: run.thread_id, status };
+    if (status === 'waiting') {
+      const waiting = await this.runs.waitingOf(runId);
+      return {
+        content: [{ type: 'text', text: waiting?.question ?? 'The agent waits for an answer.' }],
+        _meta: { ...meta, waiting: true, input_schema: waiting?.input_schema ?? {} },
+      };
+    }
+    if (!isTerminal(status) || status !== 'succeeded') {
+      return { ...failure(`the run ${status}: ${run.error?.message ?? 'no answer'}`), _meta: meta };
+    }
+    const answer = typeof run.output?.answer === 'string' ? run.output.answer : '';
+    const structured = run.output?.structured;
+    return {
+      content: [{ type: 'text', text: answer }],
+      ...(structured && typeof structured === 'object' && !Array.isArray(structured)
+        ? { structuredContent: structured as Record<string, unknown> }
+        : {}),
+      _meta: meta,
+    };
+  }
+}
+
+function failure(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+function describe(row: AgentRow): string {
+  const kind = row.draft.kind === 'graph' ? 'graph agent' : 'agent';
+  const prompt = row.draft.system_prompt?.trim();
+  return `Runs the Switchyard ${kind} "${row.name}"${prompt ? `: ${prompt.slice(0, 300)}` : '.'}`;
+}
