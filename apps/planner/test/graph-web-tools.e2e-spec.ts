@@ -284,6 +284,48 @@ describe('a canvas of three web tools and a counting Loop', () => {
   });
 });
 
+describe('on save', () => {
+  it("refuses a web tool whose params RAGFlow's check() refuses, naming component and field", async () => {
+    const res = await stack.api(
+      'POST',
+      '/v1/agents',
+      {
+        name: 'web-bad-params',
+        kind: 'graph',
+        dsl: canvas({
+          'Wikipedia:W': { name: 'Wikipedia', params: { top_n: 0 }, downstream: ['Agent:A'] },
+          'Agent:A': {
+            name: 'Agent',
+            params: {
+              llm_id: 'scripted',
+              tools: [{ component_name: 'Email', params: { email: 'a@example.com' } }],
+            },
+          },
+        }),
+      },
+      asTenant(),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          field: 'dsl.components.Wikipedia:W.top_n',
+          message: 'top_n must be a positive integer',
+        }),
+        expect.objectContaining({
+          field: 'dsl.components.Agent:A.params.tools.0.params.smtp_server',
+          message: 'Email tool: smtp_server must be set',
+        }),
+      ]),
+    );
+    expect(
+      (await stack.api('GET', '/v1/agents', undefined, asTenant())).body.agents.map(
+        (a: { name: string }) => a.name,
+      ),
+    ).not.toContain('web-bad-params');
+  });
+});
+
 describe('Email', () => {
   it('sends an HTML mail over STARTTLS with the tenant key, To and CC, as RAGFlow does', async () => {
     const before = mails.length;

@@ -1,5 +1,6 @@
 import type { AgentConfig } from '@switchyard/contracts';
-import { GraphException, validateGraphDsl } from '@switchyard/graph';
+import { GraphErrorCode, GraphException, describeProblems, validateGraphDsl } from '@switchyard/graph';
+import { webToolProblems } from '@switchyard/provider-tools';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 
 /**
@@ -22,7 +23,12 @@ export function assertAgentConfig(config: AgentConfig): void {
     ]);
   }
   try {
-    validateGraphDsl(dslObject(config.dsl));
+    const dsl = validateGraphDsl(dslObject(config.dsl));
+    // What RAGFlow's web tools check when a canvas loads (libs/provider-tools): refused now.
+    const problems = dsl.kind === 'ragflow' ? webToolProblems(dsl.canvas) : [];
+    if (problems.length) {
+      throw new GraphException(GraphErrorCode.MissingParam, describeProblems(problems), problems);
+    }
   } catch (err) {
     if (err instanceof GraphException) {
       throw new ApiException(

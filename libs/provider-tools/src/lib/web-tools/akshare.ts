@@ -71,6 +71,7 @@ export const AKSHARE: WebToolSpec = {
   },
   inputs: { query: '{sys.query}' },
   defaults: { top_n: 10 },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const symbol = String(args['query'] ?? '').trim();
     if (!symbol) {

@@ -63,6 +63,7 @@ export const ARXIV: WebToolSpec = {
     'The search keywords to execute with arXiv. The keywords should be the most important words/terms(includes synonyms) from the original request.',
   ),
   defaults: { top_n: 12, sort_by: 'submittedDate' },
+  checks: { positiveInt: ['top_n'], oneOf: { sort_by: SORT_BY } },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {

@@ -19,6 +19,7 @@ export const BAIDU: WebToolSpec = {
     'The search keywords to execute with Baidu. The keywords should be the most important words/terms(includes synonyms) from the original request.',
   ),
   defaults: { top_n: 10 },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {

@@ -35,6 +35,7 @@ export const CRAWLER: WebToolSpec = {
   inputs: { query: '{sys.query}' },
   // Upstream's `proxy` param is not used: a proxy would connect past the address guard.
   defaults: { extract_type: 'markdown' },
+  checks: { oneOf: { extract_type: EXTRACT_TYPES } },
   async call(ctx, args) {
     const raw = String(args['query'] ?? '').trim();
     if (!raw) {

@@ -68,6 +68,7 @@ export const DUCKDUCKGO: WebToolSpec = {
   },
   inputs: { query: '{sys.query}', channel: 'general' },
   defaults: { top_n: 10, channel: 'text' },
+  checks: { positiveInt: ['top_n'], oneOf: { channel: ['text', 'news'] } },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {

@@ -56,6 +56,7 @@ export const EMAIL: WebToolSpec = {
   },
   inputs: { to_email: '{sys.query}', cc_email: '', content: '', subject: '' },
   defaults: { smtp_server: '', smtp_port: 465, email: '', smtp_username: '', sender_name: '' },
+  checks: { required: ['smtp_server', 'email', 'sender_name'], positiveInt: ['smtp_port'] },
   async call(ctx, args) {
     const to = text(args['to_email']);
     if (!to) {

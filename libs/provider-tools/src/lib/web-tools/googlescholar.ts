@@ -64,6 +64,7 @@ export const GOOGLE_SCHOLAR: WebToolSpec = {
     'The search keyword to execute with Google Scholar. The keywords should be the most important words/terms(includes synonyms) from the original request.',
   ),
   defaults: { top_n: 12, sort_by: 'relevance', year_low: null, year_high: null, patents: true },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {

@@ -122,6 +122,7 @@ In addition to MEDLINE, PubMed provides access to:
     'The search keywords to execute with PubMed. The keywords should be the most important words/terms(includes synonyms) from the original request.',
   ),
   defaults: { top_n: 12, email: 'A.N.Other@example.com' },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {

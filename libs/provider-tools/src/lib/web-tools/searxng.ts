@@ -37,6 +37,7 @@ export const SEARXNG: WebToolSpec = {
   ),
   // A canvas's `searxng_url` param is ignored, even when it differs from the configured URL.
   defaults: { top_n: 10 },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const query = typeof args['query'] === 'string' ? args['query'] : '';
     if (!query.trim()) {

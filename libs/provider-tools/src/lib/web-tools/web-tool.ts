@@ -28,8 +28,53 @@ export interface WebToolSpec {
   inputs: Record<string, unknown>;
   /** RAGFlow's param defaults (`top_n`, `language`, …), under the canvas's own params. */
   defaults: Record<string, unknown>;
+  /**
+   * What RAGFlow's `check()` refuses when a canvas loads, checked here when it is saved (a 400
+   * naming the param): params that must be positive integers, must not be empty, or must be one
+   * of a list. Checked on the params over the defaults; a reference (`{…}`) is left to run time.
+   */
+  checks?: ParamChecks;
   /** The call: the component's outputs and what the model reads as the tool's answer. */
   call(ctx: WebToolCall, args: Record<string, unknown>): Promise<WebToolResult>;
+}
+
+export interface ParamChecks {
+  positiveInt?: readonly string[];
+  required?: readonly string[];
+  oneOf?: Readonly<Record<string, readonly string[]>>;
+}
+
+/** The params' problems under `checks` (RAGFlow's `check_positive_integer`, `check_empty`, `check_valid_value`). */
+export function paramProblems(
+  spec: Pick<WebToolSpec, 'defaults' | 'checks'>,
+  canvasParams: Record<string, unknown>,
+): { field: string; message: string }[] {
+  const params: Record<string, unknown> = { ...spec.defaults };
+  for (const [k, v] of Object.entries(canvasParams)) {
+    if (v !== null && v !== undefined) {
+      params[k] = v;
+    }
+  }
+  const isRef = (v: unknown) => typeof v === 'string' && /\{[^}]+\}/.test(v);
+  const problems: { field: string; message: string }[] = [];
+  for (const name of spec.checks?.positiveInt ?? []) {
+    const v = params[name];
+    if (!isRef(v) && !(Number.isInteger(Number(v)) && Number(v) > 0 && v !== '' && typeof v !== 'boolean')) {
+      problems.push({ field: name, message: `${name} must be a positive integer` });
+    }
+  }
+  for (const name of spec.checks?.required ?? []) {
+    if (String(params[name] ?? '').trim() === '') {
+      problems.push({ field: name, message: `${name} must be set` });
+    }
+  }
+  for (const [name, allowed] of Object.entries(spec.checks?.oneOf ?? {})) {
+    const v = params[name];
+    if (!isRef(v) && !allowed.includes(String(v))) {
+      problems.push({ field: name, message: `${name} must be one of ${allowed.join(', ')}` });
+    }
+  }
+  return problems;
 }
 
 export interface WebToolCall {

@@ -22,6 +22,24 @@ fund selection platform: through AI technology, is committed to providing excell
   },
   inputs: { query: '{sys.query}' },
   defaults: { top_n: 10, query_type: 'stock' },
+  checks: {
+    positiveInt: ['top_n'],
+    oneOf: {
+      query_type: [
+        'stock',
+        'zhishu',
+        'fund',
+        'hkstock',
+        'usstock',
+        'threeboard',
+        'conbond',
+        'insurance',
+        'futures',
+        'lccp',
+        'foreign_exchange',
+      ],
+    },
+  },
   call(_ctx, args) {
     const asked = String(args['query'] ?? '') !== '';
     return Promise.resolve({

@@ -36,6 +36,7 @@ export const WIKIPEDIA: WebToolSpec = {
     'The search keyword to execute with wikipedia. The keyword MUST be a specific subject that can match the title.',
   ),
   defaults: { top_n: 10, language: 'en' },
+  checks: { positiveInt: ['top_n'] },
   async call(ctx, args) {
     const query = String(args['query'] ?? '');
     if (!query) {
