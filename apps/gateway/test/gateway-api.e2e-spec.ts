@@ -369,6 +369,12 @@ describe('the event stream', () => {
     expect(read.contentType).toContain('text/event-stream');
     expect(read.comments.filter((c) => c === 'heartbeat').length).toBeGreaterThanOrEqual(3);
     expect(read.frames.at(-1)?.event).toBe('done');
+    // Seed 004's close control event ends the stream of a run that is over.
+    expect(read.close?.id).toBeUndefined();
+    expect(JSON.parse(read.close!.data)).toMatchObject({
+      event_type: 'close',
+      payload: { reason: 'run_ended', reconnect: false },
+    });
     const run = await runToEnd(t.key, 'what is 2+3*4?');
     const bad = await http('GET', `/v1/runs/${run.run_id}/events?after_seq=12-x`, { key: t.key });
     expect(bad.status).toBe(400);

@@ -163,7 +163,7 @@ describe('@switchyard/client against the gateway', () => {
     });
     // The gateway ended the stream itself, long before the reader's own timeout.
     expect(Date.now() - started).toBeLessThan(8_000);
-    const close = raw.frames.at(-1)!;
+    const close = raw.close!;
     expect(close.event).toBe('close');
     expect(close.id).toBeUndefined();
     expect(JSON.parse(close.data).payload).toEqual({ reason: 'lifetime', reconnect: true });
@@ -181,7 +181,9 @@ describe('@switchyard/client against the gateway', () => {
     const direct = await readSse(`${stack.gatewayUrl}/v1/runs/${run.run_id}/events`, {
       headers: { Authorization: `Bearer ${stack.key}` },
     });
-    expect(seen).toEqual(direct.frames.filter((f) => f.event !== 'close').map((f) => f.id));
+    expect(seen).toEqual(direct.frames.map((f) => f.id));
+    // Once the run is over its stream ends with a close that says not to come back.
+    expect(JSON.parse(direct.close!.data).payload).toEqual({ reason: 'run_ended', reconnect: false });
     expect((await sy.runs.get(run.run_id)).status).toBe('succeeded');
   }, 60_000);
 
@@ -197,7 +199,7 @@ describe('@switchyard/client against the gateway', () => {
     const stopped = Date.now();
     stack.kill('gateway', 'SIGTERM');
     const raw = await reading;
-    expect(JSON.parse(raw.frames.at(-1)!.data).payload).toEqual({ reason: 'shutdown', reconnect: true });
+    expect(JSON.parse(raw.close!.data).payload).toEqual({ reason: 'shutdown', reconnect: true });
     await waitFor(
       'the gateway to exit',
       async () =>

@@ -11,6 +11,12 @@ export interface SseRead {
   comments: string[];
   status: number;
   contentType: string | null;
+  /**
+   * The `close` control event the server ended the stream with, kept apart from `frames` (a run's
+   * stream ends `… done, close` once the run is over, or `close` alone when the gateway stops
+   * early).
+   */
+  close?: SseFrame;
 }
 
 /**
@@ -64,6 +70,11 @@ export async function readSse(
         }
         if (data.length || frame.event) {
           frame.data = data.join('\n');
+          if (frame.event === 'close') {
+            // The stream's last word: kept apart, not counted as a frame.
+            out.close = frame;
+            continue;
+          }
           frames.push(frame);
           opts.onFrame?.(frame);
           if (opts.stopAfter !== undefined && frames.length >= opts.stopAfter) {

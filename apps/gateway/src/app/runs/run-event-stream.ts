@@ -240,8 +240,10 @@ export async function streamRunEvents(
   } finally {
     sseSubscribers.dec({ format });
     clearInterval(heartbeat);
-    if (open && ended && encoding) {
-      res.write(await encoding.close());
+    if (open && ended) {
+      // The run is over: seed 004's `close` control event ends every stream, saying not to come
+      // back (an early close says `reconnect: true`).
+      res.write(encoding ? await encoding.close() : closeFrame(runId, 'run_ended', false));
     }
     if (open) {
       res.end();
@@ -251,9 +253,12 @@ export async function streamRunEvents(
 
 /** The stream ends before the run: reconnect with `Last-Event-ID` (no `id:`, the cursor stays). */
 function writeClose(res: Response, runId: string, reason: string): void {
-  res.write(
-    `event: close\ndata: ${JSON.stringify({ run_id: runId, event_type: 'close', payload: { reason, reconnect: true }, ts: Date.now() })}\n\n`,
-  );
+  res.write(closeFrame(runId, reason, true));
+}
+
+/** A `close` control event (no `id:`, so a cursor never points at it). */
+function closeFrame(runId: string, reason: string, reconnect: boolean): string {
+  return `event: close\ndata: ${JSON.stringify({ run_id: runId, event_type: 'close', payload: { reason, reconnect }, ts: Date.now() })}\n\n`;
 }
 
 function writeReset(res: Response, runId: string, reason: string): void {
