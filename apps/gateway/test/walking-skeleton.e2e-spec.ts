@@ -163,6 +163,31 @@ describe('walking skeleton: one agent run end to end', () => {
       { role: 'assistant', content: run.body.output.answer },
     ]);
     expect(state.body.task_goals).toEqual(['what is 2+3*4?']);
+    // A todo recorded from a tool call has every field of seed 003's todo (empty where unknown).
+    expect(Object.keys(state.body.todos[0][0]).sort()).toEqual(
+      [
+        'id',
+        'task',
+        'status',
+        'dependencies',
+        'suggested_tools',
+        'priority',
+        'execution_tips',
+        'success_criteria',
+        'critical_path_length',
+        'retry',
+        'max_retry',
+        'retry_after',
+        'error_history',
+        'completion_details',
+        'call_ids',
+      ].sort(),
+    );
+    expect(state.body.todos[0][0]).toMatchObject({
+      execution_tips: '',
+      success_criteria: '',
+      retry_after: null,
+    });
     expect(state.body.todos[0]).toEqual([
       expect.objectContaining({
         task: 'calculator {"expression":"2+3*4"}',

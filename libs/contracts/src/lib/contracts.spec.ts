@@ -82,6 +82,8 @@ const runtimeState = (): RuntimeState => ({
         dependencies: [],
         suggested_tools: ['calculator'],
         priority: 5,
+        execution_tips: '',
+        success_criteria: '',
         critical_path_length: 0,
         retry: 0,
         max_retry: 3,

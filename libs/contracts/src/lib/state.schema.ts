@@ -88,12 +88,13 @@ export const TodoSchema = z.object({
   dependencies: z.array(z.string()).default([]),
   suggested_tools: z.array(z.string()).default([]),
   priority: z.number().int().default(5), // larger = sooner
-  execution_tips: z.string().optional(),
-  success_criteria: z.string().optional(),
+  // Every field of seed 003's todo is always there: empty where nothing is known.
+  execution_tips: z.string().default(''),
+  success_criteria: z.string().default(''),
   critical_path_length: z.number().int().nonnegative().default(0), // longest chain of dependents
   retry: z.number().int().nonnegative().default(0),
   max_retry: z.number().int().nonnegative().default(3), // retries after the first attempt: 3 => at most 4 attempts
-  retry_after: z.string().nullable().optional(), // ISO time before which it must not be dispatched
+  retry_after: z.string().nullable().default(null), // ISO time before which it must not be dispatched
   error_history: z.array(TodoErrorSchema).default([]),
   completion_details: z
     .object({
@@ -102,7 +103,8 @@ export const TodoSchema = z.object({
       execution_time: z.number(),
       output: z.unknown(),
     })
-    .optional(),
+    .nullable()
+    .default(null),
   call_ids: z.array(z.string()).default([]), // extension: the tool-call ids filed under this todo
 });
 export type Todo = z.infer<typeof TodoSchema>;
