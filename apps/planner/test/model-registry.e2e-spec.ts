@@ -355,7 +355,7 @@ describe('model registry: Anthropic and Ollama vendors', () => {
     ['anthropic', 'claude-scripted', KEY_ANTHROPIC, '/v1/messages'],
     ['ollama', 'llama-scripted', null, '/api/chat'],
   ] as const)(
-    'a run whose agent pins %s models for every role is served through that API, and metered',
+    'a run whose agent pins %s models for its nodes is served through that API, title call included, and metered',
     async (kind, name, secret, path) => {
       const vendor = await stack.api(
         'POST',
@@ -385,7 +385,8 @@ describe('model registry: Anthropic and Ollama vendors', () => {
       await sleep(TTL_MS * 2);
       const agent = await stack.api('POST', '/v1/agents', {
         name: `${kind} agent`,
-        models: { intake: name, planner: name, reflection: name, output: name, title: name },
+        // No pin for the title: it follows the output's model, never the environment's default.
+        models: { intake: name, planner: name, reflection: name, output: name },
       });
       expect(agent.status).toBe(201);
 

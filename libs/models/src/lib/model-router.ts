@@ -62,6 +62,21 @@ export interface Lease {
 }
 
 /**
+ * Auxiliary calls an agent need not pin (the thread's title): without a pin of their own they
+ * follow the agent's models — the output's, else another it pins — never a model it did not choose.
+ */
+const FOLLOWS: Readonly<Record<string, readonly string[]>> = {
+  title: ['output', 'intake', 'planner', 'reflection'],
+};
+
+function followedPin(
+  models: Record<string, string | undefined> | undefined,
+  role: string,
+): string | undefined {
+  return FOLLOWS[role]?.map((r) => models?.[r]).find((m): m is string => typeof m === 'string');
+}
+
+/**
  * Finds the model for a role (the run's pinned agent model, else the env-seeded default) and runs
  * a call over its keys: tenant key first, else round-robin over the shared ones; 429 rests the key
  * until Retry-After and tries the next; 401/403 quarantines it; 5xx/network tries the next. Keys
@@ -89,7 +104,7 @@ export class ModelRouter {
     const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
     const businessId = ctx?.business_id ?? scope?.business_id;
     let snap = await this.store.get();
-    const ref = role ? scope?.models[role] : undefined;
+    const ref = role ? (scope?.models[role] ?? followedPin(scope?.models, role)) : undefined;
     let model = ref ? findModel(snap, ref) : this.defaultModel(snap);
     if (!model) {
       // Not in this copy: read the tables once more, so only a row that does not exist fails.
