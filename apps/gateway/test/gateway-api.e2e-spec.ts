@@ -189,6 +189,43 @@ describe('listing runs', () => {
   });
 });
 
+describe('listing threads', () => {
+  it("pages through the tenant's threads newest first with their titles, and refuses bad filters", async () => {
+    const t = await tenantWithKey('thread-lister');
+    const other = await tenantWithKey('thread-lister-other');
+    const first = await runToEnd(t.key, 'what is 1+1?');
+    const second = await runToEnd(t.key, 'what is 2+2?');
+    const third = await runToEnd(t.key, 'what is 3+3?');
+    await runToEnd(other.key, 'what is 4+4?');
+
+    const page1 = await http('GET', '/v1/threads?limit=2', { key: t.key });
+    expect(page1.status).toBe(200);
+    expect(page1.json.threads.map((x: { thread_id: string }) => x.thread_id)).toEqual([
+      third.thread_id,
+      second.thread_id,
+    ]);
+    expect(page1.json.threads[0]).toMatchObject({ agent_id: 'default', turns: 1, active_run_id: null });
+    expect(typeof page1.json.threads[0].title).toBe('string');
+    const page2 = await http('GET', `/v1/threads?limit=2&cursor=${page1.json.next_cursor}`, { key: t.key });
+    expect(page2.json.threads.map((x: { thread_id: string }) => x.thread_id)).toEqual([first.thread_id]);
+    expect(page2.json.next_cursor).toBeNull();
+    expect((await http('GET', '/v1/threads?agent_id=default', { key: t.key })).json.threads).toHaveLength(3);
+    expect((await http('GET', '/v1/threads?agent_id=someone-else', { key: t.key })).json.threads).toEqual([]);
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect((await http('GET', `/v1/threads?since=${future}`, { key: t.key })).json.threads).toEqual([]);
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['cursor=abc', 'cursor'],
+      ['until=tomorrow', 'until'],
+      ['colour=red', ''],
+    ]) {
+      const bad = await http('GET', `/v1/threads?${query}`, { key: t.key });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.json.error)).toContain(field);
+    }
+  });
+});
+
 describe('idempotent create', () => {
   it('20 concurrent POSTs with one request_id make one run and the same response', async () => {
     const t = await tenantWithKey('idem');

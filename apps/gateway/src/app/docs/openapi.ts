@@ -261,6 +261,24 @@ export function buildOpenApi(): OpenAPIObject {
           },
         },
       },
+      '/v1/threads': {
+        get: {
+          summary: "The tenant's threads, newest first (keyset pages)",
+          parameters: [
+            query('agent_id', { type: 'string' }),
+            query('since', { type: 'string', format: 'date-time' }),
+            query('until', { type: 'string', format: 'date-time' }),
+            query('limit', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
+            query('cursor', { type: 'string' }, 'next_cursor of the previous page'),
+          ],
+          responses: {
+            200: ok(
+              '{threads: [{thread_id, agent_id, created_at, turns, version, active_run_id, title}], next_cursor}',
+            ),
+            ...common,
+          },
+        },
+      },
       '/v1/threads/{thread_id}': {
         get: {
           summary: 'A thread',

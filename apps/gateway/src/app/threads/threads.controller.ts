@@ -10,13 +10,27 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { CreateRunSchema, RunIdSchema } from '../runs/run.dto';
 import { runView } from '../runs/runs.service';
 import { ForksService } from './forks.service';
-import { ThreadsRepository } from './threads.repository';
+import { type ThreadRecord, ThreadsRepository } from './threads.repository';
 
 const VersionSchema = z.coerce.number().int().min(0).optional();
 const VersionsQuerySchema = z
   .object({
     before: z.coerce.number().int().min(1).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(100),
+  })
+  .strict();
+
+/** `GET /v1/threads`: the tenant's threads, newest first (keyset pages, as `GET /v1/runs`). */
+export const ListThreadsQuerySchema = z
+  .object({
+    agent_id: z.string().min(1).max(200).optional(),
+    since: z.string().datetime({ offset: true }).optional(),
+    until: z.string().datetime({ offset: true }).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z
+      .string()
+      .regex(/^[0-9]+_[0-9a-f-]{36}$/, 'must be the next_cursor of a previous page')
+      .optional(),
   })
   .strict();
 
@@ -54,6 +68,19 @@ export const ForkSchema = z
   });
 type ForkBody = z.infer<typeof ForkSchema>;
 
+/** A thread as the API shows it. */
+function threadView(t: ThreadRecord) {
+  return {
+    thread_id: t.id,
+    agent_id: t.agent_id,
+    created_at: new Date(t.created_at).toISOString(),
+    turns: t.turns,
+    version: t.version,
+    active_run_id: t.active_run_id,
+    title: t.title,
+  };
+}
+
 @Controller('v1/threads')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class ThreadsController {
@@ -63,18 +90,18 @@ export class ThreadsController {
     @Inject(ForksService) private readonly forks: ForksService,
   ) {}
 
+  @Get()
+  async list(
+    @Tenant() tenant: TenantContext,
+    @Query(new ZodPipe(ListThreadsQuerySchema)) q: z.infer<typeof ListThreadsQuerySchema>,
+  ) {
+    const page = await this.threads.list(tenant.tenantId, q);
+    return { threads: page.threads.map(threadView), next_cursor: page.next_cursor };
+  }
+
   @Get(':thread_id')
   async get(@Tenant() tenant: TenantContext, @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string) {
-    const t = await this.threads.threadOrThrow(tenant.tenantId, threadId);
-    return {
-      thread_id: t.id,
-      agent_id: t.agent_id,
-      created_at: new Date(t.created_at).toISOString(),
-      turns: t.turns,
-      version: t.version,
-      active_run_id: t.active_run_id,
-      title: t.title,
-    };
+    return threadView(await this.threads.threadOrThrow(tenant.tenantId, threadId));
   }
 
   @Get(':thread_id/runs')

@@ -36,6 +36,33 @@ export interface VersionRecord {
 export class ThreadsRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
+  /** The tenant's threads, newest first, a page at a time (keyset on created_at, id). */
+  async list(
+    tenantId: string,
+    q: { agent_id?: string; since?: string; until?: string; limit: number; cursor?: string },
+  ): Promise<{ threads: ThreadRecord[]; next_cursor: string | null }> {
+    const [micros, id] = q.cursor ? q.cursor.split('_') : [null, null];
+    const rows = (await this.ds.query(
+      `SELECT id, agent_id, created_at, turns, version, active_run_id, title,
+              (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
+       FROM threads
+       WHERE tenant_id = $1
+         AND ($2::text IS NULL OR agent_id = $2)
+         AND ($3::timestamptz IS NULL OR created_at >= $3)
+         AND ($4::timestamptz IS NULL OR created_at < $4)
+         AND ($5::bigint IS NULL OR (created_at, id) < (to_timestamp($5::bigint / 1000000.0), $6::uuid))
+       ORDER BY created_at DESC, id DESC
+       LIMIT $7`,
+      [tenantId, q.agent_id ?? null, q.since ?? null, q.until ?? null, micros, id, q.limit + 1],
+    )) as (ThreadRecord & { at_us: string })[];
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return {
+      threads: page,
+      next_cursor: rows.length > q.limit && last ? `${last.at_us}_${last.id}` : null,
+    };
+  }
+
   /** The tenant's thread, or 404 (another tenant's thread is not found either). */
   async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRecord> {
     const [t] = (await this.ds.query(
