@@ -62,11 +62,12 @@ export interface Lease {
 }
 
 /**
- * Auxiliary calls an agent need not pin (the thread's title): without a pin of their own they
- * follow the agent's models — the output's, else another it pins — never a model it did not choose.
+ * Auxiliary calls an agent need not pin (the thread's title): without a pin of their own they use
+ * the model of the node they serve — the title the output's (its pin, else the default the output
+ * uses too) — never a model the agent did not choose for that work.
  */
 const FOLLOWS: Readonly<Record<string, readonly string[]>> = {
-  title: ['output', 'intake', 'planner', 'reflection'],
+  title: ['output'],
 };
 
 function followedPin(
