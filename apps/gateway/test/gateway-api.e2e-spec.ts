@@ -226,6 +226,61 @@ describe('listing threads', () => {
   });
 });
 
+describe('deleting a thread', () => {
+  it('deletes the thread, its runs, state and events; keeps metered usage; 404 elsewhere, 409 while active', async () => {
+    const t = await tenantWithKey('thread-deleter');
+    const other = await tenantWithKey('thread-deleter-other');
+    const run = await runToEnd(t.key, 'what is 2+3*4?');
+    const usageBefore = await stack.sql<{ n: string }>(
+      'SELECT count(*) AS n FROM model_usage WHERE run_id = $1',
+      [run.run_id],
+    );
+    expect(Number(usageBefore[0].n)).toBeGreaterThan(0);
+    expect(await stack.redis('EXISTS', `sy:run:${run.run_id}:events`)).toBe(1);
+
+    expect((await http('DELETE', `/v1/threads/${run.thread_id}`, { key: other.key })).status).toBe(404);
+    const del = await http('DELETE', `/v1/threads/${run.thread_id}`, { key: t.key });
+    expect(del.status).toBe(200);
+    expect(del.json).toEqual({ deleted: true, thread_id: run.thread_id, runs_deleted: 1 });
+
+    expect((await http('GET', `/v1/threads/${run.thread_id}`, { key: t.key })).status).toBe(404);
+    expect((await http('GET', `/v1/runs/${run.run_id}`, { key: t.key })).status).toBe(404);
+    const left = await stack.sql<{ n: string }>(
+      `SELECT (SELECT count(*) FROM state_deltas WHERE thread_id = $1) + (SELECT count(*) FROM state_snapshots WHERE thread_id = $1)
+            + (SELECT count(*) FROM run_tasks WHERE run_id = $2) AS n`,
+      [run.thread_id, run.run_id],
+    );
+    expect(Number(left[0].n)).toBe(0);
+    expect(await stack.redis('EXISTS', `sy:run:${run.run_id}:events`)).toBe(0);
+    const usageAfter = await stack.sql<{ n: string }>(
+      'SELECT count(*) AS n FROM model_usage WHERE run_id = $1',
+      [run.run_id],
+    );
+    expect(usageAfter[0].n).toBe(usageBefore[0].n);
+    expect((await http('DELETE', `/v1/threads/${run.thread_id}`, { key: t.key })).status).toBe(404);
+
+    const waiting = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: '[ask] greet me' } },
+    });
+    await waitFor(
+      'the run to wait',
+      async () =>
+        (await http('GET', `/v1/runs/${waiting.json.run_id}`, { key: t.key })).json.status === 'waiting',
+    );
+    const busy = await http('DELETE', `/v1/threads/${waiting.json.thread_id}`, { key: t.key });
+    expect(busy.status).toBe(409);
+    expect(busy.json.error.message).toContain('cancel it first');
+    await http('POST', `/v1/runs/${waiting.json.run_id}/cancel`, { key: t.key });
+    await waitFor(
+      'the run to be cancelled',
+      async () =>
+        (await http('GET', `/v1/runs/${waiting.json.run_id}`, { key: t.key })).json.status === 'cancelled',
+    );
+    expect((await http('DELETE', `/v1/threads/${waiting.json.thread_id}`, { key: t.key })).status).toBe(200);
+  });
+});
+
 describe('idempotent create', () => {
   it('20 concurrent POSTs with one request_id make one run and the same response', async () => {
     const t = await tenantWithKey('idem');

@@ -285,6 +285,15 @@ export function buildOpenApi(): OpenAPIObject {
           parameters: [id('thread_id')],
           responses: { 200: ok('the thread'), ...common },
         },
+        delete: {
+          summary: 'Delete a thread and what its runs wrote (metered usage stays)',
+          parameters: [id('thread_id')],
+          responses: {
+            200: ok('{deleted: true, thread_id, runs_deleted}'),
+            409: err('a run of the thread is queued, running or waiting'),
+            ...common,
+          },
+        },
       },
       '/v1/threads/{thread_id}/runs': {
         get: {

@@ -1,7 +1,21 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import Redis from 'ioredis';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { StateEditSchema } from '@switchyard/contracts';
+import { eventsKey } from '@switchyard/events';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -88,6 +102,7 @@ export class ThreadsController {
     @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(ForksService) private readonly forks: ForksService,
+    @Inject(Redis) private readonly redis: Redis,
   ) {}
 
   @Get()
@@ -97,6 +112,23 @@ export class ThreadsController {
   ) {
     const page = await this.threads.list(tenant.tenantId, q);
     return { threads: page.threads.map(threadView), next_cursor: page.next_cursor };
+  }
+
+  /**
+   * Deletes the thread and what its runs wrote (ThreadsRepository.delete), then the runs' event
+   * streams in Redis. 409 while a run of it is queued, running or waiting: cancel it first.
+   */
+  @Delete(':thread_id')
+  @HttpCode(200)
+  async remove(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
+  ) {
+    const runs = await this.threads.delete(tenant.tenantId, threadId);
+    if (runs.length) {
+      await this.redis.del(...runs.map(eventsKey));
+    }
+    return { deleted: true, thread_id: threadId, runs_deleted: runs.length };
   }
 
   @Get(':thread_id')

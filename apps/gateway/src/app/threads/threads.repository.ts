@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
-import { ApiException } from '../http/api.exception';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { RunRecord } from '../runs/runs.service';
 
 export interface ThreadRecord {
@@ -61,6 +61,46 @@ export class ThreadsRepository {
       threads: page,
       next_cursor: rows.length > q.limit && last ? `${last.at_us}_${last.id}` : null,
     };
+  }
+
+  /**
+   * Deletes the tenant's thread and what its runs wrote — the runs and their tasks, the state log
+   * and snapshots, tool outputs and receipts, files the runs made, memories learned from them —
+   * in one transaction; the runs' metered usage stays (billing), its rows naming a run that no
+   * longer exists. 404 for a thread that is not the tenant's; 409 while a run of it is active.
+   * Returns the deleted runs' ids (their events are then dropped from Redis).
+   */
+  async delete(tenantId: string, threadId: string): Promise<string[]> {
+    return this.ds.transaction(async (m) => {
+      const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
+        threadId,
+        tenantId,
+      ])) as { id: string }[];
+      if (!thread) {
+        throw ApiException.notFound('thread');
+      }
+      const runs = (await m.query('SELECT id, status FROM runs WHERE thread_id = $1 FOR UPDATE', [
+        threadId,
+      ])) as {
+        id: string;
+        status: string;
+      }[];
+      const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
+      if (active) {
+        throw new ApiException(
+          ApiErrorCode.Conflict,
+          `thread ${threadId} has a run that is ${active.status} (${active.id}): cancel it first`,
+        );
+      }
+      const ids = runs.map((r) => r.id);
+      await m.query('DELETE FROM tool_receipts WHERE run_id = ANY($1::uuid[])', [ids]);
+      await m.query('DELETE FROM state_deltas WHERE thread_id = $1', [threadId]);
+      await m.query('DELETE FROM state_snapshots WHERE thread_id = $1', [threadId]);
+      // The runs go with the thread (ON DELETE CASCADE), and with them their tasks, tool outputs,
+      // made files and memories.
+      await m.query('DELETE FROM threads WHERE id = $1', [threadId]);
+      return ids;
+    });
   }
 
   /** The tenant's thread, or 404 (another tenant's thread is not found either). */
