@@ -340,6 +340,70 @@ describe('knowledge collections', () => {
   });
 });
 
+describe('the lifecycle of collections and documents', () => {
+  it('lists collections and documents, deletes a document (search no longer finds it) and a collection', async () => {
+    const key = await otherTenantKey('knowledge-lifecycle');
+    const stranger = await otherTenantKey('knowledge-lifecycle-other');
+    const call = (method: string, path: string, body?: unknown) => asKey(key, method, path, body);
+    const a = (await call('POST', '/v1/collections', { name: 'A', index_sets: [{ index_name: 'main' }] }))
+      .body;
+    const b = (await call('POST', '/v1/collections', { name: 'B', index_sets: [{ index_name: 'main' }] }))
+      .body;
+    expect((await call('POST', `/v1/collections/${a.id}/documents`, { documents: DOCS })).status).toBe(202);
+
+    const listed = await call('GET', '/v1/collections');
+    expect(listed.status).toBe(200);
+    expect(
+      listed.body.collections.map((c: { id: string; documents: number }) => [c.id, c.documents]),
+    ).toEqual([
+      [a.id, DOCS.length],
+      [b.id, 0],
+    ]);
+    expect(listed.body.collections[0].indexingList[0]).toMatchObject({ index_name: 'main', status: 'done' });
+    expect((await asKey(stranger, 'GET', '/v1/collections')).body.collections).toEqual([]);
+
+    const docs = (await call('GET', `/v1/collections/${a.id}/documents`)).body.documents as {
+      id: string;
+      text: string;
+      metadata: { source: string };
+      chunks: number;
+    }[];
+    expect(docs.map((d) => d.metadata.source)).toEqual(['checkpoints', 'nats', 'cat', 'redis']);
+    expect(docs.every((d) => d.chunks > 0)).toBe(true);
+    const checkpoints = docs[0];
+    const before = await call('POST', `/v1/collections/${a.id}/search`, { query: QUERY, top_k: 1 });
+    expect(before.body.results[0].text).toContain('Checkpoints are stored in Postgres');
+
+    expect(
+      (await asKey(stranger, 'DELETE', `/v1/collections/${a.id}/documents/${checkpoints.id}`)).status,
+    ).toBe(404);
+    const gone = await call('DELETE', `/v1/collections/${a.id}/documents/${checkpoints.id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body).toEqual({ deleted: true, id: checkpoints.id });
+    const after = await call('POST', `/v1/collections/${a.id}/search`, { query: QUERY, top_k: 4 });
+    expect(after.body.results.map((r: { text: string }) => r.text).join(' ')).not.toContain(
+      'Checkpoints are stored',
+    );
+    expect((await call('GET', `/v1/collections/${a.id}/documents`)).body.documents).toHaveLength(
+      DOCS.length - 1,
+    );
+    expect((await call('DELETE', `/v1/collections/${a.id}/documents/${checkpoints.id}`)).status).toBe(404);
+
+    expect((await asKey(stranger, 'DELETE', `/v1/collections/${a.id}`)).status).toBe(404);
+    expect((await call('DELETE', `/v1/collections/${a.id}`)).body).toEqual({ deleted: true, id: a.id });
+    expect((await call('GET', `/v1/collections/${a.id}`)).status).toBe(404);
+    expect((await call('GET', `/v1/collections/${a.id}/documents`)).status).toBe(404);
+    const chunks = await stack.sql<{ n: string }>(
+      'SELECT count(*) AS n FROM chunks WHERE collection_id = $1',
+      [a.id],
+    );
+    expect(Number(chunks[0].n)).toBe(0);
+    expect((await call('GET', '/v1/collections')).body.collections.map((c: { id: string }) => c.id)).toEqual([
+      b.id,
+    ]);
+  });
+});
+
 describe('a retrieval result over the output cap', () => {
   it('is shrunk in the action and kept whole by reference, like every tool', async () => {
     const created = await stack.api('POST', '/v1/collections', {

@@ -139,6 +139,69 @@ export class KnowledgeStore {
     return created;
   }
 
+  /** The tenant's collections, oldest first, as blocks, each with its number of documents. */
+  async listCollections(tenantId: string): Promise<(CollectionBlock & { documents: number })[]> {
+    const rows = (await this.ds.query(
+      `SELECT c.id, (SELECT count(*) FROM documents d WHERE d.collection_id = c.id)::int AS documents
+       FROM collections c WHERE c.tenant_id = $1 ORDER BY c.created_at, c.id`,
+      [tenantId],
+    )) as { id: string; documents: number }[];
+    const blocks = await this.getCollections(
+      tenantId,
+      rows.map((r) => r.id),
+    );
+    return rows.flatMap((r) => {
+      const block = blocks.get(r.id);
+      return block ? [{ ...block, documents: r.documents }] : [];
+    });
+  }
+
+  /** Deletes the tenant's collection with its index sets, documents and chunks; false when it has none such. */
+  async deleteCollection(tenantId: string, id: string): Promise<boolean> {
+    if (!isUuid(id)) {
+      return false;
+    }
+    const rows = (await this.ds.query(
+      `WITH gone AS (DELETE FROM collections WHERE id = $1 AND tenant_id = $2 RETURNING id) SELECT id FROM gone`,
+      [id, tenantId],
+    )) as { id: string }[];
+    return rows.length > 0;
+  }
+
+  /** The documents of the tenant's collection (text and metadata), oldest first; undefined when it has none such. */
+  async listDocuments(
+    tenantId: string,
+    collectionId: string,
+  ): Promise<
+    { id: string; text: string; metadata: unknown; created_at: Date; chunks: number }[] | undefined
+  > {
+    if (!(await this.getCollection(tenantId, collectionId))) {
+      return undefined;
+    }
+    return (await this.ds.query(
+      `SELECT d.id, d.text, d.metadata, d.created_at,
+              (SELECT count(*) FROM chunks k WHERE k.document_id = d.id)::int AS chunks
+       FROM documents d WHERE d.collection_id = $1 ORDER BY d.created_at, d.id`,
+      [collectionId],
+    )) as { id: string; text: string; metadata: unknown; created_at: Date; chunks: number }[];
+  }
+
+  /** Deletes a document of the tenant's collection with its chunks; false when there is none such. */
+  async deleteDocument(tenantId: string, collectionId: string, documentId: string): Promise<boolean> {
+    if (!isUuid(collectionId) || !isUuid(documentId)) {
+      return false;
+    }
+    const rows = (await this.ds.query(
+      `WITH gone AS (
+         DELETE FROM documents d USING collections c
+         WHERE d.id = $1 AND d.collection_id = $2 AND c.id = d.collection_id AND c.tenant_id = $3
+         RETURNING d.id
+       ) SELECT id FROM gone`,
+      [documentId, collectionId, tenantId],
+    )) as { id: string }[];
+    return rows.length > 0;
+  }
+
   async getCollection(tenantId: string, id: string): Promise<CollectionBlock | undefined> {
     return (await this.getCollections(tenantId, [id])).get(id);
   }

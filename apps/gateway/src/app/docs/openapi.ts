@@ -822,6 +822,10 @@ export function buildOpenApi(): OpenAPIObject {
           requestBody: body(CreateCollectionSchema),
           responses: { 201: ok('the collection', CollectionSchema), 400: err('invalid body'), ...common },
         },
+        get: {
+          summary: "The tenant's collections, each with its number of documents",
+          responses: { 200: ok('{collections: [collection & {documents}]}'), ...common },
+        },
       },
       '/v1/collections/{id}': {
         get: {
@@ -829,8 +833,25 @@ export function buildOpenApi(): OpenAPIObject {
           parameters: [id('id')],
           responses: { 200: ok('the collection', CollectionSchema), ...common },
         },
+        delete: {
+          summary: 'Delete a collection with its index sets, documents and chunks',
+          parameters: [id('id')],
+          responses: { 200: ok('{deleted: true, id}'), ...common },
+        },
+      },
+      '/v1/collections/{id}/documents/{document_id}': {
+        delete: {
+          summary: 'Delete a document and its chunks (search no longer finds it)',
+          parameters: [id('id'), id('document_id')],
+          responses: { 200: ok('{deleted: true, id}'), ...common },
+        },
       },
       '/v1/collections/{id}/documents': {
+        get: {
+          summary: "A collection's documents (text, metadata, chunks), oldest first",
+          parameters: [id('id')],
+          responses: { 200: ok('{documents: [{id, text, metadata, created_at, chunks}]}'), ...common },
+        },
         post: {
           summary: 'Add documents: chunked, embedded and indexed into every index set',
           parameters: [id('id')],

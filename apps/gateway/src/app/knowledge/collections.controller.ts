@@ -1,6 +1,7 @@
 import {
   Body,
   Controller,
+  Delete,
   Get,
   HttpCode,
   Inject,
@@ -90,6 +91,46 @@ export class CollectionsController {
     @Body(new ZodPipe(CreateCollectionSchema)) body: CreateCollection,
   ): Promise<CollectionBlock> {
     return this.store.createCollection(tenant.tenantId, body);
+  }
+
+  @Get()
+  async list(@Tenant() tenant: TenantContext) {
+    return { collections: await this.store.listCollections(tenant.tenantId) };
+  }
+
+  /** Deletes the collection with its index sets, documents and chunks. */
+  @Delete(':id')
+  @HttpCode(200)
+  async remove(@Tenant() tenant: TenantContext, @Param('id', new ZodPipe(CollectionIdSchema)) id: string) {
+    if (!(await this.store.deleteCollection(tenant.tenantId, id))) {
+      throw ApiException.notFound('collection');
+    }
+    return { deleted: true, id };
+  }
+
+  @Get(':id/documents')
+  async documents(@Tenant() tenant: TenantContext, @Param('id', new ZodPipe(CollectionIdSchema)) id: string) {
+    const docs = await this.store.listDocuments(tenant.tenantId, id);
+    if (!docs) {
+      throw ApiException.notFound('collection');
+    }
+    return {
+      documents: docs.map((d) => ({ ...d, created_at: new Date(d.created_at).toISOString() })),
+    };
+  }
+
+  /** Deletes a document and its chunks: search no longer finds it. */
+  @Delete(':id/documents/:document_id')
+  @HttpCode(200)
+  async removeDocument(
+    @Tenant() tenant: TenantContext,
+    @Param('id', new ZodPipe(CollectionIdSchema)) id: string,
+    @Param('document_id', new ZodPipe(CollectionIdSchema)) documentId: string,
+  ) {
+    if (!(await this.store.deleteDocument(tenant.tenantId, id, documentId))) {
+      throw ApiException.notFound('document');
+    }
+    return { deleted: true, id: documentId };
   }
 
   @Get(':id')
