@@ -66,13 +66,13 @@ export async function runReadOnlyMysql(
 ): Promise<SqlQueryResult & { destroyed: boolean }> {
   const ms = Math.max(1, Math.trunc(limits.statementTimeoutMs));
   try {
+    // One SET for both bounds: a round trip less per statement.
+    const statementTime =
+      flavour === 'mariadb' ? `max_statement_time = ${ms / 1000}` : `max_execution_time = ${ms}`;
     await run(
       conn,
-      flavour === 'mariadb'
-        ? `SET SESSION max_statement_time = ${ms / 1000}`
-        : `SET SESSION max_execution_time = ${ms}`,
+      `SET SESSION ${statementTime}, innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`,
     );
-    await run(conn, `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`);
     await run(conn, 'START TRANSACTION READ ONLY');
   } catch (err) {
     throw mysqlError(err, limits);

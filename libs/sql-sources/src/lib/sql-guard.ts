@@ -170,27 +170,18 @@ function tokenizePostgres(sql: string): Token[] {
       }
       i = end + tag[0].length;
       tokens.push({ kind: 'string', text: sql.slice(start, i), offset: start });
-    } else if (WORD_START.test(c)) {
-      const start = i;
-      while (i < sql.length && WORD_PART.test(sql[i])) {
-        i++;
-      }
-      const word = sql.slice(start, i).toLowerCase();
-      // E'…' strings take backslash escapes, so a quote after a backslash does not end them.
-      if (word === 'e' && sql[i] === "'") {
-        i = skipQuoted(sql, i, "'", true) ?? fail('string', start);
-        tokens.push({ kind: 'string', text: sql.slice(start, i), offset: start });
-      } else {
-        tokens.push({ kind: 'word', text: word, offset: start });
-      }
-    } else if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
-      const start = i;
-      while (i < sql.length && /[0-9._eE]/.test(sql[i])) {
-        i++;
-      }
-      tokens.push({ kind: 'number', text: sql.slice(start, i), offset: start });
     } else {
-      tokens.push({ kind: 'punct', text: c, offset: i++ });
+      const t = wordOrNumber(sql, i);
+      if (!t) {
+        tokens.push({ kind: 'punct', text: c, offset: i++ });
+      } else if (t.token.text === 'e' && sql[t.end] === "'") {
+        // E'…' strings take backslash escapes, so a quote after a backslash does not end them.
+        i = skipQuoted(sql, t.end, "'", true) ?? fail('string', i);
+        tokens.push({ kind: 'string', text: sql.slice(t.token.offset, i), offset: t.token.offset });
+      } else {
+        tokens.push(t.token);
+        i = t.end;
+      }
     }
   }
   return tokens;

@@ -8,7 +8,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
-import { type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
+import type { RunEvent, RunStatus } from '@switchyard/contracts';
 import { RunEventHub } from '@switchyard/events';
 import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
 import { ApiException } from '../http/api.exception';
@@ -174,20 +174,18 @@ export class AgentsMcp {
     },
   ): Promise<CallToolResult> {
     let runId: string;
-    let cursor = '0';
     let answered = new Set<string>();
     try {
       if (typeof args.run_id === 'string') {
         // The answer to a question an earlier call returned: the same run goes on.
         const run = await this.runs.get(tenantId, args.run_id);
-        if ((run as { agent_id?: string }).agent_id !== agentId) {
+        if (run.agent_id !== agentId) {
           return failure(`run ${args.run_id} belongs to another agent`);
         }
         const waiting = await this.runs.waitingOf(args.run_id);
         await this.runs.resume(tenantId, args.run_id, args.answer ?? {});
         runId = args.run_id;
         answered = new Set(waiting ? [waiting.task_id] : []);
-        cursor = '0';
       } else {
         if (typeof args.prompt !== 'string' || !args.prompt.trim()) {
           return failure('prompt is required (a non-empty string)');
@@ -227,7 +225,7 @@ export class AgentsMcp {
         hub: this.hub,
         ds: this.ds,
         runId,
-        cursor,
+        cursor: '0',
         answered,
         watchdogMs: WATCHDOG_MS,
         maxWaitMs: MAX_WAIT_MS,
@@ -246,11 +244,8 @@ export class AgentsMcp {
   }
 
   private async result(tenantId: string, runId: string, status: RunStatus): Promise<CallToolResult> {
-    const run = (await this.runs.get(tenantId, runId)) as {
-      thread_id: string;
-      output: { answer?: unknown; structured?: unknown } | null;
-      error: { message?: string } | null;
-    };
+    const run = await this.runs.get(tenantId, runId);
+    const output = run.output as { answer?: unknown; structured?: unknown } | null;
     const meta = { run_id: runId, thread_id: run.thread_id, status };
     if (status === 'waiting') {
       const waiting = await this.runs.waitingOf(runId);
@@ -259,11 +254,12 @@ export class AgentsMcp {
         _meta: { ...meta, waiting: true, input_schema: waiting?.input_schema ?? {} },
       };
     }
-    if (!isTerminal(status) || status !== 'succeeded') {
-      return { ...failure(`the run ${status}: ${run.error?.message ?? 'no answer'}`), _meta: meta };
+    if (status !== 'succeeded') {
+      const message = (run.error as { message?: string } | null)?.message ?? 'no answer';
+      return { ...failure(`the run ${status}: ${message}`), _meta: meta };
     }
-    const answer = typeof run.output?.answer === 'string' ? run.output.answer : '';
-    const structured = run.output?.structured;
+    const answer = typeof output?.answer === 'string' ? output.answer : '';
+    const structured = output?.structured;
     return {
       content: [{ type: 'text', text: answer }],
       ...(structured && typeof structured === 'object' && !Array.isArray(structured)

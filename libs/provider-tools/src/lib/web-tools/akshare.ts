@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, emptyResult, getText, positiveInt } from './web-tool';
+import { type WebToolSpec, emptyResult, getText, positiveInt, shapeOf } from './web-tool';
 
 // East Money's search API, which AkShare's `stock_news_em` reads: a JSONP answer whose
 // `result.cmsArticleWebOld` lists the articles (highlights as <em>, full-width spaces inside).
@@ -98,14 +98,12 @@ export const AKSHARE: WebToolSpec = {
     };
     const url = new URL(`${ctx.baseUrl}/search/jsonp`);
     url.search = new URLSearchParams({ cb: CALLBACK, param: JSON.stringify(param) }).toString();
-    const parsed = ArticlesSchema.safeParse(unwrapJsonp(await getText(ctx, 'AkShare', url.toString())));
-    if (!parsed.success) {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'AkShare: East Money answered without an articles list',
-      );
-    }
-    const articles = (parsed.data.result.cmsArticleWebOld ?? []).slice(0, topN).map((a) => ({
+    const parsed = shapeOf(
+      ArticlesSchema,
+      unwrapJsonp(await getText(ctx, 'AkShare', url.toString())),
+      'AkShare: East Money answered without an articles list',
+    );
+    const articles = (parsed.result.cmsArticleWebOld ?? []).slice(0, topN).map((a) => ({
       title: clean(a.title),
       content: clean(a.content),
       date: a.date,

@@ -1,7 +1,16 @@
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getText, positiveInt, queryTool } from './web-tool';
+import {
+  type WebToolSpec,
+  chunksResult,
+  emptyResult,
+  getText,
+  positiveInt,
+  queryTool,
+  shapeOf,
+  parsedXml,
+} from './web-tool';
 
 const SORT_BY = ['submittedDate', 'lastUpdatedDate', 'relevance'];
 
@@ -88,20 +97,9 @@ export const ARXIV: WebToolSpec = {
       max_results: String(topN),
     }).toString();
     const xml = await getText(ctx, 'ArXiv', url.toString());
-    let parsed: unknown;
-    try {
-      parsed = parser.parse(xml);
-    } catch {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'ArXiv answered with a body that is not XML',
-      );
-    }
-    const body = FeedSchema.safeParse(parsed);
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'ArXiv answered without an Atom feed');
-    }
-    const entries = body.data.feed === '' ? [] : (body.data.feed.entry ?? []);
+    const parsed = parsedXml(parser, xml, 'ArXiv');
+    const body = shapeOf(FeedSchema, parsed, 'ArXiv answered without an Atom feed');
+    const entries = body.feed === '' ? [] : (body.feed.entry ?? []);
     const failed = entries.find((e) => text(e.id).includes('arxiv.org/api/errors'));
     if (failed) {
       throw new ProviderException(ProviderErrorCode.BadResponse, `ArXiv: ${text(failed.summary)}`);

@@ -1,7 +1,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolCall, type WebToolSpec, emptyResult, getJson } from './web-tool';
+import { type WebToolCall, type WebToolSpec, emptyResult, getJson, shapeOf } from './web-tool';
 
 const TRANS_TYPES = ['translate', 'fieldtranslate'];
 const LANGS =
@@ -90,20 +90,16 @@ export const BAIDU_FANYI: WebToolSpec = {
       ...(field ? { domain } : {}),
       sign: md5(appid + q + salt + (field ? domain : '') + secret),
     });
-    const body = TranslateSchema.safeParse(
+    const body = shapeOf(
+      TranslateSchema,
       await getJson(ctx, 'BaiduFanyi', `${ctx.baseUrl}/api/trans/vip/${transType}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
         body: form.toString(),
       }),
+      'BaiduFanyi answered without a trans_result',
     );
-    if (!body.success) {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'BaiduFanyi answered without a trans_result',
-      );
-    }
-    const { error_code: errorCode, error_msg: errorMsg, trans_result: result } = body.data;
+    const { error_code: errorCode, error_msg: errorMsg, trans_result: result } = body;
     if (errorCode !== undefined && String(errorCode) !== '52000') {
       const code = String(errorCode);
       throw new ProviderException(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, emptyResult, getJson } from './web-tool';
+import { type WebToolSpec, emptyResult, getJson, shapeOf } from './web-tool';
 
 const SOURCE_LANGS =
   'AR BG CS DA DE EL EN ES ET FI FR HU ID IT JA KO LT LV NB NL PL PT RO RU SK SL SV TR UK ZH'.split(' ');
@@ -65,17 +65,16 @@ export const DEEPL: WebToolSpec = {
       throw new ProviderException(ProviderErrorCode.NoKey, 'DeepL: the tenant has no deepl key');
     }
     const base = ctx.baseUrl === FREE_API && !ctx.apiKey.endsWith(':fx') ? PRO_API : ctx.baseUrl;
-    const body = TranslateSchema.safeParse(
+    const body = shapeOf(
+      TranslateSchema,
       await getJson(ctx, 'DeepL', `${base}/v2/translate`, {
         method: 'POST',
         headers: { Authorization: `DeepL-Auth-Key ${ctx.apiKey}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ text: [text], source_lang: sourceLang, target_lang: targetLang }),
       }),
+      'DeepL answered without a translation',
     );
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'DeepL answered without a translation');
-    }
-    const translated = body.data.translations[0]!.text;
+    const translated = body.translations[0]!.text;
     return {
       outputs: { formalized_content: translated },
       answer: translated,

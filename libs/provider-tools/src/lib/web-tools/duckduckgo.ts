@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt } from './web-tool';
+import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, shapeOf } from './web-tool';
 
 // A related topic is a result (`Text`, `FirstURL`) or a named group of them (`Name`, `Topics`).
 const TopicSchema = z
@@ -97,11 +97,12 @@ export const DUCKDUCKGO: WebToolSpec = {
       no_html: '1',
       skip_disambig: '1',
     }).toString();
-    const body = AnswerSchema.safeParse(await getJson(ctx, 'DuckDuckGo', url.toString()));
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'DuckDuckGo answered without RelatedTopics');
-    }
-    const a = body.data;
+    const body = shapeOf(
+      AnswerSchema,
+      await getJson(ctx, 'DuckDuckGo', url.toString()),
+      'DuckDuckGo answered without RelatedTopics',
+    );
+    const a = body;
     const found: { title: string; href: string; body: string }[] = [];
     if (a.AbstractText) {
       found.push({ title: a.Heading ?? '', href: a.AbstractURL ?? '', body: a.AbstractText });

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
+import {
+  type WebToolSpec,
+  chunksResult,
+  emptyResult,
+  getJson,
+  positiveInt,
+  queryTool,
+  shapeOf,
+} from './web-tool';
 
 // GitHub's repository search (REST API): `items` on success; a refusal with a 2xx status would
 // carry only a `message`.
@@ -62,17 +70,14 @@ export const GITHUB: WebToolSpec = {
         ...(ctx.apiKey ? { Authorization: `Bearer ${ctx.apiKey}` } : {}),
       },
     });
-    const body = SearchSchema.safeParse(raw);
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'GitHub answered without an items list');
-    }
-    if (!body.data.items) {
+    const body = shapeOf(SearchSchema, raw, 'GitHub answered without an items list');
+    if (!body.items) {
       throw new ProviderException(
         ProviderErrorCode.BadResponse,
-        body.data.message ? `GitHub: ${body.data.message}` : 'GitHub answered without an items list',
+        body.message ? `GitHub: ${body.message}` : 'GitHub answered without an items list',
       );
     }
-    const items = body.data.items;
+    const items = body.items;
     return chunksResult(
       'GitHub',
       items.map((r) => ({

@@ -7,6 +7,7 @@ import {
   emptyResult,
   getJson,
   positiveInt,
+  shapeOf,
 } from './web-tool';
 
 // Google's countries (`gl`) and interface languages (`hl`) as upstream accepts them.
@@ -53,11 +54,12 @@ export async function serpApiSearch(
 ): Promise<SerpAnswer> {
   const url = new URL(`${ctx.baseUrl}/search.json`);
   url.search = new URLSearchParams({ ...params, api_key: ctx.apiKey ?? '' }).toString();
-  const body = SerpSchema.safeParse(await getJson(ctx, tool, url.toString()));
-  if (!body.success) {
-    throw new ProviderException(ProviderErrorCode.BadResponse, `${tool} answered without organic_results`);
-  }
-  return body.data;
+  const body = shapeOf(
+    SerpSchema,
+    await getJson(ctx, tool, url.toString()),
+    `${tool} answered without organic_results`,
+  );
+  return body;
 }
 
 const OrganicSchema = z

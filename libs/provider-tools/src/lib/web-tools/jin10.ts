@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
 import { markdownTable } from '../markdown-table';
 import { tableCell } from './tushare';
-import { type WebToolSpec, emptyResult, getJson, queryTool } from './web-tool';
+import { type WebToolSpec, emptyResult, getJson, queryTool, shapeOf } from './web-tool';
 
 // Jin10's open data API: GET /data-api/<kind> with the key in the `secret-key` header, answered
 // with `{status, message, data: [...]}`.
@@ -121,13 +121,12 @@ export const JIN10: WebToolSpec = {
     }
     const url = new URL(`${ctx.baseUrl}/data-api/${path}`);
     url.search = search.toString();
-    const parsed = AnswerSchema.safeParse(
+    const parsed = shapeOf(
+      AnswerSchema,
       await getJson(ctx, 'Jin10', url.toString(), { headers: { 'secret-key': ctx.apiKey ?? '' } }),
+      'Jin10 answered without a data list',
     );
-    if (!parsed.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'Jin10 answered without a data list');
-    }
-    const { status, message, data } = parsed.data;
+    const { status, message, data } = parsed;
     if ((status !== undefined && status !== 200) || !data) {
       throw new ProviderException(
         status === 401 || status === 403 ? ProviderErrorCode.Unauthorized : ProviderErrorCode.BadResponse,
@@ -136,12 +135,9 @@ export const JIN10: WebToolSpec = {
     }
     let text: string;
     if (p['type'] === 'flash') {
-      const flash = FlashSchema.safeParse(data);
-      if (!flash.success) {
-        throw new ProviderException(ProviderErrorCode.BadResponse, 'Jin10 answered flash news without data');
-      }
+      const flash = shapeOf(FlashSchema, data, 'Jin10 answered flash news without data');
       // One line per piece of news; those without text (data releases) are left out.
-      text = flash.data.flatMap((f) => (f.data?.content ? [f.data.content] : [])).join('\n');
+      text = flash.flatMap((f) => (f.data?.content ? [f.data.content] : [])).join('\n');
     } else {
       const names = p['type'] !== 'symbols' ? undefined : path === 'quotes' ? QUOTE_KEYS : SYMBOL_KEYS;
       text = recordsTable(names ? data.map((r) => renamed(r, names)) : data);

@@ -9,6 +9,8 @@ import {
   getText,
   positiveInt,
   queryTool,
+  shapeOf,
+  parsedXml,
 } from './web-tool';
 
 // NCBI's E-utilities, as Bio.Entrez calls them: esearch finds the top_n PubMed ids, efetch
@@ -140,18 +142,19 @@ In addition to MEDLINE, PubMed provides access to:
       retmode: 'json',
       ...caller,
     }).toString();
-    const search = SearchSchema.safeParse(await getJson(ctx, 'PubMed', searchUrl.toString()));
-    if (!search.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'PubMed answered without an esearchresult');
-    }
-    const failure = search.data.error ?? search.data.esearchresult?.ERROR;
-    if (failure || !search.data.esearchresult) {
+    const search = shapeOf(
+      SearchSchema,
+      await getJson(ctx, 'PubMed', searchUrl.toString()),
+      'PubMed answered without an esearchresult',
+    );
+    const failure = search.error ?? search.esearchresult?.ERROR;
+    if (failure || !search.esearchresult) {
       throw new ProviderException(
         ProviderErrorCode.BadResponse,
         `PubMed: ${failure ?? 'esearch answered without an esearchresult'}`,
       );
     }
-    const ids = search.data.esearchresult.idlist ?? [];
+    const ids = search.esearchresult.idlist ?? [];
     if (ids.length === 0) {
       return chunksResult('PubMed', []);
     }
@@ -165,24 +168,10 @@ In addition to MEDLINE, PubMed provides access to:
     }).toString();
     // As upstream, bold and italic markup is dropped before parsing.
     const xml = (await getText(ctx, 'PubMed', fetchUrl.toString())).replace(/<(\/?)b>|<(\/?)i>/g, '');
-    let parsed: unknown;
-    try {
-      parsed = parser.parse(xml);
-    } catch {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'PubMed answered with a body that is not XML',
-      );
-    }
-    const set = ArticleSetSchema.safeParse(parsed);
-    if (!set.success) {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'PubMed answered without a PubmedArticleSet',
-      );
-    }
+    const parsed = parsedXml(parser, xml, 'PubMed');
+    const set = shapeOf(ArticleSetSchema, parsed, 'PubMed answered without a PubmedArticleSet');
     const articles =
-      typeof set.data.PubmedArticleSet === 'string' ? [] : (set.data.PubmedArticleSet.PubmedArticle ?? []);
+      typeof set.PubmedArticleSet === 'string' ? [] : (set.PubmedArticleSet.PubmedArticle ?? []);
     return chunksResult(
       'PubMed',
       articles.map((a) => ({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolCall, type WebToolSpec, emptyResult, getJson } from './web-tool';
+import { type WebToolCall, type WebToolSpec, emptyResult, getJson, shapeOf } from './web-tool';
 
 const TYPES = ['weather', 'indices', 'airquality'];
 const USER_TYPES = ['free', 'paid'];
@@ -100,11 +100,7 @@ function oneOf(ctx: WebToolCall, name: string, allowed: string[]): string {
 /** One QWeather call (the key as `key`, as upstream); a status code other than 200 is an error. */
 async function qweather<S extends z.ZodType>(ctx: WebToolCall, url: string, schema: S): Promise<z.output<S>> {
   const raw = await getJson(ctx, 'QWeather', url);
-  const status = CodeSchema.safeParse(raw);
-  if (!status.success) {
-    throw new ProviderException(ProviderErrorCode.BadResponse, 'QWeather answered without a code');
-  }
-  const code = status.data.code;
+  const { code } = shapeOf(CodeSchema, raw, 'QWeather answered without a code');
   if (code !== '200') {
     throw new ProviderException(
       code === '401' || code === '403'
@@ -115,11 +111,7 @@ async function qweather<S extends z.ZodType>(ctx: WebToolCall, url: string, sche
       `QWeather answered ${code}: ${ERRORS[code] ?? `QWeather API returned code ${code}.`}`,
     );
   }
-  const body = schema.safeParse(raw);
-  if (!body.success) {
-    throw new ProviderException(ProviderErrorCode.BadResponse, `QWeather answered ${code} without the data`);
-  }
-  return body.data;
+  return shapeOf(schema, raw, `QWeather answered ${code} without the data`);
 }
 
 function withQuery(base: string, params: Record<string, string>): string {

@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
+import {
+  type WebToolSpec,
+  chunksResult,
+  emptyResult,
+  getJson,
+  positiveInt,
+  queryTool,
+  shapeOf,
+} from './web-tool';
 
 // A SearXNG instance's search API with `format=json` (the instance must list `json` under
 // `search.formats`, else it answers 403).
@@ -54,11 +61,12 @@ export const SEARXNG: WebToolSpec = {
       safesearch: '1',
       pageno: '1',
     }).toString();
-    const body = SearchSchema.safeParse(await getJson(ctx, 'SearXNG', url.toString()));
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'SearXNG answered without a results list');
-    }
-    const results = body.data.results.slice(0, topN);
+    const body = shapeOf(
+      SearchSchema,
+      await getJson(ctx, 'SearXNG', url.toString()),
+      'SearXNG answered without a results list',
+    );
+    const results = body.results.slice(0, topN);
     return chunksResult(
       'SearXNG',
       results.map((r) => ({ title: r.title ?? '', url: r.url ?? '', content: r.content ?? '' })),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, getJson } from './web-tool';
+import { type WebToolSpec, getJson, shapeOf } from './web-tool';
 
 // Tavily's extract API (POST /extract, the key as a bearer token): each URL's page content.
 const ExtractSchema = z
@@ -69,21 +69,17 @@ export const TAVILY_EXTRACT: WebToolSpec = {
     };
     const extractDepth = pick('extract_depth', DEPTHS);
     const format = pick('format', FORMATS);
-    const body = ExtractSchema.safeParse(
+    const body = shapeOf(
+      ExtractSchema,
       await getJson(ctx, 'TavilyExtract', `${ctx.baseUrl}/extract`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ctx.apiKey ?? ''}` },
         // Upstream always turns images off.
         body: JSON.stringify({ urls, extract_depth: extractDepth, format, include_images: false }),
       }),
+      'TavilyExtract answered without a results list',
     );
-    if (!body.success) {
-      throw new ProviderException(
-        ProviderErrorCode.BadResponse,
-        'TavilyExtract answered without a results list',
-      );
-    }
-    const results = body.data.results;
+    const results = body.results;
     return {
       outputs: { json: results },
       // Upstream hands the model the results list itself.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type Cell, markdownTable } from '../markdown-table';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, emptyResult, getJson, queryTool } from './web-tool';
+import { type WebToolSpec, emptyResult, getJson, queryTool, shapeOf } from './web-tool';
 
 // TuShare Pro's HTTP API: one POST of `{api_name, token, params}` answered with
 // `{code, msg, data: {fields, items}}`; `news` lists the quick news of one source in a time span.
@@ -60,7 +60,8 @@ export const TUSHARE: WebToolSpec = {
         );
       }
     }
-    const body = NewsSchema.safeParse(
+    const body = shapeOf(
+      NewsSchema,
       await getJson(ctx, 'TuShare', ctx.baseUrl, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
@@ -70,18 +71,16 @@ export const TUSHARE: WebToolSpec = {
           params: { src, start_date: startDate, end_date: endDate },
         }),
       }),
+      'TuShare answered without a code',
     );
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'TuShare answered without a code');
-    }
-    if (body.data.code !== 0) {
+    if (body.code !== 0) {
       // Upstream shows TuShare's message (a bad token, too many calls) as its output.
       throw new ProviderException(
-        body.data.code === 40101 ? ProviderErrorCode.Unauthorized : ProviderErrorCode.BadResponse,
-        `TuShare: ${body.data.msg || 'error'} (code ${body.data.code})`,
+        body.code === 40101 ? ProviderErrorCode.Unauthorized : ProviderErrorCode.BadResponse,
+        `TuShare: ${body.msg || 'error'} (code ${body.code})`,
       );
     }
-    const data = body.data.data;
+    const data = body.data;
     const contentAt = data?.fields.indexOf('content') ?? -1;
     if (!data || contentAt < 0) {
       throw new ProviderException(ProviderErrorCode.BadResponse, 'TuShare answered without news content');

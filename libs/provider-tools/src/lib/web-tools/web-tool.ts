@@ -44,17 +44,26 @@ export interface ParamChecks {
   oneOf?: Readonly<Record<string, readonly string[]>>;
 }
 
-/** The params' problems under `checks` (RAGFlow's `check_positive_integer`, `check_empty`, `check_valid_value`). */
-export function paramProblems(
-  spec: Pick<WebToolSpec, 'defaults' | 'checks'>,
+/** The canvas's params over the tool's defaults; a null param (RAGFlow's editor writes them) is unset. */
+export function toolParams(
+  spec: Pick<WebToolSpec, 'defaults'>,
   canvasParams: Record<string, unknown>,
-): { field: string; message: string }[] {
+): Record<string, unknown> {
   const params: Record<string, unknown> = { ...spec.defaults };
   for (const [k, v] of Object.entries(canvasParams)) {
     if (v !== null && v !== undefined) {
       params[k] = v;
     }
   }
+  return params;
+}
+
+/** The params' problems under `checks` (RAGFlow's `check_positive_integer`, `check_empty`, `check_valid_value`). */
+export function paramProblems(
+  spec: Pick<WebToolSpec, 'defaults' | 'checks'>,
+  canvasParams: Record<string, unknown>,
+): { field: string; message: string }[] {
+  const params = toolParams(spec, canvasParams);
   const isRef = (v: unknown) => typeof v === 'string' && /\{[^}]+\}/.test(v);
   const problems: { field: string; message: string }[] = [];
   for (const name of spec.checks?.positiveInt ?? []) {
@@ -218,4 +227,25 @@ export function queryTool(description: string): Pick<WebToolSpec, 'parameters' |
     },
     inputs: { query: '{sys.query}' },
   };
+}
+
+/** A provider's answer in the shape the tool reads, else a BadResponse saying what was missing. */
+export function shapeOf<S extends z.ZodType>(schema: S, value: unknown, missing: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ProviderException(ProviderErrorCode.BadResponse, missing);
+  }
+  return parsed.data;
+}
+
+/** An XML answer parsed (fast-xml-parser), else a BadResponse naming the tool. */
+export function parsedXml(parser: { parse(xml: string): unknown }, xml: string, tool: string): unknown {
+  try {
+    return parser.parse(xml);
+  } catch {
+    throw new ProviderException(
+      ProviderErrorCode.BadResponse,
+      `${tool} answered with a body that is not XML`,
+    );
+  }
 }

@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import { ProviderErrorCode, ProviderException } from '../provider.exception';
-import { type WebToolSpec, chunksResult, emptyResult, getJson, positiveInt, queryTool } from './web-tool';
+import {
+  type WebToolSpec,
+  chunksResult,
+  emptyResult,
+  getJson,
+  positiveInt,
+  queryTool,
+  shapeOf,
+} from './web-tool';
 
 // MediaWiki's query API: one call finds the top_n pages by search and returns each page's intro
 // as plain text (what RAGFlow reads as `page.summary`) and its URL.
@@ -64,12 +72,13 @@ export const WIKIPEDIA: WebToolSpec = {
       inprop: 'url',
       redirects: '1',
     }).toString();
-    const body = PagesSchema.safeParse(await getJson(ctx, 'Wikipedia', url.toString()));
-    if (!body.success) {
-      throw new ProviderException(ProviderErrorCode.BadResponse, 'Wikipedia answered without a pages list');
-    }
+    const body = shapeOf(
+      PagesSchema,
+      await getJson(ctx, 'Wikipedia', url.toString()),
+      'Wikipedia answered without a pages list',
+    );
     // The search's order (`index`), as the wikipedia package lists its results.
-    const pages = Object.values(body.data.query?.pages ?? {}).sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    const pages = Object.values(body.query?.pages ?? {}).sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return chunksResult(
       'Wikipedia',
       pages.map((p) => ({ title: p.title, url: p.fullurl ?? '', content: p.extract ?? '' })),

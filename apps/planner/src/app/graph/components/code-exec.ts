@@ -10,6 +10,7 @@ import {
 import { CodeSandbox, type RunCodeFailure } from '@switchyard/sandbox';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
+import { providerTool } from './provider-tool';
 
 /** Why the code gave no result, as the run's error says it (the runner prefixes the component). */
 function failureMessage(f: RunCodeFailure): string {
@@ -75,10 +76,11 @@ export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFacto
    * code failed — as RAGFlow hands a tool's output dict back.
    */
   create(entry: { name?: string; params: Record<string, unknown> }, index: number): GraphTool {
-    const own = entry.params['description'];
-    return {
-      name: `execute_code_${index}`,
-      description: typeof own === 'string' && own ? own : CODE_TOOL_DESCRIPTION,
+    return providerTool({
+      functionName: 'execute_code',
+      index,
+      entryParams: entry.params,
+      description: CODE_TOOL_DESCRIPTION,
       parameters: {
         type: 'object',
         properties: {
@@ -94,6 +96,7 @@ export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFacto
         },
         required: ['lang', 'script'],
       },
+      errorPrefix: 'CodeExec',
       call: async (args, ctx) => {
         const params = codeExecParams({
           ...entry.params,
@@ -109,7 +112,7 @@ export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFacto
         const r = await this.execute(params, resolved, ctx.signal);
         return JSON.stringify(r.ok ? codeExecOutputs(params, r.result) : { _ERROR: failureMessage(r) });
       },
-    };
+    });
   }
 
   private execute(params: CodeExecParams, args: Record<string, unknown>, signal: AbortSignal) {

@@ -4,6 +4,7 @@ import { markdownTable } from '@switchyard/provider-tools';
 import { SqlDataSources, type SqlQueryResult } from '@switchyard/sql-sources';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
+import { providerTool } from './provider-tool';
 import { toolInput } from './tool-input';
 
 const WRITES_REFUSED = 'For security reasons, INSERT, UPDATE, and DELETE statements are not supported.';
@@ -42,22 +43,22 @@ export class ExeSqlComponent implements GraphToolFactory {
    * params name the database; the model reads `formalized_content`, a failure's message otherwise.
    */
   create(entry: { name?: string; params: Record<string, unknown> }, index: number): GraphTool {
-    return {
-      name: `execute_sql_${index}`,
-      description:
-        typeof entry.params['description'] === 'string' && entry.params['description']
-          ? entry.params['description']
-          : 'This is a tool that can execute SQL.',
+    return providerTool({
+      functionName: 'execute_sql',
+      index,
+      entryParams: entry.params,
+      description: 'This is a tool that can execute SQL.',
       parameters: {
         type: 'object',
         properties: { sql: { type: 'string', description: 'The SQL needs to be executed.' } },
         required: ['sql'],
       },
+      errorPrefix: 'ExeSQL',
       call: async (args, ctx) => {
         const out = await this.execute(ctx.runId, entry.params, String(args['sql'] ?? ''));
         return String(out.outputs['formalized_content']);
       },
-    };
+    });
   }
 
   private async execute(runId: string, p: Record<string, unknown>, sql: string): Promise<ComponentEffect> {

@@ -11,6 +11,7 @@ import {
   fillBaseUrl,
   providerFetch,
   providerHostVetting,
+  toolParams,
   webToolUrlVariable,
 } from '@switchyard/provider-tools';
 import type { ComponentContext, ComponentEffect } from '../graph-components';
@@ -89,7 +90,7 @@ export class WebToolsComponent {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<WebToolResult> {
-    const params = { ...spec.defaults, ...withoutNulls(canvasParams) };
+    const params = toolParams(spec, canvasParams);
     let apiKey: string | undefined;
     if (spec.key) {
       apiKey = await this.keys.activeKey(tenantId, spec.key.provider as Provider);
@@ -116,9 +117,4 @@ export class WebToolsComponent {
       args,
     );
   }
-}
-
-/** A DSL's null params mean "not set" (RAGFlow's editor writes them): the defaults stand. */
-function withoutNulls(params: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(params).filter(([, v]) => v !== null && v !== undefined));
 }
