@@ -22,6 +22,9 @@ const FAIR_FETCH_EXPIRES_MS = 1000;
 const HELD_REPORT_MS = 1000;
 // A held message the process had no room for is offered again after this long.
 const ADMIT_RECHECK_MS = 10;
+// After a drain's deadline aborted the handlers still running, how long they get to unwind (their
+// calls cancelled, nothing published) before the owner closes the connections under them.
+const ABORT_SETTLE_MS = 2000;
 
 export interface JetStreamConsumerOptions extends ConsumerSpec {
   /** Messages handled at once by this process. */
@@ -58,6 +61,12 @@ export interface FairDispatchOptions {
   onHeld?: (byTenant: Map<string, number>) => void;
 }
 
+/** A handler at work: its message, and what aborts it when the message is handed back. */
+interface Running {
+  msg: JsMsg;
+  abort: AbortController;
+}
+
 /** A message pulled and decoded, waiting for a handler slot. */
 interface Held {
   msg: JsMsg;
@@ -77,7 +86,8 @@ export interface JetStreamServerOptions {
   /**
    * On close: how long in-flight handlers may take to finish (they keep their messages with
    * in-progress acks meanwhile); what is still running then is handed back at once (nak) for
-   * another replica, instead of waiting out the ack wait. Default 45 s.
+   * another replica, instead of waiting out the ack wait, and its handler aborted (the context's
+   * `signal`): nothing it does afterwards is acked or published. Default 45 s.
    */
   drainTimeoutMs?: number;
   /**
@@ -99,7 +109,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   private conn?: JetStreamConnection;
   private readonly batches = new Set<ConsumerMessages>();
   /** Handlers running, with the message each works on. */
-  private readonly inFlight = new Map<Promise<void>, JsMsg>();
+  private readonly inFlight = new Map<Promise<void>, Running>();
   /** Messages pulled but not started (fair dispatch), per consumer, with its last pull's time. */
   private readonly held = new Set<{ queue: FairQueue<Held>; keepalive: NodeJS.Timeout; pulledAt: number }>();
   private closing = false;
@@ -136,8 +146,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
 
   /**
    * Drains: stops pulling, lets in-flight handlers finish (publish, ack) within the drain timeout,
-   * hands what is left back to the stream (nak without delay: another replica takes it at once),
-   * then flushes the acks.
+   * hands what is left back to the stream (nak without delay: another replica takes it at once)
+   * and aborts those handlers (giving them a moment to unwind), then flushes the acks. It returns
+   * in bounded time whatever a handler does: the process can exit before its grace period ends.
    */
   async close(): Promise<void> {
     this.closing = true;
@@ -154,9 +165,17 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     await Promise.race([Promise.allSettled([...this.inFlight.keys()]), deadline]);
     const notStarted = await handBack;
     clearTimeout(timer);
-    const left = [...this.inFlight.values()];
-    for (const msg of left) {
+    const left = [...this.inFlight];
+    for (const [, { msg, abort }] of left) {
       msg.nak();
+      abort.abort(new Error('handed back: the drain deadline passed'));
+    }
+    if (left.length) {
+      // The aborted handlers stop their calls before the owner closes the connections under them.
+      await Promise.race([
+        Promise.allSettled(left.map(([work]) => work)),
+        new Promise((r) => setTimeout(r, ABORT_SETTLE_MS).unref()),
+      ]);
     }
     this.options.onDrained?.({
       finished: running - left.length,
@@ -217,12 +236,13 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
         return concurrency - mine.size;
       },
       (msg) => {
-        const work = this.handle(msg, spec).finally(() => {
+        const abort = new AbortController();
+        const work = this.handle(msg, spec, abort.signal).finally(() => {
           mine.delete(work);
           this.inFlight.delete(work);
         });
         mine.add(work);
-        this.inFlight.set(work, msg);
+        this.inFlight.set(work, { msg, abort });
       },
     );
   }
@@ -316,14 +336,17 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
         const { msg, data, key } = next;
         fair.onStart?.(key, data, Math.max(0, Date.now() - msg.info.timestampNanos / 1e6));
         const handler = this.findHandler(msg.subject);
-        const work = (handler ? this.work(msg, spec, handler, data) : this.noHandler(msg)).finally(() => {
+        const abort = new AbortController();
+        const work = (
+          handler ? this.work(msg, spec, handler, data, abort.signal) : this.noHandler(msg)
+        ).finally(() => {
           fair.onEnd?.(key, data);
           mine.delete(work);
           this.inFlight.delete(work);
           dispatch();
         });
         mine.add(work);
-        this.inFlight.set(work, msg);
+        this.inFlight.set(work, { msg, abort });
       }
       report();
     };
@@ -356,7 +379,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     }
   }
 
-  private async handle(msg: JsMsg, spec: JetStreamConsumerOptions): Promise<void> {
+  private async handle(msg: JsMsg, spec: JetStreamConsumerOptions, signal: AbortSignal): Promise<void> {
     const handler = this.findHandler(msg.subject);
     if (!handler) {
       return this.noHandler(msg);
@@ -366,7 +389,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       return;
     }
     // No span here: the handlers open theirs in the trace the payload carries (`trace`).
-    return this.work(msg, spec, handler, data);
+    return this.work(msg, spec, handler, data, signal);
   }
 
   private async noHandler(msg: JsMsg): Promise<void> {
@@ -390,14 +413,20 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     spec: JetStreamConsumerOptions,
     handler: MessageHandler,
     data: unknown,
+    signal: AbortSignal,
   ): Promise<void> {
     // Keep the message ours while the handler works (LLM calls are slow).
     const ackWait = spec.ackWaitMs ?? 30_000;
     const heartbeat = setInterval(() => msg.working(), Math.max(100, Math.floor(ackWait / 3)));
+    // Handed back: the message is no longer this process's to keep.
+    signal.addEventListener('abort', () => clearInterval(heartbeat), { once: true });
     try {
-      const result = await handler(data, new JetStreamContext([msg]));
+      const result = await handler(data, new JetStreamContext([msg, signal]));
       await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
       clearInterval(heartbeat);
+      if (signal.aborted) {
+        return; // handed back by the drain: another delivery does the work
+      }
       // A plain ack (one publish), not ackAck()'s request: a lost ack only brings a redelivery,
       // which the handlers are built for (a task's delta is deduplicated by Nats-Msg-Id, a
       // delta already applied is acknowledged and ignored), and ackAck's confirmation bought
@@ -405,6 +434,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       msg.ack();
     } catch (err) {
       clearInterval(heartbeat);
+      if (signal.aborted) {
+        return;
+      }
       if (!isRetryable(err)) {
         this.logger.error(`terminating message on ${msg.subject}: ${(err as Error).message}`);
         msg.term();

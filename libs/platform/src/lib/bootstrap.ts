@@ -42,7 +42,11 @@ export async function bootstrapService(
     throw err;
   }
   app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  // The process exits itself once shut down (code 0), instead of re-raising the signal: as PID 1
+  // (a container, a Kubernetes pod) a signal's default action is never applied, and anything
+  // left running would keep the process alive until the SIGKILL.
+  app.enableShutdownHooks(undefined, { useProcessExit: true });
+  exitWhenShutdownHangs(app.get(ServiceConfig).env.SWITCHYARD_DRAIN_TIMEOUT_MS, app.get(Logger));
   await opts.configure?.(app);
   // Start-up hooks first (the node registry loaded, this service's nodes registered, the model
   // registry seeded), then the consumers: a task taken before would see a half-ready service (a
@@ -65,4 +69,24 @@ export async function bootstrapService(
   await app.listen(opts.port, process.env['HOST'] ?? '0.0.0.0');
   app.get(Logger).log({ msg: `${opts.service} listening`, port: opts.port, pid: process.pid });
   return app;
+}
+
+/** Past the drain and this much more, a shutdown that still has not ended exits anyway. */
+const SHUTDOWN_OVERRUN_MS = 10_000;
+
+/**
+ * A last resort behind the drain: should a shutdown hook hang (a connection that never closes),
+ * the process exits (code 1, logged) once the drain timeout and a margin have passed, before an
+ * orchestrator's grace period runs out and it is killed without a word.
+ */
+function exitWhenShutdownHangs(drainTimeoutMs: number, logger: Logger): void {
+  const arm = (signal: NodeJS.Signals) => {
+    const timer = setTimeout(() => {
+      logger.error({ msg: `shutdown after ${signal} did not end within the drain timeout; exiting` });
+      process.exit(1);
+    }, drainTimeoutMs + SHUTDOWN_OVERRUN_MS);
+    timer.unref();
+  };
+  process.once('SIGTERM', arm);
+  process.once('SIGINT', arm);
 }

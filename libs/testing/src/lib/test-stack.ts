@@ -172,6 +172,18 @@ export class TestStack {
     return this.procs.get(name)?.pid;
   }
 
+  /** How a process of the stack ended (waits for it): its exit code, or the signal that killed it. */
+  async exited(name: ProcName): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    const child = this.procs.get(name);
+    if (!child) {
+      throw new Error(`no process ${name} in the stack`);
+    }
+    if (child.exitCode === null && child.signalCode === null) {
+      await new Promise((r) => child.once('exit', r));
+    }
+    return { code: child.exitCode, signal: child.signalCode };
+  }
+
   /** `kill -9` (or another signal) to one service process. */
   kill(name: ProcName, signal: NodeJS.Signals = 'SIGKILL'): void {
     this.procs.get(name)?.kill(signal);

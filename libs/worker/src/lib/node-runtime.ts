@@ -127,7 +127,7 @@ export class NodeRuntime {
     const sent = this.published.get(task.task_id);
     if (sent) {
       this.logger.log({ ...log, msg: 'task delivered again after its delta was published: re-sent' });
-      return this.publishDelta(sent, task, log);
+      return this.publishDelta(sent, task, log, ctx.signal);
     }
     // Nothing is awaited between the check above and `working.set` below: two deliveries of one
     // task arriving together (a redelivery and the reaper's re-dispatch) join one piece of work.
@@ -200,7 +200,12 @@ export class NodeRuntime {
           );
 
     const state = await loading;
-    const { signal, release } = this.cancels.open(task.run_id, task);
+    const cancel = this.cancels.open(task.run_id, task);
+    const release = cancel.release;
+    // The drain's deadline passed with this task still at work: the transport handed it back
+    // (another delivery does it again), so its calls stop and nothing of it is published.
+    const handedBack = ctx.signal;
+    const signal = AbortSignal.any([cancel.signal, handedBack]);
     let out: NodeOutput;
     try {
       // Every LLM call of the node's code is metered against this task (and finds the run's
@@ -225,6 +230,10 @@ export class NodeRuntime {
         }),
       );
     } catch (err) {
+      if (handedBack.aborted) {
+        this.logger.log({ ...log, msg: 'work aborted: handed back as the service shuts down' });
+        return;
+      }
       if (signal.aborted) {
         this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });
         return;
@@ -251,6 +260,11 @@ export class NodeRuntime {
     } finally {
       release();
     }
+    if (handedBack.aborted) {
+      // Finished after the hand-back: the redelivery's result is the one that counts.
+      this.logger.log({ ...log, msg: 'work discarded: handed back as the service shuts down' });
+      return;
+    }
 
     if (recording()) {
       const usage = out.usage ?? ZERO_USAGE;
@@ -275,7 +289,7 @@ export class NodeRuntime {
     // deadline), the task's redelivery sends this delta again instead of doing the work (and its
     // model calls) twice.
     this.remember(task.task_id, message);
-    await this.publishDelta(message, task, log);
+    await this.publishDelta(message, task, log, handedBack);
     endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
   }
@@ -302,12 +316,14 @@ export class NodeRuntime {
    * paid for), so the delta is re-sent with the same message id — JetStream keeps one copy —
    * until it is acknowledged or the task's deadline passes (then the reaper dispatches the task
    * again anyway). The transport keeps the task in progress meanwhile. Only errors that a retry
-   * cannot mend (the payload is too large, a stream refuses the subject) fail at once.
+   * cannot mend (the payload is too large, a stream refuses the subject) fail at once, and so
+   * does every retry once the task was handed back (the service is shutting down).
    */
   private async publishDelta(
     message: DeltaMessage,
     task: TaskMessage,
     log: Record<string, unknown>,
+    handedBack: AbortSignal,
   ): Promise<void> {
     const subject = deltaSubject(this.config.service);
     const deadline = Date.parse(task.deadline);
@@ -320,14 +336,16 @@ export class NodeRuntime {
         return;
       } catch (err) {
         const wait = Math.min(PUBLISH_RETRY_MAX_MS, PUBLISH_RETRY_MIN_MS * 2 ** (attempt - 1));
-        if (!isTransientPublishError(err) || Date.now() + wait > deadline) {
+        if (!isTransientPublishError(err) || Date.now() + wait > deadline || handedBack.aborted) {
           throw err;
         }
         this.logger.warn({
           ...log,
           msg: `delta not published (attempt ${attempt}): ${(err as Error).message}; retrying in ${wait} ms`,
         });
-        await sleep(wait);
+        await sleep(wait, undefined, { signal: handedBack }).catch(() => {
+          throw err;
+        });
       }
     }
   }
