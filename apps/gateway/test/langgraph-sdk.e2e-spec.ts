@@ -7,7 +7,7 @@ import { useStream as useStream2 } from '@langchain/langgraph-sdk/react';
 import { useStream as useStream1 } from 'langgraph-sdk-1/react';
 import { createElement } from 'react';
 import { type ReactTestRenderer, act, create } from 'react-test-renderer';
-import { TestStack } from '@switchyard/testing';
+import { TestStack, waitFor } from '@switchyard/testing';
 
 // The LangGraph Platform-compatible surface through the real `@langchain/langgraph-sdk` (the
 // 2.0.0 line and 1.15.0) against the running gateway: the rows of LANGGRAPH_API.md §7 that the
@@ -291,6 +291,30 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
     expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe('success');
   }, 60_000);
 
+  it('a join that names no modes replays the modes the run was created with', async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, 'agent', {
+      input: human('hello'),
+      streamMode: ['values'],
+      streamResumable: true,
+    });
+    const joined = await collect(
+      client.runs.joinStream(t.thread_id, run.run_id, { lastEventId: '-1' }) as AsyncIterable<Part>,
+    );
+    expect(joined[0].event).toBe('metadata');
+    expect(new Set(joined.slice(1).map((p) => p.event))).toEqual(new Set(['values']));
+    // A run created without modes streams values, LangGraph's default.
+    const plain = await client.runs.create(t.thread_id, 'agent', { input: human('hello again') });
+    await waitFor('the plain run to end', async () =>
+      ['success', 'error'].includes((await client.runs.get(t.thread_id, plain.run_id)).status),
+    );
+    const replay = await collect(
+      client.runs.joinStream(t.thread_id, plain.run_id, { lastEventId: '-1' }) as AsyncIterable<Part>,
+    );
+    expect(replay.map((p) => p.event)).toEqual(['metadata', ...replay.slice(1).map(() => 'values')]);
+    expect(replay.length).toBeGreaterThan(1);
+  }, 60_000);
+
   it('cancels a run followed by a live join, and another with wait; both end interrupted', async () => {
     const t = await client.threads.create();
     const run = await client.runs.create(t.thread_id, 'agent', { input: human('[slow] think') });
@@ -494,6 +518,18 @@ describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version
       'intake',
       'start',
     ]);
+    // Every checkpoint says where it would continue: the nodes its step routed to.
+    expect(history.map((s) => s.next)).toEqual([
+      [],
+      ['output'],
+      ['planner'],
+      ['reflection'],
+      ['calculator'],
+      ['planner'],
+      ['memory'],
+      ['intake'],
+    ]);
+    expect(history[3].tasks.map((task) => task.name)).toEqual(['reflection']);
     const calc = history[3];
     const before = (await requests()).length;
     const values = (await client.runs.wait(t.thread_id, 'default', {

@@ -20,6 +20,7 @@ import { ThreadMetadata1700000000034 } from '../migrations/1700000000034-thread-
 import { FairDispatch1700000000042 } from '../migrations/1700000000042-fair-dispatch';
 import { LogKeepsKeyOrder1700000000043 } from '../migrations/1700000000043-log-keeps-key-order';
 import { ThreadsListIndex1700000000047 } from '../migrations/1700000000047-threads-list-index';
+import { RunStreamModes1700000000048 } from '../migrations/1700000000048-run-stream-modes';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -67,6 +68,7 @@ export const MIGRATIONS = [
   MysqlDataSources1700000000045,
   WebToolProviderKeys1700000000046,
   ThreadsListIndex1700000000047,
+  RunStreamModes1700000000048,
 ];
 
 export function dataSourceOptions(

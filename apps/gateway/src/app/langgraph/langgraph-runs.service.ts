@@ -59,6 +59,13 @@ export class LangGraphRuns {
   }
 
   async start(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
+    const started = await this.startRun(tenantId, threadId, body);
+    // A join that names no modes replays these (LangGraph's server keeps them with the run).
+    await this.repo.setStreamModes(started.runId, body.stream_mode);
+    return started;
+  }
+
+  private async startRun(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
     refuseUnsupported(body);
     const resume = resumeOf(body.command);
     if (resume && body.input !== undefined && body.input !== null) {

@@ -46,6 +46,8 @@ export interface LgRunRow {
   output: unknown;
   error: { code: string; message: string } | null;
   waiting: RunWaiting | null;
+  /** The stream modes the LangGraph request that made (or last resumed) it asked for. */
+  stream_modes: string[] | null;
 }
 
 export interface AgentSearch {
@@ -65,7 +67,7 @@ const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
   updated_at: 'a.updated_at',
 };
 
-const RUN_COLUMNS = `id, thread_id, agent_id, status, created_at, started_at, finished_at, metadata, output, error, waiting`;
+const RUN_COLUMNS = `id, thread_id, agent_id, status, created_at, started_at, finished_at, metadata, output, error, waiting, stream_modes`;
 
 /**
  * The queries of the LangGraph-compatible surface: agents as assistants, threads with their
@@ -207,6 +209,11 @@ export class LangGraphRepository {
       [threadId],
     )) as LgRunRow[];
     return row;
+  }
+
+  /** Records the stream modes a LangGraph request started (or resumed) the run with. */
+  async setStreamModes(runId: string, modes: readonly string[]): Promise<void> {
+    await this.ds.query(`UPDATE runs SET stream_modes = $2 WHERE id = $1`, [runId, modes]);
   }
 
   async hasRuns(threadId: string): Promise<boolean> {

@@ -137,7 +137,10 @@ export function checkpointOf(threadId: string, version: number) {
   return { thread_id: threadId, checkpoint_ns: '', checkpoint_id: String(version), checkpoint_map: null };
 }
 
-/** `ThreadState`: the values at a version, what waits (`next`, `tasks`) and the checkpoint ids. */
+/**
+ * `ThreadState`: the values at a version, what runs next from it (`next`, `tasks`: the nodes its
+ * action routed to, or the question the thread waits on) and the checkpoint ids.
+ */
 export function threadStateView(
   threadId: string,
   state: RuntimeState | null,
@@ -145,9 +148,10 @@ export function threadStateView(
   waiting: RunWaiting | null,
 ) {
   const version = state?.version ?? 0;
+  const next = waiting ? [waiting.node] : [...new Set(checkpoint?.next ?? [])];
   return {
     values: state ? valuesOf(state) : {},
-    next: waiting ? [waiting.node] : [],
+    next,
     tasks: waiting
       ? [
           {
@@ -161,7 +165,17 @@ export function threadStateView(
             result: null,
           },
         ]
-      : [],
+      : next.map((name) => ({
+          // No task exists yet for a step not dispatched: named by checkpoint and node.
+          id: `${version}:${name}`,
+          name,
+          path: [],
+          error: null,
+          interrupts: [],
+          checkpoint: null,
+          state: null,
+          result: null,
+        })),
     checkpoint: version > 0 ? checkpointOf(threadId, version) : null,
     metadata: checkpoint
       ? {

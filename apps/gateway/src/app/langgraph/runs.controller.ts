@@ -127,7 +127,11 @@ export class LangGraphRunsController {
         'Last-Event-ID must be a part id (an integer, or -1)',
       );
     }
-    const modes = rawModes === undefined ? ALL_MODES : parseModes(rawModes);
+    // No modes named: those the run was created with (every mode for a run made elsewhere).
+    const modes =
+      rawModes !== undefined
+        ? parseModes(rawModes)
+        : ((run.stream_modes as StreamMode[] | null) ?? ALL_MODES);
     if (cancelOnDisconnect === '1' || cancelOnDisconnect === 'true') {
       this.cancelOnDisconnect(res, tenant.tenantId, run.id);
     }

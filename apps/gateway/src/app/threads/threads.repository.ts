@@ -29,6 +29,8 @@ export interface VersionRecord {
   created_at: Date;
   /** For a `fork` version: the version it branched from. */
   from_version: number | null;
+  /** The nodes its action routed to (what runs next from it; empty where its run ended). */
+  next: string[] | null;
 }
 
 /** The queries of Switchyard's thread resources (the controllers hold no SQL). */
@@ -135,7 +137,7 @@ export class ThreadsRepository {
   /** Versions at or below `atMost`, newest first. */
   async versions(threadId: string, atMost: number, limit: number): Promise<VersionRecord[]> {
     return (await this.ds.query(
-      `SELECT version, run_id, node, created_at,
+      `SELECT version, run_id, node, created_at, delta->'action'->'next' AS next,
               CASE WHEN node = 'fork' THEN (delta->'action'->'result'->>'from_version')::int END AS from_version
        FROM state_deltas WHERE thread_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3`,
       [threadId, atMost, limit],
