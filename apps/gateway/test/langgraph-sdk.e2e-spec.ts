@@ -7,6 +7,7 @@ import { useStream as useStream2 } from '@langchain/langgraph-sdk/react';
 import { useStream as useStream1 } from 'langgraph-sdk-1/react';
 import { createElement } from 'react';
 import { type ReactTestRenderer, act, create } from 'react-test-renderer';
+import { eventsKey } from '@switchyard/events';
 import { TestStack, waitFor } from '@switchyard/testing';
 
 // The LangGraph Platform-compatible surface through the real `@langchain/langgraph-sdk` (the
@@ -17,12 +18,16 @@ import { TestStack, waitFor } from '@switchyard/testing';
 // [teleport] makes the run fail (the planner names a node that does not exist).
 
 let stack: TestStack;
+const ADMIN = `admin_${'l'.repeat(24)}`;
 
 // React's act() expects to be told it runs in a test environment.
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 beforeAll(async () => {
-  stack = await TestStack.start({ script: 'apps/gateway/test/fixtures/skeleton.script.json' });
+  stack = await TestStack.start({
+    script: 'apps/gateway/test/fixtures/skeleton.script.json',
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+  });
   const agent = await stack.api('POST', '/v1/agents', { name: 'agent', system_prompt: 'Be brief.' });
   expect(agent.status).toBe(201);
 }, 120_000);
@@ -697,3 +702,112 @@ describe.each(HOOKS)(
     }, 60_000);
   },
 );
+
+describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s', (_version, SdkClient) => {
+  let client: Client;
+  let other: Client;
+  type Thread = Awaited<ReturnType<Client['threads']['get']>>;
+
+  beforeAll(async () => {
+    client = new SdkClient({ apiUrl: stack.gatewayUrl, apiKey: stack.key, callerOptions: { maxRetries: 0 } });
+    const tenant = await stack.newTenant(`lifecycle-${_version}`, ADMIN);
+    other = new SdkClient({ apiUrl: stack.gatewayUrl, apiKey: tenant.key, callerOptions: { maxRetries: 0 } });
+  });
+
+  it('searches and counts threads by metadata, ids, status and values; sorts and pages', async () => {
+    const tag = randomUUID();
+    const a = await client.threads.create({ metadata: { tag, user: 'ann' } });
+    const b = await client.threads.create({ metadata: { tag, user: 'bob' } });
+    const c = await client.threads.create({ metadata: { tag, user: 'bob', pinned: true } });
+    await client.runs.wait(b.thread_id, 'agent', { input: human('hello bob') });
+    await other.threads.create({ metadata: { tag, user: 'bob' } });
+
+    const byTag = (await client.threads.search({ metadata: { tag } })) as Thread[];
+    // Newest first by default; another tenant's thread is never found.
+    expect(byTag.map((t) => t.thread_id)).toEqual([c.thread_id, b.thread_id, a.thread_id]);
+    const bobs = (await client.threads.search({
+      metadata: { tag, user: 'bob' },
+      sortOrder: 'asc',
+    })) as Thread[];
+    expect(bobs.map((t) => t.thread_id)).toEqual([b.thread_id, c.thread_id]);
+    const page = (await client.threads.search({ metadata: { tag }, limit: 1, offset: 1 })) as Thread[];
+    expect(page.map((t) => t.thread_id)).toEqual([b.thread_id]);
+    const ids = (await client.threads.search({ ids: [a.thread_id, c.thread_id] })) as Thread[];
+    expect(ids.map((t) => t.thread_id).sort()).toEqual([a.thread_id, c.thread_id].sort());
+    const idle = (await client.threads.search({ metadata: { tag }, status: 'idle' })) as Thread[];
+    expect(idle).toHaveLength(3);
+    expect(await client.threads.search({ metadata: { tag }, status: 'busy' })).toEqual([]);
+    // Values: the state's messages contain one whose content is the human's.
+    const withHello = (await client.threads.search({
+      metadata: { tag },
+      values: { messages: [{ content: 'hello bob' }] },
+    } as never)) as Thread[];
+    expect(withHello.map((t) => t.thread_id)).toEqual([b.thread_id]);
+    expect(withHello[0].values).toMatchObject({ messages: expect.any(Array) });
+    const selected = (await client.threads.search({
+      metadata: { tag },
+      select: ['thread_id', 'metadata'],
+    } as never)) as unknown as Record<string, unknown>[];
+    expect(Object.keys(selected[0]).sort()).toEqual(['metadata', 'thread_id']);
+
+    if ('count' in client.threads) {
+      expect(await client.threads.count({ metadata: { tag } })).toBe(3);
+      expect(await client.threads.count({ metadata: { tag, user: 'bob' } })).toBe(2);
+      expect(
+        await client.threads.count({
+          metadata: { tag },
+          values: { messages: [{ content: 'hello bob' }] },
+        } as never),
+      ).toBe(1);
+    }
+    const bad = await stack.api('POST', '/threads/search', { status: 'sleeping' });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('status');
+  }, 60_000);
+
+  it('updates metadata by merging; a TTL is refused naming it', async () => {
+    const t = await client.threads.create({ metadata: { keep: 1, change: 'a' } });
+    const updated = await client.threads.update(t.thread_id, { metadata: { change: 'b', added: true } });
+    expect(updated.metadata).toEqual({ keep: 1, change: 'b', added: true });
+    expect((await client.threads.get(t.thread_id)).metadata).toEqual({ keep: 1, change: 'b', added: true });
+    const ttl = await rejection(client.threads.update(t.thread_id, { metadata: {}, ttl: 5 } as never));
+    expect(ttl.status).toBe(400);
+    expect(ttl.message).toContain('ttl');
+    expect((await rejection(other.threads.update(t.thread_id, { metadata: { x: 1 } }))).status).toBe(404);
+  });
+
+  it('joins a run (waits for its values), deletes an ended run and then the thread', async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, 'agent', { input: human('[long-answer] tell me') });
+    const values = (await client.runs.join(t.thread_id, run.run_id)) as { messages: Message[] };
+    expect(values.messages.at(-1)?.content).toContain('word39');
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe('success');
+
+    // A run under way cannot be deleted, nor its thread.
+    const slow = await client.runs.create(t.thread_id, 'agent', {
+      input: human('[slow] wait'),
+      multitaskStrategy: 'enqueue',
+    });
+    expect((await rejection(client.runs.delete(t.thread_id, slow.run_id))).status).toBe(409);
+    expect((await rejection(client.threads.delete(t.thread_id))).status).toBe(409);
+    await client.runs.join(t.thread_id, slow.run_id);
+
+    const history = (await client.threads.getHistory(t.thread_id, { limit: 100 })).length;
+    expect((await rejection(other.runs.delete(t.thread_id, run.run_id))).status).toBe(404);
+    await client.runs.delete(t.thread_id, run.run_id);
+    expect((await rejection(client.runs.get(t.thread_id, run.run_id))).status).toBe(404);
+    // The checkpoints it wrote stay the thread's history.
+    expect(await client.threads.getHistory(t.thread_id, { limit: 100 })).toHaveLength(history);
+
+    expect((await rejection(other.threads.delete(t.thread_id))).status).toBe(404);
+    expect(await stack.redis('EXISTS', eventsKey(slow.run_id))).toBe(1);
+    await client.threads.delete(t.thread_id);
+    expect((await rejection(client.threads.get(t.thread_id))).status).toBe(404);
+    const left = await stack.sql<{ n: string }>(
+      `SELECT (SELECT count(*) FROM runs WHERE thread_id = $1) + (SELECT count(*) FROM state_deltas WHERE thread_id = $1) AS n`,
+      [t.thread_id],
+    );
+    expect(Number(left[0].n)).toBe(0);
+    expect(await stack.redis('EXISTS', eventsKey(slow.run_id))).toBe(0);
+  }, 90_000);
+});

@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
+import type { LgThreadStatus } from './langgraph.schemas';
+import { LG_THREAD_STATUS_OF } from './langgraph.views';
 
 export interface AgentRow {
   id: string;
@@ -66,6 +68,36 @@ const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
   created_at: 'a.created_at',
   updated_at: 'a.updated_at',
 };
+
+/** A thread with what its latest run says about it (ThreadRow), for `FROM threads t` queries. */
+const THREAD_SELECT = `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
+              greatest(t.created_at, r.created_at, r.finished_at) AS updated_at,
+              r.status AS last_status, r.id AS last_run_id, r.waiting, r.error
+       FROM threads t
+       LEFT JOIN LATERAL (SELECT id, status, created_at, finished_at, waiting, error FROM runs
+                          WHERE thread_id = t.id ORDER BY created_at DESC LIMIT 1) r ON true`;
+
+/** `lgThreadStatus` of the latest run `r`, in SQL. */
+const THREAD_STATUS_SQL = `CASE r.status ${Object.entries(LG_THREAD_STATUS_OF)
+  .map(([run, thread]) => `WHEN '${run}' THEN '${thread}'`)
+  .join(' ')} ELSE 'idle' END`;
+
+const THREAD_SORT: Record<ThreadSearchSort, string> = {
+  thread_id: 't.id',
+  status: THREAD_STATUS_SQL,
+  created_at: 't.created_at',
+  updated_at: 'greatest(t.created_at, r.created_at, r.finished_at)',
+  state_updated_at: 'greatest(t.created_at, r.created_at, r.finished_at)',
+};
+
+export type ThreadSearchSort = 'thread_id' | 'status' | 'created_at' | 'updated_at' | 'state_updated_at';
+
+/** What `threads.search` and `threads.count` filter on in SQL (values are matched on the state). */
+export interface ThreadFilter {
+  metadata?: Record<string, unknown>;
+  ids?: string[];
+  status?: LgThreadStatus;
+}
 
 const RUN_COLUMNS = `id, thread_id, agent_id, status, created_at, started_at, finished_at, metadata, output, error, waiting, stream_modes`;
 
@@ -161,17 +193,48 @@ export class LangGraphRepository {
     if (!isUuid(threadId)) {
       return undefined;
     }
-    const [row] = (await this.ds.query(
-      `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
-              greatest(t.created_at, r.created_at, r.finished_at) AS updated_at,
-              r.status AS last_status, r.id AS last_run_id, r.waiting, r.error
-       FROM threads t
-       LEFT JOIN LATERAL (SELECT id, status, created_at, finished_at, waiting, error FROM runs
-                          WHERE thread_id = t.id ORDER BY created_at DESC LIMIT 1) r ON true
-       WHERE t.id = $1 AND t.tenant_id = $2`,
-      [threadId, tenantId],
-    )) as ThreadRow[];
+    const [row] = (await this.ds.query(`${THREAD_SELECT} WHERE t.id = $1 AND t.tenant_id = $2`, [
+      threadId,
+      tenantId,
+    ])) as ThreadRow[];
     return row;
+  }
+
+  /** The tenant's threads matching the filter, in the asked order, a page at a time. */
+  async searchThreads(
+    tenantId: string,
+    filter: ThreadFilter,
+    sort: { by: ThreadSearchSort; order: 'asc' | 'desc' },
+    limit: number,
+    offset: number,
+  ): Promise<ThreadRow[]> {
+    const dir = sort.order === 'asc' ? 'ASC' : 'DESC';
+    return (await this.ds.query(
+      `${THREAD_SELECT} WHERE ${THREAD_WHERE}
+       ORDER BY ${THREAD_SORT[sort.by]} ${dir}, t.id ${dir} LIMIT $5 OFFSET $6`,
+      [...threadFilterParams(tenantId, filter), limit, offset],
+    )) as ThreadRow[];
+  }
+
+  async countThreads(tenantId: string, filter: ThreadFilter): Promise<number> {
+    const [row] = (await this.ds.query(
+      `SELECT count(*)::int AS n FROM (${THREAD_SELECT} WHERE ${THREAD_WHERE}) x`,
+      threadFilterParams(tenantId, filter),
+    )) as { n: number }[];
+    return row.n;
+  }
+
+  /** Merges `metadata` into the thread's (LangGraph's update); false when it is not the tenant's. */
+  async mergeThreadMetadata(
+    tenantId: string,
+    threadId: string,
+    metadata: Record<string, unknown>,
+  ): Promise<boolean> {
+    const rows = (await this.ds.query(
+      `UPDATE threads SET metadata = metadata || $3::jsonb WHERE id = $1 AND tenant_id = $2 RETURNING id`,
+      [threadId, tenantId, JSON.stringify(metadata)],
+    )) as [unknown[], number];
+    return rows[1] > 0;
   }
 
   async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRow> {
@@ -245,4 +308,13 @@ export class LangGraphRepository {
     }[];
     return row?.version ?? 0;
   }
+}
+
+// $1 tenant, $2 metadata (contained), $3 ids, $4 status.
+const THREAD_WHERE = `t.tenant_id = $1 AND ($2::jsonb IS NULL OR t.metadata @> $2::jsonb)
+         AND ($3::uuid[] IS NULL OR t.id = ANY($3::uuid[]))
+         AND ($4::text IS NULL OR ${THREAD_STATUS_SQL} = $4)`;
+
+function threadFilterParams(tenantId: string, f: ThreadFilter): unknown[] {
+  return [tenantId, f.metadata ? JSON.stringify(f.metadata) : null, f.ids ?? null, f.status ?? null];
 }

@@ -33,6 +33,51 @@ export const ThreadCreateSchema = z.object({
 });
 export type ThreadCreate = z.infer<typeof ThreadCreateSchema>;
 
+export const THREAD_STATUSES = ['idle', 'busy', 'interrupted', 'error'] as const;
+export type LgThreadStatus = (typeof THREAD_STATUSES)[number];
+const ThreadFilter = {
+  metadata: Metadata.optional(),
+  values: Metadata.optional(),
+  status: z.enum(THREAD_STATUSES).optional(),
+};
+
+/** `POST /threads/search` (the SDK's `threads.search`). */
+export const ThreadSearchSchema = z.object({
+  ...ThreadFilter,
+  ids: z.array(z.string().uuid('ids: every id must be a UUID')).optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  sort_by: z
+    .enum(['thread_id', 'status', 'created_at', 'updated_at', 'state_updated_at'])
+    .default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+  select: z.array(z.string()).optional(),
+});
+export type ThreadSearch = z.infer<typeof ThreadSearchSchema>;
+
+/** `POST /threads/count`. */
+export const ThreadCountSchema = z.object(ThreadFilter);
+export type ThreadCount = z.infer<typeof ThreadCountSchema>;
+
+/** `PATCH /threads/{id}`: metadata merged into the thread's; a TTL is refused (not kept). */
+export const ThreadUpdateSchema = z
+  .object({
+    metadata: Metadata.optional(),
+    ttl: z.unknown().optional(),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.ttl !== undefined && v.ttl !== null) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ttl'],
+        message:
+          'thread TTLs are not supported: delete the thread (DELETE /threads/{id}) or rely on retention',
+      });
+    }
+  });
+export type ThreadUpdate = z.infer<typeof ThreadUpdateSchema>;
+
 const StreamModes = ['values', 'updates', 'messages-tuple'] as const;
 export type StreamMode = (typeof StreamModes)[number];
 

@@ -2,6 +2,7 @@ import type { RunStatus, RuntimeState } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import type { VersionRecord } from '../threads/threads.repository';
 import type { AgentRow, LgRunRow, ThreadRow } from './langgraph.repository';
+import type { LgThreadStatus } from './langgraph.schemas';
 
 // How Switchyard's objects look to a LangGraph client (docs/api.md "LangGraph Platform
 // compatibility"): pure mappings, no I/O.
@@ -32,18 +33,16 @@ export function lgRunStatus(status: RunStatus): LgRunStatus {
 }
 
 /** A thread's status from its latest run's. */
-export function lgThreadStatus(last: RunStatus | null): 'idle' | 'busy' | 'interrupted' | 'error' {
-  switch (last) {
-    case 'queued':
-    case 'running':
-      return 'busy';
-    case 'waiting':
-      return 'interrupted';
-    case 'failed':
-      return 'error';
-    default:
-      return 'idle';
-  }
+/** A thread's LangGraph status from its latest run's status (no run, succeeded, cancelled: idle). */
+export const LG_THREAD_STATUS_OF: Readonly<Partial<Record<RunStatus, LgThreadStatus>>> = {
+  queued: 'busy',
+  running: 'busy',
+  waiting: 'interrupted',
+  failed: 'error',
+};
+
+export function lgThreadStatus(last: RunStatus | null): LgThreadStatus {
+  return (last && LG_THREAD_STATUS_OF[last]) || 'idle';
 }
 
 /** The built-in agent as an assistant: `assistant_id` and `graph_id` are both "default". */
@@ -233,4 +232,22 @@ export function runView(r: LgRunRow, assistantId: string, multitask: string | nu
 /** `select`: only the named fields. */
 export function pick<T extends object>(o: T, keys: readonly string[]): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k))) as Partial<T>;
+}
+
+/**
+ * Whether `value` contains `part` as Postgres' jsonb `@>` decides (LangGraph's values filter):
+ * objects by key, recursively; an array contains each element of `part`'s somewhere; scalars equal.
+ */
+export function containsJson(value: unknown, part: unknown): boolean {
+  if (Array.isArray(part)) {
+    return Array.isArray(value) && part.every((p) => value.some((v) => containsJson(v, p)));
+  }
+  if (part !== null && typeof part === 'object') {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      return false;
+    }
+    const v = value as Record<string, unknown>;
+    return Object.entries(part).every(([k, p]) => k in v && containsJson(v[k], p));
+  }
+  return value === part;
 }

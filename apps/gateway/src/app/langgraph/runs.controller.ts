@@ -1,4 +1,17 @@
-import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { type RunStatus, isTerminal } from '@switchyard/contracts';
 import { RunEventReader } from '@switchyard/events';
@@ -8,6 +21,7 @@ import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { RunEventStreams } from '../runs/run-event-streams.service';
 import { RunsService } from '../runs/runs.service';
+import { ThreadDeletion } from '../threads/thread-deletion.service';
 import { LangGraphRuns, type StartedRun } from './langgraph-runs.service';
 import { LangGraphEncoding, type LgStreamOptions } from './langgraph-stream';
 import { LangGraphRepository } from './langgraph.repository';
@@ -38,6 +52,7 @@ export class LangGraphRunsController {
     @Inject(RunsService) private readonly runs: RunsService,
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(RunEventStreams) private readonly streams: RunEventStreams,
+    @Inject(ThreadDeletion) private readonly deletion: ThreadDeletion,
   ) {}
 
   @Get()
@@ -84,6 +99,41 @@ export class LangGraphRunsController {
     @Res() res: Response,
   ): Promise<void> {
     const started = await this.begin(tenant.tenantId, threadId, body, res);
+    await this.answerWhenEnded(res, started);
+  }
+
+  /** Join: waits until the run ends (or waits for an answer), then gives the thread's values as `wait` does. */
+  @Get(':run_id/join')
+  async joinBlocking(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string,
+    @Param('run_id') runId: string,
+    @Res() res: Response,
+  ): Promise<void> {
+    const run = await this.repo.runOrThrow(tenant.tenantId, threadId, runId);
+    await this.answerWhenEnded(res, {
+      runId: run.id,
+      threadId: run.thread_id,
+      assistantId: run.agent_id,
+      liveAfter: null,
+      answered: null,
+    });
+  }
+
+  /** Deletes an ended run (its checkpoints stay in the thread's history); 409 while it is under way. */
+  @Delete(':run_id')
+  @HttpCode(204)
+  async remove(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string,
+    @Param('run_id') runId: string,
+  ): Promise<void> {
+    const run = await this.repo.runOrThrow(tenant.tenantId, threadId, runId);
+    await this.deletion.deleteRun(tenant.tenantId, run.thread_id, run.id);
+  }
+
+  /** The thread's values once the run ended or waits (`__error__` in a 200 when it failed). */
+  private async answerWhenEnded(res: Response, started: StartedRun): Promise<void> {
     // Headers at once (the SDK holds a concurrency slot until they come), then a newline a
     // second until the answer: JSON.parse skips leading whitespace.
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });

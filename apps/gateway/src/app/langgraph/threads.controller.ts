@@ -1,22 +1,43 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  UseGuards,
+} from '@nestjs/common';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { ThreadDeletion } from '../threads/thread-deletion.service';
 import { ThreadsRepository } from '../threads/threads.repository';
 import { LangGraphRuns, checkpointVersion } from './langgraph-runs.service';
-import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
+import { LangGraphRepository, type ThreadFilter, type ThreadRow } from './langgraph.repository';
 import {
   type History,
   HistorySchema,
+  type ThreadCount,
+  ThreadCountSchema,
   type ThreadCreate,
   ThreadCreateSchema,
+  type ThreadSearch,
+  ThreadSearchSchema,
+  type ThreadUpdate,
+  ThreadUpdateSchema,
   type UpdateState,
   UpdateStateSchema,
 } from './langgraph.schemas';
-import { checkpointOf, threadStateView, threadView, pick } from './langgraph.views';
+import { checkpointOf, containsJson, threadStateView, threadView, pick } from './langgraph.views';
+
+// Threads read per query while a `values` filter scans for matches.
+const VALUES_SCAN_PAGE = 200;
 import { checkpointIdOf } from './run-create';
 
 /**
@@ -31,7 +52,87 @@ export class LangGraphThreadsController {
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
     @Inject(LangGraphRuns) private readonly runs: LangGraphRuns,
+    @Inject(ThreadDeletion) private readonly deletion: ThreadDeletion,
   ) {}
+
+  /**
+   * The tenant's threads: metadata and values (contained, as LangGraph's jsonb `@>`), ids and
+   * status filter; sorted, a page at a time. A `values` filter reads each candidate's state.
+   */
+  @Post('search')
+  @HttpCode(200)
+  async search(@Tenant() tenant: TenantContext, @Body(new ZodPipe(ThreadSearchSchema)) q: ThreadSearch) {
+    const sort = { by: q.sort_by, order: q.sort_order };
+    let views: ReturnType<typeof threadView>[];
+    if (q.values === undefined) {
+      const rows = await this.repo.searchThreads(tenant.tenantId, q, sort, q.limit, q.offset);
+      views = await Promise.all(rows.map((t) => this.view(t)));
+    } else {
+      views = [];
+      let skip = q.offset;
+      for (let at = 0; views.length < q.limit; at += VALUES_SCAN_PAGE) {
+        const rows = await this.repo.searchThreads(tenant.tenantId, q, sort, VALUES_SCAN_PAGE, at);
+        for (const t of rows) {
+          const view = await this.view(t);
+          if (containsJson(view.values, q.values) && skip-- <= 0 && views.length < q.limit) {
+            views.push(view);
+          }
+        }
+        if (rows.length < VALUES_SCAN_PAGE) {
+          break;
+        }
+      }
+    }
+    return q.select ? views.map((v) => pick(v, q.select ?? [])) : views;
+  }
+
+  /** How many of the tenant's threads match (the filters of `search`). */
+  @Post('count')
+  @HttpCode(200)
+  async count(@Tenant() tenant: TenantContext, @Body(new ZodPipe(ThreadCountSchema)) q: ThreadCount) {
+    const filter: ThreadFilter = q;
+    if (q.values === undefined) {
+      return this.repo.countThreads(tenant.tenantId, filter);
+    }
+    let n = 0;
+    const sort = { by: 'created_at', order: 'asc' } as const;
+    for (let at = 0; ; at += VALUES_SCAN_PAGE) {
+      const rows = await this.repo.searchThreads(tenant.tenantId, filter, sort, VALUES_SCAN_PAGE, at);
+      for (const t of rows) {
+        if (containsJson((await this.view(t)).values, q.values)) {
+          n++;
+        }
+      }
+      if (rows.length < VALUES_SCAN_PAGE) {
+        return n;
+      }
+    }
+  }
+
+  /** Update: `metadata` merged into the thread's. */
+  @Patch(':thread_id')
+  async update(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string,
+    @Body(new ZodPipe(ThreadUpdateSchema)) body: ThreadUpdate,
+  ) {
+    const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
+    if (body.metadata) {
+      await this.repo.mergeThreadMetadata(tenant.tenantId, t.id, body.metadata);
+    }
+    return this.view(await this.repo.threadOrThrow(tenant.tenantId, threadId));
+  }
+
+  /**
+   * Deletes the thread with its runs, their events and checkpoints (as `DELETE /v1/threads/{id}`);
+   * 409 while a run of it is under way or waiting: cancel it first.
+   */
+  @Delete(':thread_id')
+  @HttpCode(204)
+  async remove(@Tenant() tenant: TenantContext, @Param('thread_id') threadId: string): Promise<void> {
+    await this.repo.threadOrThrow(tenant.tenantId, threadId);
+    await this.deletion.delete(tenant.tenantId, threadId);
+  }
 
   @Post()
   @HttpCode(200)

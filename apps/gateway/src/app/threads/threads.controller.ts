@@ -11,11 +11,9 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import Redis from 'ioredis';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { StateEditSchema } from '@switchyard/contracts';
-import { eventsKey } from '@switchyard/events';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -24,6 +22,7 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { CreateRunSchema, RunIdSchema } from '../runs/run.dto';
 import { runView } from '../runs/runs.service';
 import { ForksService } from './forks.service';
+import { ThreadDeletion } from './thread-deletion.service';
 import { type ThreadRecord, ThreadsRepository } from './threads.repository';
 
 const VersionSchema = z.coerce.number().int().min(0).optional();
@@ -102,7 +101,7 @@ export class ThreadsController {
     @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(ForksService) private readonly forks: ForksService,
-    @Inject(Redis) private readonly redis: Redis,
+    @Inject(ThreadDeletion) private readonly deletion: ThreadDeletion,
   ) {}
 
   @Get()
@@ -124,10 +123,7 @@ export class ThreadsController {
     @Tenant() tenant: TenantContext,
     @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
   ) {
-    const runs = await this.threads.delete(tenant.tenantId, threadId);
-    if (runs.length) {
-      await this.redis.del(...runs.map(eventsKey));
-    }
+    const runs = await this.deletion.delete(tenant.tenantId, threadId);
     return { deleted: true, thread_id: threadId, runs_deleted: runs.length };
   }
 

@@ -105,6 +105,27 @@ export class ThreadsRepository {
     });
   }
 
+  /**
+   * Deletes one run of the tenant's thread with its tasks, receipts and files; 409 while it is
+   * queued, running or waiting. The versions it wrote stay (the thread's history).
+   */
+  async deleteRun(tenantId: string, threadId: string, runId: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const [run] = (await m.query(
+        'SELECT status FROM runs WHERE id = $1 AND thread_id = $2 AND tenant_id = $3 FOR UPDATE',
+        [runId, threadId, tenantId],
+      )) as { status: string }[];
+      if (!run) {
+        throw ApiException.notFound(`run "${runId}" of thread "${threadId}"`);
+      }
+      if (['queued', 'running', 'waiting'].includes(run.status)) {
+        throw new ApiException(ApiErrorCode.Conflict, `run ${runId} is ${run.status}: cancel it first`);
+      }
+      await m.query('DELETE FROM tool_receipts WHERE run_id = $1', [runId]);
+      await m.query('DELETE FROM runs WHERE id = $1', [runId]);
+    });
+  }
+
   /** The tenant's thread, or 404 (another tenant's thread is not found either). */
   async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRecord> {
     const [t] = (await this.ds.query(
