@@ -765,6 +765,49 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
     expect(JSON.stringify(bad.body)).toContain('status');
   }, 60_000);
 
+  it('copies a thread with its whole history; the copy goes on on its own', async () => {
+    const t = await client.threads.create({ metadata: { source: 'original' } });
+    await client.runs.wait(t.thread_id, 'default', { input: human('what is 2+3*4?') });
+    const copy = await client.threads.copy(t.thread_id);
+    expect(copy.thread_id).not.toBe(t.thread_id);
+    expect(copy.metadata).toEqual({ source: 'original' });
+    const [a, b] = await Promise.all([
+      client.threads.getState(t.thread_id),
+      client.threads.getState(copy.thread_id),
+    ]);
+    // The same values; message ids are the thread's own (`<thread_id>:<index>`).
+    const ownIds = (values: unknown, threadId: string) =>
+      JSON.parse(JSON.stringify(values).replaceAll(threadId, '<thread>')) as unknown;
+    expect(ownIds(b.values, copy.thread_id)).toEqual(ownIds(a.values, t.thread_id));
+    const [ha, hb] = await Promise.all([
+      client.threads.getHistory(t.thread_id, { limit: 50 }),
+      client.threads.getHistory(copy.thread_id, { limit: 50 }),
+    ]);
+    expect(hb.map((s) => [s.checkpoint.checkpoint_id, s.next, ownIds(s.values, copy.thread_id)])).toEqual(
+      ha.map((s) => [s.checkpoint.checkpoint_id, s.next, ownIds(s.values, t.thread_id)]),
+    );
+    // The copy's runs are records of their own; the original's actions are not read twice.
+    const runsA = await client.runs.list(t.thread_id);
+    const runsB = await client.runs.list(copy.thread_id);
+    expect(runsB).toHaveLength(runsA.length);
+    expect(runsB[0].run_id).not.toBe(runsA[0].run_id);
+    const actions = await stack.api('GET', `/v1/runs/${runsA[0].run_id}/actions`);
+    expect(actions.body.actions).toHaveLength(ha.length);
+
+    // A second turn on the copy leaves the original as it was.
+    const next = (await client.runs.wait(copy.thread_id, 'default', { input: human('what is 6*7?') })) as {
+      messages: Message[];
+    };
+    expect(next.messages.at(-1)?.content).toContain('42');
+    expect((await client.threads.getState(t.thread_id)).values).toEqual(a.values);
+    expect(await client.threads.getHistory(t.thread_id, { limit: 50 })).toHaveLength(ha.length);
+
+    expect((await rejection(other.threads.copy(t.thread_id))).status).toBe(404);
+    const busy = await client.runs.create(t.thread_id, 'agent', { input: human('[slow] wait') });
+    expect((await rejection(client.threads.copy(t.thread_id))).status).toBe(409);
+    await client.runs.join(t.thread_id, busy.run_id);
+  }, 90_000);
+
   it('updates metadata by merging; a TTL is refused naming it', async () => {
     const t = await client.threads.create({ metadata: { keep: 1, change: 'a' } });
     const updated = await client.threads.update(t.thread_id, { metadata: { change: 'b', added: true } });

@@ -109,6 +109,16 @@ export class LangGraphThreadsController {
     }
   }
 
+  /** Copy: a new thread with this one's metadata and whole history (ThreadsRepository.copy). */
+  @Post(':thread_id/copy')
+  @HttpCode(200)
+  async copy(@Tenant() tenant: TenantContext, @Param('thread_id') threadId: string) {
+    const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
+    const id = randomUUID();
+    await this.threads.copy(tenant.tenantId, t.id, id);
+    return this.view(await this.repo.threadOrThrow(tenant.tenantId, id));
+  }
+
   /** Update: `metadata` merged into the thread's. */
   @Patch(':thread_id')
   async update(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
@@ -102,6 +103,70 @@ export class ThreadsRepository {
       // made files and memories.
       await m.query('DELETE FROM threads WHERE id = $1', [threadId]);
       return ids;
+    });
+  }
+
+  /**
+   * Copies the tenant's thread into a new one (`newId`) with the same history: its metadata, title
+   * and turns, every version (state_deltas, snapshots) and its runs as records under new ids (the
+   * versions name the copies, so a run's actions are never read twice). Refused (409) while a run
+   * of it is under way or waiting: a copy holds only ended runs. Memories, files and event streams
+   * are not copied.
+   */
+  async copy(tenantId: string, threadId: string, newId: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR SHARE', [
+        threadId,
+        tenantId,
+      ])) as { id: string }[];
+      if (!thread) {
+        throw ApiException.notFound('thread');
+      }
+      const runs = (await m.query('SELECT id, status FROM runs WHERE thread_id = $1 FOR SHARE', [
+        threadId,
+      ])) as { id: string; status: string }[];
+      const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
+      if (active) {
+        throw new ApiException(
+          ApiErrorCode.Conflict,
+          `thread ${threadId} has a run that is ${active.status} (${active.id}): copy it once the run ended`,
+        );
+      }
+      const oldIds = runs.map((r) => r.id);
+      const newIds = oldIds.map(() => randomUUID());
+      await m.query(
+        `INSERT INTO threads (id, tenant_id, agent_id, version, turns, snapshot_version, title, metadata)
+         SELECT $2, tenant_id, agent_id, version, turns, snapshot_version, title, metadata FROM threads WHERE id = $1`,
+        [threadId, newId],
+      );
+      // Every column of each run, under its new id and thread (a request id stays the original's).
+      await m.query(
+        `INSERT INTO runs
+         SELECT (jsonb_populate_record(NULL::runs,
+                   to_jsonb(r) || jsonb_build_object('id', m.new, 'thread_id', $1::uuid, 'request_id', NULL))).*
+         FROM runs r JOIN unnest($2::uuid[], $3::uuid[]) AS m(old, new) ON m.old = r.id`,
+        [newId, oldIds, newIds],
+      );
+      await m.query(
+        `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta, created_at)
+         SELECT $2, d.version, gen_random_uuid(), coalesce(m.new, d.run_id), d.node, d.delta, d.created_at
+         FROM state_deltas d LEFT JOIN unnest($3::uuid[], $4::uuid[]) AS m(old, new) ON m.old = d.run_id
+         WHERE d.thread_id = $1`,
+        [threadId, newId, oldIds, newIds],
+      );
+      // A snapshot names its thread inside: rewritten as text, so its key order stays.
+      const snapshots = (await m.query(
+        'SELECT version, state::text AS state, created_at FROM state_snapshots WHERE thread_id = $1',
+        [threadId],
+      )) as { version: number; state: string; created_at: Date }[];
+      for (const s of snapshots) {
+        const state = JSON.parse(s.state) as Record<string, unknown>;
+        state['thread_id'] = newId;
+        await m.query(
+          'INSERT INTO state_snapshots (thread_id, version, state, created_at) VALUES ($1, $2, $3::json, $4)',
+          [newId, s.version, JSON.stringify(state), s.created_at],
+        );
+      }
     });
   }
 
