@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { RunRecord } from '../runs/runs.service';
@@ -75,26 +75,7 @@ export class ThreadsRepository {
    */
   async delete(tenantId: string, threadId: string): Promise<string[]> {
     return this.ds.transaction(async (m) => {
-      const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-        threadId,
-        tenantId,
-      ])) as { id: string }[];
-      if (!thread) {
-        throw ApiException.notFound('thread');
-      }
-      const runs = (await m.query('SELECT id, status FROM runs WHERE thread_id = $1 FOR UPDATE', [
-        threadId,
-      ])) as {
-        id: string;
-        status: string;
-      }[];
-      const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
-      if (active) {
-        throw new ApiException(
-          ApiErrorCode.Conflict,
-          `thread ${threadId} has a run that is ${active.status} (${active.id}): cancel it first`,
-        );
-      }
+      const runs = await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
       const ids = runs.map((r) => r.id);
       await m.query('DELETE FROM tool_receipts WHERE run_id = ANY($1::uuid[])', [ids]);
       await m.query('DELETE FROM state_deltas WHERE thread_id = $1', [threadId]);
@@ -115,23 +96,7 @@ export class ThreadsRepository {
    */
   async copy(tenantId: string, threadId: string, newId: string): Promise<void> {
     await this.ds.transaction(async (m) => {
-      const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR SHARE', [
-        threadId,
-        tenantId,
-      ])) as { id: string }[];
-      if (!thread) {
-        throw ApiException.notFound('thread');
-      }
-      const runs = (await m.query('SELECT id, status FROM runs WHERE thread_id = $1 FOR SHARE', [
-        threadId,
-      ])) as { id: string; status: string }[];
-      const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
-      if (active) {
-        throw new ApiException(
-          ApiErrorCode.Conflict,
-          `thread ${threadId} has a run that is ${active.status} (${active.id}): copy it once the run ended`,
-        );
-      }
+      const runs = await endedRuns(m, tenantId, threadId, 'SHARE', 'copy it once the run ended');
       const oldIds = runs.map((r) => r.id);
       const newIds = oldIds.map(() => randomUUID());
       await m.query(
@@ -238,4 +203,38 @@ export class ThreadsRepository {
     )) as { version: number }[];
     return row?.version ?? null;
   }
+}
+
+/**
+ * Locks the tenant's thread and its runs (404 when it is not the tenant's) and answers the runs,
+ * all of them ended: a run queued, running or waiting is a 409 saying what to do (`remedy`).
+ */
+async function endedRuns(
+  m: EntityManager,
+  tenantId: string,
+  threadId: string,
+  lock: 'UPDATE' | 'SHARE',
+  remedy: string,
+): Promise<{ id: string; status: string }[]> {
+  const [thread] = (await m.query(`SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR ${lock}`, [
+    threadId,
+    tenantId,
+  ])) as { id: string }[];
+  if (!thread) {
+    throw ApiException.notFound('thread');
+  }
+  const runs = (await m.query(`SELECT id, status FROM runs WHERE thread_id = $1 FOR ${lock}`, [
+    threadId,
+  ])) as {
+    id: string;
+    status: string;
+  }[];
+  const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
+  if (active) {
+    throw new ApiException(
+      ApiErrorCode.Conflict,
+      `thread ${threadId} has a run that is ${active.status} (${active.id}): ${remedy}`,
+    );
+  }
+  return runs;
 }
