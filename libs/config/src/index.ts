@@ -1,7 +1,6 @@
 export {
   loadConfig,
   loadConfigOrExit,
-  configOrExit,
   ConfigException,
   baseEnvSchema,
   llmEnvSchema,
@@ -12,17 +11,10 @@ export {
   type LlmEnv,
 } from './lib/load-config';
 export { SecretBox, secretEnvSchema, DEV_SECRET_KEY, type SecretEnv } from './lib/secret-box';
-export {
-  SERVICE_PORTS,
-  SERVICE_NAMES,
-  type ServiceName,
-  servicePort,
-  servicePortOrExit,
-} from './lib/service-ports';
+export { SERVICE_PORTS, type AppName, servicePort, servicePortOrExit } from './lib/service-ports';
 export {
   type WriteLocation,
   SANDBOX_DIR,
-  MCP_STDIO_SERVERS,
   SERVICE_WRITES,
   writeLocationPath,
   absoluteDir,

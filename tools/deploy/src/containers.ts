@@ -1,7 +1,7 @@
 import {
   SERVICE_PORTS,
   SERVICE_WRITES,
-  type ServiceName,
+  type AppName,
   servicePort,
   writeLocationPath,
 } from '@switchyard/config';
@@ -43,7 +43,7 @@ export function containerEnv(
   return env;
 }
 
-const isService = (app: string | undefined): app is ServiceName => !!app && app in SERVICE_PORTS;
+const isService = (app: string | undefined): app is AppName => !!app && app in SERVICE_PORTS;
 const trimSlash = (path: string) => path.replace(/(.)\/+$/, '$1');
 /** Whether `path` is written through a writable `dir` ('/' being a writable root file system). */
 const within = (path: string, dir: string) => dir === '/' || path === dir || path.startsWith(`${dir}/`);
@@ -137,7 +137,7 @@ export function portProblems(
 interface ServiceContainer {
   c: Container;
   env: Record<string, string>;
-  app: ServiceName;
+  app: AppName;
   /** `<deployment>/<container>`, for the messages. */
   where: string;
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
-import { type ServiceName, servicePort } from '@switchyard/config';
+import { type AppName, servicePort } from '@switchyard/config';
 import { parseDockerfile } from './dockerfile';
 
 // The Kubernetes manifests are checked against the code they deploy: every service has its
@@ -67,7 +67,7 @@ describe('deploy/k8s/base', () => {
     expect(readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8')).toContain(
       `servicePortOrExit('${app}')`,
     );
-    expect(container.ports[0].containerPort).toBe(servicePort(app as ServiceName, env));
+    expect(container.ports[0].containerPort).toBe(servicePort(app as AppName, env));
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(

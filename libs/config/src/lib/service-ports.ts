@@ -18,8 +18,7 @@ export const SERVICE_PORTS = {
 } as const satisfies Record<string, { variable: string; fallback: number }>;
 
 /** The seven services, by the names of their apps (`APP` in the image). */
-export type ServiceName = keyof typeof SERVICE_PORTS;
-export const SERVICE_NAMES = Object.keys(SERVICE_PORTS) as ServiceName[];
+export type AppName = keyof typeof SERVICE_PORTS;
 
 const PORT_MESSAGE = 'must be a TCP port number (1-65535)';
 // An empty variable (`PORT=` in a shell or a manifest) counts as not set.
@@ -37,7 +36,7 @@ const portVariable = z.preprocess(
  * The port `service` listens on: its own variable, else `PORT`, else its default. Both variables
  * are checked when set; a bad one throws a ConfigException naming it.
  */
-export function servicePort(service: ServiceName, env: NodeJS.ProcessEnv = process.env): number {
+export function servicePort(service: AppName, env: NodeJS.ProcessEnv = process.env): number {
   const { variable, fallback } = SERVICE_PORTS[service];
   const cfg = loadConfig(z.object({ [variable]: portVariable, PORT: portVariable }), env) as Record<
     string,
@@ -47,6 +46,6 @@ export function servicePort(service: ServiceName, env: NodeJS.ProcessEnv = proce
 }
 
 /** `servicePort` for a service's main.ts: a bad variable ends the process (exit 78) naming it. */
-export function servicePortOrExit(service: ServiceName): number {
+export function servicePortOrExit(service: AppName): number {
   return configOrExit(service, () => servicePort(service));
 }

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { ServiceName } from './service-ports';
+import type { AppName } from './service-ports';
 
 /**
  * A directory a service writes files to. The code finds it with `writeLocationPath` and the
@@ -40,7 +40,7 @@ export const MCP_STDIO_SERVERS: WriteLocation = {
 };
 
 /** Every place each service writes files; a service not writing any has none. */
-export const SERVICE_WRITES: Readonly<Record<ServiceName, readonly WriteLocation[]>> = {
+export const SERVICE_WRITES: Readonly<Record<AppName, readonly WriteLocation[]>> = {
   gateway: [],
   'run-orchestrator': [],
   planner: [SANDBOX_DIR],
