@@ -4,7 +4,7 @@ import type { AppName } from './service-ports';
 
 /**
  * A directory a service writes files to. The code finds it with `writeLocationPath` and the
- * manifests' test (tools/deploy/src/writable-paths.spec.ts) renders every Deployment and checks
+ * manifests' test (tools/deploy/src/overlays.spec.ts) renders every Deployment and checks
  * that each of its service's locations is writable there (a read-only root file system needs an
  * `emptyDir` mounted at or above it) — and that nothing else is.
  */
