@@ -11,10 +11,11 @@ import { bootstrapService } from '@switchyard/platform';
 import { AppModule } from './app/app.module';
 import { GatewayConfig } from './app/gateway.config';
 import { buildOpenApi } from './app/docs/openapi';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapService(AppModule, {
   service: 'gateway',
-  port: Number(process.env['PORT'] ?? process.env['GATEWAY_PORT'] ?? 8080),
+  port: servicePortOrExit('gateway'),
   configure: async (app) => {
     const express = app as NestExpressApplication;
     express.useBodyParser('json', { limit: '1mb' });

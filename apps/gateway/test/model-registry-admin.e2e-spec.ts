@@ -666,7 +666,7 @@ describe('start-up', () => {
         DATABASE_URL: stack.databaseUrl,
         REDIS_URL: stack.redisUrl,
         NATS_URL: stack.natsUrl,
-        PORT: String(port),
+        GATEWAY_PORT: String(port),
         SWITCHYARD_SECRET_KEY: 'too-short-LEAKCANARY',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,7 +1,8 @@
 import { bootstrapNodeService } from '@switchyard/worker';
 import { AppModule } from './app/app.module';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapNodeService(AppModule, {
   service: 'output',
-  port: Number(process.env['PORT'] ?? process.env['OUTPUT_PORT'] ?? 8086),
+  port: servicePortOrExit('output'),
 });

@@ -1,7 +1,8 @@
 import { bootstrapNodeService } from '@switchyard/worker';
 import { AppModule } from './app/app.module';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapNodeService(AppModule, {
   service: 'planner',
-  port: Number(process.env['PORT'] ?? process.env['PLANNER_PORT'] ?? 8082),
+  port: servicePortOrExit('planner'),
 });

@@ -1,7 +1,8 @@
 import { bootstrapNodeService } from '@switchyard/worker';
 import { AppModule } from './app/app.module';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapNodeService(AppModule, {
   service: 'reflection',
-  port: Number(process.env['PORT'] ?? process.env['REFLECTION_PORT'] ?? 8084),
+  port: servicePortOrExit('reflection'),
 });

@@ -1,7 +1,8 @@
 import { bootstrapNodeService } from '@switchyard/worker';
 import { AppModule } from './app/app.module';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapNodeService(AppModule, {
   service: 'retrieval',
-  port: Number(process.env['PORT'] ?? process.env['RETRIEVAL_PORT'] ?? 8085),
+  port: servicePortOrExit('retrieval'),
 });

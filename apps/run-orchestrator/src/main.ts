@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { baseEnvSchema, loadConfigOrExit } from '@switchyard/config';
+import { baseEnvSchema, loadConfigOrExit, servicePortOrExit } from '@switchyard/config';
 import { STREAMS, SUBJECT_PATTERNS } from '@switchyard/contracts';
 import { runMigrationsLocked } from '@switchyard/persistence';
 import { TenantWeights, bootstrapService, taskFairDispatch } from '@switchyard/platform';
@@ -11,7 +11,7 @@ const weights: { current?: TenantWeights } = {};
 
 void bootstrapService(AppModule, {
   service: 'run-orchestrator',
-  port: Number(process.env['PORT'] ?? process.env['ORCHESTRATOR_PORT'] ?? 8081),
+  port: servicePortOrExit('run-orchestrator'),
   streams: [STREAMS.runs, STREAMS.tasks, STREAMS.deltas],
   consumers: [
     // One durable consumer per stream, shared by every orchestrator replica.

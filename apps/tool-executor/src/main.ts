@@ -1,7 +1,8 @@
 import { bootstrapNodeService } from '@switchyard/worker';
 import { AppModule } from './app/app.module';
+import { servicePortOrExit } from '@switchyard/config';
 
 void bootstrapNodeService(AppModule, {
   service: 'tool-executor',
-  port: Number(process.env['PORT'] ?? process.env['TOOL_EXECUTOR_PORT'] ?? 8083),
+  port: servicePortOrExit('tool-executor'),
 });

@@ -11,3 +11,11 @@ export {
   type LlmEnv,
 } from './lib/load-config';
 export { SecretBox, secretEnvSchema, DEV_SECRET_KEY, type SecretEnv } from './lib/secret-box';
+export { SERVICE_PORTS, type AppName, servicePort, servicePortOrExit } from './lib/service-ports';
+export {
+  type WriteLocation,
+  SANDBOX_DIR,
+  SERVICE_WRITES,
+  writeLocationPath,
+  absoluteDir,
+} from './lib/write-paths';

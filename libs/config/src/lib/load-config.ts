@@ -102,8 +102,13 @@ export type LlmEnv = z.infer<typeof llmEnvSchema>;
 
 /** `loadConfig` for a process entry point: a bad environment ends the process (exit 78) with the message. */
 export function loadConfigOrExit<S extends z.ZodObject>(schema: S, service: string): z.infer<S> {
+  return configOrExit(service, () => loadConfig(schema));
+}
+
+/** Runs `read` at a process entry point: a ConfigException ends the process (exit 78, EX_CONFIG) with its message. */
+export function configOrExit<T>(service: string, read: () => T): T {
   try {
-    return loadConfig(schema);
+    return read();
   } catch (err) {
     if (err instanceof ConfigException) {
       process.stderr.write(`${service}: ${err.message}\n`);

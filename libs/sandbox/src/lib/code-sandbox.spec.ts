@@ -1,5 +1,7 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CodeSandbox } from './code-sandbox';
 import { sandboxConfigFromEnv } from './sandbox.config';
 import type { RunCodeRequest, RunCodeResult } from './sandbox.types';
@@ -14,6 +16,7 @@ const sandbox = new CodeSandbox({
   maxConcurrency: 2,
   startTimeoutMs: 120_000,
   maxOutputBytes: 10_000,
+  dir: tmpdir(),
 });
 
 const js = (code: string, extra: Partial<RunCodeRequest> = {}) =>
@@ -334,7 +337,19 @@ describe(sandboxConfigFromEnv.name, () => {
       maxConcurrency: 2,
       startTimeoutMs: 60_000,
       maxOutputBytes: 1_000_000,
+      dir: tmpdir(),
     });
+  });
+
+  it('stages in SWITCHYARD_SANDBOX_DIR, else in the temporary directory as os.tmpdir() finds it', () => {
+    expect(sandboxConfigFromEnv({ SWITCHYARD_SANDBOX_DIR: '/var/sandbox/' }).dir).toBe('/var/sandbox');
+    expect(sandboxConfigFromEnv({ SWITCHYARD_SANDBOX_DIR: '/var/sandbox', TMPDIR: '/scratch' }).dir).toBe(
+      '/var/sandbox',
+    );
+    expect(sandboxConfigFromEnv({ TMPDIR: '/scratch/' }).dir).toBe('/scratch');
+    expect(sandboxConfigFromEnv({ SWITCHYARD_SANDBOX_DIR: '' }).dir).toBe('/tmp');
+    expect(sandboxConfigFromEnv({}).dir).toBe('/tmp');
+    expect(sandboxConfigFromEnv().dir).toBe(tmpdir());
   });
 
   it.each([
@@ -352,6 +367,9 @@ describe(sandboxConfigFromEnv.name, () => {
 
   it('stops start-up naming a bad variable', () => {
     expect(() => sandboxConfigFromEnv({ SANDBOX_MEMORY_MB: 'lots' })).toThrow(/SANDBOX_MEMORY_MB \("lots"\)/);
+    expect(() => sandboxConfigFromEnv({ SWITCHYARD_SANDBOX_DIR: 'tmp' })).toThrow(
+      'SWITCHYARD_SANDBOX_DIR ("tmp"): must be an absolute directory path',
+    );
     expect(() =>
       sandboxConfigFromEnv({ SANDBOX_TIMEOUT_MS: '100000', SWITCHYARD_TASK_TIMEOUT_MS: '120000' }),
     ).toThrow(/SANDBOX_TIMEOUT_MS .*must stay below SWITCHYARD_TASK_TIMEOUT_MS/);
@@ -373,5 +391,47 @@ describe('cancelling a job', () => {
     expect(failed(await r).failure).toBe('cancelled');
     expect(Date.now() - started).toBeLessThan(30_000);
     await stillServes('javascript');
+  });
+});
+
+describe('the stage directory', () => {
+  // Its parents must let user nobody through (an emptyDir is 0777); mkdtemp makes 0700.
+  const base = mkdtempSync(join(tmpdir(), 'sy-sandbox-dir-'));
+  chmodSync(base, 0o755);
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('is made in the configured directory, and a stage a previous process of this PID left is removed', async () => {
+    const dir = join(base, 'writable');
+    mkdirSync(dir);
+    // What a container's previous Node (PID 1 too) left in the emptyDir.
+    const left = join(dir, `switchyard-sandbox-${process.pid}-old`);
+    mkdirSync(left);
+    const one = (s: CodeSandbox) =>
+      s.run({ language: 'javascript', code: 'function main() { return 1 }', timeoutMs: 5000, memoryMb: 32 });
+    const first = new CodeSandbox({ ...sandbox.config, dir });
+    expect(await one(first)).toMatchObject({ ok: true, result: 1 });
+    expect(existsSync(left)).toBe(false);
+    const stages = readdirSync(dir);
+    expect(stages).toEqual([expect.stringMatching(new RegExp(`^switchyard-sandbox-${process.pid}-`))]);
+    // A second sandbox of this process in the same directory leaves the first one's stage alone.
+    const second = new CodeSandbox({ ...sandbox.config, dir });
+    expect(await one(second)).toMatchObject({ ok: true, result: 1 });
+    expect(readdirSync(dir)).toHaveLength(2);
+    expect(await one(first)).toMatchObject({ ok: true, result: 1 });
+  });
+
+  it('fails a job as sandbox_unavailable, naming the directory and its variable, where it cannot be written', async () => {
+    const notADir = join(base, 'a-file');
+    writeFileSync(notADir, '');
+    const r = failed(
+      await new CodeSandbox({ ...sandbox.config, dir: notADir }).run({
+        language: 'javascript',
+        code: 'function main() { return 1 }',
+        timeoutMs: 5000,
+        memoryMb: 32,
+      }),
+    );
+    expect(r.failure).toBe('sandbox_unavailable');
+    expect(r.message).toContain(`cannot stage its interpreters in ${notADir} (SWITCHYARD_SANDBOX_DIR`);
   });
 });

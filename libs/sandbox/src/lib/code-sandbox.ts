@@ -9,7 +9,6 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { type Confinement, type MemoryCgroup, NOBODY_GID, NOBODY_UID, probeConfinement } from './confinement';
 import { runnerScript } from './runners';
@@ -108,7 +107,15 @@ export class CodeSandbox {
     job: RunnerJob,
     signal: AbortSignal | undefined,
   ): Promise<RunCodeResult> {
-    const stage = this.staged();
+    let stage: Stage;
+    try {
+      stage = this.staged();
+    } catch (err) {
+      return failure(
+        'sandbox_unavailable',
+        `the sandbox cannot stage its interpreters in ${this.config.dir} (SWITCHYARD_SANDBOX_DIR, else the temporary directory; it must be writable, an emptyDir under a read-only root file system): ${(err as Error).message}`,
+      );
+    }
     let cgroup: MemoryCgroup | undefined;
     let child: ChildProcess;
     if (language === 'javascript') {
@@ -295,31 +302,16 @@ export class CodeSandbox {
     if (this.stage) {
       return this.stage;
     }
-    removeStaleStages();
-    const dir = mkdtempSync(join(tmpdir(), `${STAGE_PREFIX}${process.pid}-`));
-    chmodSync(dir, 0o755);
-    const quickjsEntry = require.resolve('quickjs-emscripten');
-    const pyodideDir = dirname(require.resolve('pyodide'));
-    const pyodideCopy = join(dir, 'pyodide');
-    copyReadable(pyodideDir, pyodideCopy, (src) => !/\.(map|html|d\.ts)$/.test(src));
-    // QuickJS and what it requires, under a node_modules of the stage's own.
-    const entry = realpathSync(quickjsEntry);
-    const modules = entry.slice(0, entry.lastIndexOf('/node_modules/') + '/node_modules'.length);
-    for (const pkg of ['quickjs-emscripten', 'quickjs-emscripten-core', '@jitl']) {
-      copyReadable(
-        join(modules, pkg),
-        join(dir, 'node_modules', pkg),
-        (src) => !/\.(map|d\.m?ts)$/.test(src),
-      );
+    removeStaleStages(this.config.dir);
+    const dir = mkdtempSync(join(this.config.dir, `${STAGE_PREFIX}${process.pid}-`));
+    try {
+      this.stage = { dir: stageInto(dir) };
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
     }
-    chmodSync(join(dir, 'node_modules'), 0o755);
-    const stagedEntry = join(dir, 'node_modules', relative(modules, entry));
-    writeFileSync(join(dir, 'javascript-runner.js'), runnerScript('javascript', stagedEntry), {
-      mode: 0o644,
-    });
-    writeFileSync(join(dir, 'python-runner.js'), runnerScript('python', pyodideCopy), { mode: 0o644 });
+    OWN_STAGES.add(dir);
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    this.stage = { dir };
     return this.stage;
   }
 
@@ -357,17 +349,30 @@ export class CodeSandbox {
 }
 
 const STAGE_PREFIX = 'switchyard-sandbox-';
+/** The stages of this process's sandboxes (one process may hold several). */
+const OWN_STAGES = new Set<string>();
 
-/** Stages left by processes that ended without their exit handler (killed): ours only. */
-function removeStaleStages(): void {
-  for (const name of readdirSync(tmpdir())) {
+/**
+ * Stages left in `base` by processes that ended without their exit handler (killed): ours only.
+ * One with this process's own id is a previous container's (every container's Node is PID 1,
+ * and an emptyDir outlives the container).
+ */
+function removeStaleStages(base: string): void {
+  for (const name of readdirSync(base)) {
     const pid = Number(name.startsWith(STAGE_PREFIX) ? name.slice(STAGE_PREFIX.length).split('-')[0] : NaN);
     if (!Number.isInteger(pid) || pid <= 0) {
       continue;
     }
-    const path = join(tmpdir(), name);
+    const path = join(base, name);
     try {
       if (statSync(path).uid !== process.getuid?.()) {
+        continue;
+      }
+      if (pid === process.pid) {
+        if (OWN_STAGES.has(path)) {
+          continue;
+        }
+        rmSync(path, { recursive: true, force: true });
         continue;
       }
       process.kill(pid, 0);
@@ -377,6 +382,28 @@ function removeStaleStages(): void {
       }
     }
   }
+}
+
+/** Copies the runner scripts, QuickJS and Pyodide into `dir`, readable by user nobody. */
+function stageInto(dir: string): string {
+  chmodSync(dir, 0o755);
+  const quickjsEntry = require.resolve('quickjs-emscripten');
+  const pyodideDir = dirname(require.resolve('pyodide'));
+  const pyodideCopy = join(dir, 'pyodide');
+  copyReadable(pyodideDir, pyodideCopy, (src) => !/\.(map|html|d\.ts)$/.test(src));
+  // QuickJS and what it requires, under a node_modules of the stage's own.
+  const entry = realpathSync(quickjsEntry);
+  const modules = entry.slice(0, entry.lastIndexOf('/node_modules/') + '/node_modules'.length);
+  for (const pkg of ['quickjs-emscripten', 'quickjs-emscripten-core', '@jitl']) {
+    copyReadable(join(modules, pkg), join(dir, 'node_modules', pkg), (src) => !/\.(map|d\.m?ts)$/.test(src));
+  }
+  chmodSync(join(dir, 'node_modules'), 0o755);
+  const stagedEntry = join(dir, 'node_modules', relative(modules, entry));
+  writeFileSync(join(dir, 'javascript-runner.js'), runnerScript('javascript', stagedEntry), {
+    mode: 0o644,
+  });
+  writeFileSync(join(dir, 'python-runner.js'), runnerScript('python', pyodideCopy), { mode: 0o644 });
+  return dir;
 }
 
 /** setpriv to nobody with no groups, no capabilities and no way to regain privileges. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigException, loadConfig } from '@switchyard/config';
+import { ConfigException, SANDBOX_DIR, absoluteDir, loadConfig, writeLocationPath } from '@switchyard/config';
 
 const schema = z.object({
   // The default wall-time limit of user code (the interpreter's start-up is not counted).
@@ -14,6 +14,9 @@ const schema = z.object({
   SANDBOX_START_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).optional(),
   // What a job may print (stdout and stderr together); the rest is cut and said so.
   SANDBOX_MAX_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(16_000_000).default(1_000_000),
+  // Where the interpreters are staged (about 25 MB a process); unset, the system's temporary
+  // directory. It must be writable: under a read-only root file system, an emptyDir.
+  SWITCHYARD_SANDBOX_DIR: absoluteDir,
   // A task's deadline (libs/config's default): a job must be over, start-up included, before it.
   SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
 });
@@ -25,6 +28,8 @@ export interface SandboxConfig {
   maxConcurrency: number;
   startTimeoutMs: number;
   maxOutputBytes: number;
+  /** The directory the stage is made in (SWITCHYARD_SANDBOX_DIR, else os.tmpdir()). */
+  dir: string;
 }
 
 export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SandboxConfig {
@@ -44,5 +49,6 @@ export function sandboxConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sand
     maxConcurrency: cfg.SANDBOX_MAX_CONCURRENCY,
     startTimeoutMs,
     maxOutputBytes: cfg.SANDBOX_MAX_OUTPUT_BYTES,
+    dir: writeLocationPath(SANDBOX_DIR, env),
   };
 }

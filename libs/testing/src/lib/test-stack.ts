@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { connect } from 'nats';
+import { SERVICE_PORTS } from '@switchyard/config';
 import { freePort, waitFor } from './free-port';
 import { REPO_ROOT as ROOT } from './repo-root';
 
@@ -361,7 +362,9 @@ export class TestStack {
         name,
         launch.cmd,
         launch.args,
-        { ...this.env, ...launch.env, PORT: String(port) },
+        // The service's own variable: it comes before PORT (which the image sets, and a shell may
+        // too), and a shell that exported deploy/local/env.sh has set it to a fixed port.
+        { ...this.env, ...launch.env, [SERVICE_PORTS[app].variable]: String(port) },
         launch.cwd,
       );
       const exited = () => child.exitCode !== null || child.signalCode !== null;
