@@ -67,17 +67,19 @@ async function until(runId, what, done) {
 }
 const ended = (r) => ['succeeded', 'failed', 'cancelled'].includes(r.status);
 
-/** Starts a run, answers each form in turn (each answer waits for the previous one to be applied), awaits its end. */
+/**
+ * Starts a run, answers each form in turn, awaits its end. A form is a paused action (a
+ * component's `result.paused`) with the run waiting: the next form is one more paused action than
+ * were answered (the run still shows `waiting` for the last one until its answer is applied).
+ */
 async function runToEnd(body, answers = []) {
   const { run_id: runId } = await must('POST', '/v1/runs', body, 202);
-  let seen = 0;
+  const paused = (actions) => actions.filter((a) => a.result?.paused).length;
+  let answered = 0;
   for (const input of answers) {
-    const { actions } = await until(runId, 'a form', (r, a) => r.status === 'waiting' && a.length > seen);
+    await until(runId, `form ${answered + 1}`, (r, a) => r.status === 'waiting' && paused(a) > answered);
     await must('POST', `/v1/runs/${runId}/resume`, { input }, 202);
-    seen = actions.length;
-    // Applied: the answer is an action of its own.
-    await until(runId, 'the answer applied', (r, a) => a.length > seen || ended(r));
-    seen = (await must('GET', `/v1/runs/${runId}/actions`, undefined, 200)).actions.length;
+    answered++;
   }
   return (await until(runId, 'its end', ended)).run;
 }
