@@ -171,6 +171,9 @@ ENV
   image_wait_ready scripted-llm "http://127.0.0.1:$llm_port/v1/models" "$id-scripted-llm"
 
   # The orchestrator migrates the database; the others start once it is ready (as stack.sh does).
+  # PORT per container (over the image's PORT=8080) as long as a main.ts reads PORT before its own
+  # <SERVICE>_PORT; once each reads its own first (issue #32), drop `-e PORT=…` and the check also
+  # shows that the names of deploy/local/env.sh work in the image (the env file sets them).
   local started_at=$SECONDS
   for app in "${IMAGE_APPS[@]}"; do
     local opts=()
