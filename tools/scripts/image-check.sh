@@ -7,7 +7,8 @@
 # Postgres database, a fresh Redis and a fresh NATS (JetStream) on free ports, and the scripted
 # model server (from the same image). tools/scripts/image-runs.mjs then makes a default-agent run
 # and a graph-agent run with CodeExec through the gateway. Everything started is removed at the
-# end; the base image and the built image (switchyard:fresh-check) are kept for the next run.
+# end; the base image and the built image (switchyard:fresh-check, its build stage
+# switchyard:fresh-check-build: the next run's cache) are kept, the ones they replace removed.
 #
 #   IMAGE_NO_CACHE=1        build without Docker's layer cache (a cold build's time)
 #   IMAGE_EXTRA_TMPFS=/tmp  writable paths given to every read-only container beyond the
@@ -95,6 +96,7 @@ PY
 image_check() {
   ensure_docker
   local dir work id base built_at build_s size_mb
+  : >"$LOGS/image-build.log"
   dir=$(mktemp -d /tmp/sy-fresh-image.XXXX)
   fresh_clone "$dir"
   work=$(mktemp -d /tmp/sy-image-run.XXXX)
@@ -110,11 +112,21 @@ image_check() {
   say "base: $base"
 
   say "docker build -f deploy/docker/Dockerfile --build-arg NODE_IMAGE=$base -t $IMAGE_TAG"
+  # The build stage is tagged too: its layers (npm ci) stay the cache of the next run, and the
+  # images this replaces can be removed without touching it.
+  local old_ids
+  old_ids=$(docker image inspect -f '{{.Id}}' "$IMAGE_TAG" "$IMAGE_TAG-build" 2>/dev/null || true)
   built_at=$SECONDS
-  DOCKER_BUILDKIT=0 docker build --network host ${IMAGE_NO_CACHE:+--no-cache} -f "$dir/deploy/docker/Dockerfile" \
-    --build-arg "NODE_IMAGE=$base" -t "$IMAGE_TAG" "$dir" >"$LOGS/image-build.log" 2>&1 ||
-    { tail -n 30 "$LOGS/image-build.log" >&2; fail "docker build (log: $LOGS/image-build.log)"; }
+  for target in build ""; do
+    DOCKER_BUILDKIT=0 docker build --network host ${IMAGE_NO_CACHE:+${target:+--no-cache}} -f "$dir/deploy/docker/Dockerfile" \
+      --build-arg "NODE_IMAGE=$base" ${target:+--target "$target"} -t "$IMAGE_TAG${target:+-$target}" "$dir" \
+      >>"$LOGS/image-build.log" 2>&1 ||
+      { tail -n 30 "$LOGS/image-build.log" >&2; fail "docker build (log: $LOGS/image-build.log)"; }
+  done
   build_s=$((SECONDS - built_at))
+  for old in $old_ids; do # replaced: no tag left
+    docker image inspect -f '{{.RepoTags}}' "$old" 2>/dev/null | grep -q '^\[\]$' && docker rmi "$old" >/dev/null 2>&1 || true
+  done
   size_mb=$(($(docker image inspect -f '{{.Size}}' "$IMAGE_TAG") / 1000000))
   say "image built in ${build_s} s${IMAGE_NO_CACHE:+ (no cache)}, ${size_mb} MB"
 
