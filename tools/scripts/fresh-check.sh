@@ -19,6 +19,16 @@
 #                                     README says, then the demo with every port moved (the root
 #                                     shares this machine's network, where the defaults are taken):
 #                                     Postgres, Redis and NATS come from apt-get inside (~6 min)
+#   fresh-check.sh image              the image built with dockerd from a locally made base
+#                                     (tools/scripts/image-base.sh: no registry is needed), the
+#                                     seven services run as containers (host network) with the
+#                                     manifests' user, read-only root and emptyDir mounts
+#                                     (deploy/k8s/base rendered), against a fresh database and a
+#                                     fresh Redis and NATS, the scripted model server from the
+#                                     image: a default-agent run and a graph-agent run with
+#                                     CodeExec through the gateway (tools/scripts/image-runs.mjs);
+#                                     prints the build time and image size (run before a
+#                                     submission, not in CI: ~3-6 min; needs root and docker.io)
 #
 # Each mode exits non-zero with the failing step's output. Logs are kept in tmp/fresh-check/.
 set -euo pipefail
@@ -77,6 +87,9 @@ run_tests() { # run_tests <clone> <log-prefix>
   fi
   say "$(grep -E '^tests: ' "$log-test.log" | tail -1)"
 }
+
+# shellcheck source=image-check.sh
+source "$ROOT/tools/scripts/image-check.sh"
 
 case "$MODE" in
   node)
@@ -198,6 +211,11 @@ INNER
     rm -rf "$target"
     ;;
 
+  image)
+    [[ $(id -u) -eq 0 ]] || fail "needs root (debootstrap, dockerd)"
+    image_check
+    ;;
+
   __inside)
     # Sourced inside the namespaces by the offline mode: zero variables.
     MODE=offline
@@ -207,7 +225,7 @@ INNER
     ;;
 
   *)
-    echo "usage: fresh-check.sh node | ports [--demo-only] | offline [--demo-only] | root" >&2
+    echo "usage: fresh-check.sh node | ports [--demo-only] | offline [--demo-only] | root | image" >&2
     exit 2
     ;;
 esac

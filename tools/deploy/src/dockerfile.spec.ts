@@ -37,6 +37,11 @@ describe('parseDockerfile', () => {
     });
   });
 
+  it('expands the ARG defaults given before the first FROM in each FROM image', () => {
+    const stages = parseDockerfile('ARG BASE=node:20-bookworm-slim\nFROM ${BASE} AS build\nFROM $BASE');
+    expect(stages.map((s) => s.from)).toEqual(['node:20-bookworm-slim', 'node:20-bookworm-slim']);
+  });
+
   it('takes a shell-form command through /bin/sh -c', () => {
     expect(parseDockerfile('FROM x\nCMD node main.js')[0].cmd).toEqual(['/bin/sh', '-c', 'node main.js']);
   });
@@ -50,6 +55,8 @@ describe('parseDockerfile', () => {
 
   it("reads the project's own Dockerfile: the last stage starts an app from what the build stage wrote", () => {
     const stages = parseDockerfile(readFileSync(join(ROOT, 'deploy/docker/Dockerfile'), 'utf8'));
+    // The base image is an ARG (a local stand-in where Docker Hub is out of reach); its default is the official one.
+    expect(stages.map((s) => s.from)).toEqual(['node:20-bookworm-slim', 'node:20-bookworm-slim']);
     const last = stages.at(-1)!;
     expect(last.cmd?.length).toBeGreaterThan(0);
     expect(last.copies.every((c) => stages.some((s) => s.name === c.from))).toBe(true);

@@ -1,6 +1,6 @@
 /**
  * The parts of a multi-stage Dockerfile the image test reproduces: each stage's WORKDIR, its
- * COPY instructions, ENV, RUN lines and CMD. Line continuations are joined; comments dropped.
+ * COPY instructions, ENV, RUN lines and CMD; a FROM's image with the ARG defaults given before it. Line continuations are joined; comments dropped.
  */
 export interface DockerStage {
   from: string;
@@ -19,16 +19,29 @@ export function parseDockerfile(text: string): DockerStage[] {
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
   const stages: DockerStage[] = [];
+  // ARGs before the first FROM: the defaults FROM lines expand (`FROM ${NODE_IMAGE}`).
+  const globalArgs: Record<string, string> = {};
   for (const line of lines) {
     const [, instruction, rest] = /^(\S+)\s+(.*)$/.exec(line) ?? [];
     if (!instruction) {
       throw new Error(`Dockerfile: cannot read "${line}"`);
     }
     const op = instruction.toUpperCase();
+    if (op === 'ARG' && stages.length === 0) {
+      const [, k, v = ''] = /^(\w+)(?:=(\S*))?$/.exec(rest) ?? [];
+      if (!k) {
+        throw new Error(`Dockerfile: cannot read "${line}"`);
+      }
+      globalArgs[k] = v.replace(/^"|"$/g, '');
+      continue;
+    }
     if (op === 'FROM') {
       const [image, as, name] = rest.split(/\s+/);
       stages.push({
-        from: image,
+        from: image.replace(
+          /\$\{(\w+)\}|\$(\w+)/g,
+          (_, a?: string, b?: string) => globalArgs[a ?? b ?? ''] ?? '',
+        ),
         ...(as?.toUpperCase() === 'AS' && name ? { name } : {}),
         workdir: '/',
         copies: [],
