@@ -1,7 +1,8 @@
 export { TestStack, SERVICE_APPS, type ServiceApp, type TestStackOptions } from './lib/test-stack';
 export { readSse, type SseFrame, type SseRead } from './lib/sse-client';
 export { freePort, waitFor } from './lib/free-port';
-export { NatsServerProcess, sleep, within } from './lib/nats-server';
+export { NatsServerProcess, type NatsServerOptions, sleep, within } from './lib/nats-server';
+export { NatsCluster, type NatsClusterOptions } from './lib/nats-cluster';
 export { ScriptedLlmProcess, type ScriptedRequest } from './lib/scripted-llm-process';
 export { PgvectorServer } from './lib/pgvector-server';
 export { DnsTestServer } from './lib/dns-server';

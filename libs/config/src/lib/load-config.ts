@@ -59,6 +59,15 @@ export const baseEnvSchema = z.object({
     .refine((v) => v.split(',').every((s) => /^(nats|tls|ws|wss):\/\/[^\s]+$/.test(s.trim())), {
       message: 'must be a comma-separated list of nats:// URLs',
     }),
+  // Copies JetStream keeps of every stream, KV bucket and consumer the services create: 1 on a
+  // single server; 3 (or 5) on a JetStream cluster of that many servers, to survive losing one
+  // (or two). An existing stream or bucket is brought to this count at start-up.
+  SWITCHYARD_NATS_REPLICAS: z
+    .enum(['1', '3', '5'], {
+      error: 'must be 1, 3 or 5 (replicas of the JetStream streams; 3 or 5 need a cluster)',
+    })
+    .default('1')
+    .transform(Number),
   // A task's deadline: how long a node may take before the task counts as lost.
   SWITCHYARD_TASK_TIMEOUT_MS: z.coerce.number().int().min(1000).default(120_000),
   // JetStream redelivers a message not acked (nor marked in progress) within this time.

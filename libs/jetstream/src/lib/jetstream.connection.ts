@@ -33,7 +33,13 @@ export interface PublishOptions {
   /** JetStream de-duplicates on it within the stream's duplicate window. */
   msgId: string;
   headers?: Record<string, string>;
+  /** Stops waiting out a leader election (e.g. the task was handed back as the service shuts down). */
+  signal?: AbortSignal;
 }
+
+// How long a publish waits for a stream to elect a leader (cluster) before it fails, and between tries.
+const ELECTION_WAIT_MS = 15_000;
+const ELECTION_RETRY_MS = 250;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -52,9 +58,19 @@ export class JetStreamConnection {
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
+    /** Copies JetStream keeps of each stream and KV bucket this connection creates (1, 3 or 5). */
+    readonly replicas: number,
   ) {}
 
-  static async connect(opts: { servers: string; name: string }): Promise<JetStreamConnection> {
+  /**
+   * `servers`: one URL or a comma-separated list (the servers of a JetStream cluster: the client
+   * connects to any and moves to another when it goes away). `replicas`: see `replicas` (1).
+   */
+  static async connect(opts: {
+    servers: string;
+    name: string;
+    replicas?: number;
+  }): Promise<JetStreamConnection> {
     const nc = await connect({
       servers: opts.servers.split(',').map((s) => s.trim()),
       name: opts.name,
@@ -66,10 +82,13 @@ export class JetStreamConnection {
       noAsyncTraces: true,
     });
     const jsm = await nc.jetstreamManager();
-    return new JetStreamConnection(nc, nc.jetstream(), jsm);
+    return new JetStreamConnection(nc, nc.jetstream(), jsm, opts.replicas ?? 1);
   }
 
-  /** Creates the stream, or brings its subjects up to date; safe to call from every replica. */
+  /**
+   * Creates the stream, or brings its subjects and replicas up to date; safe to call from every
+   * replica. (JetStream scales a stream's replicas in place, and its durable consumers with it.)
+   */
   async ensureStream(spec: StreamSpec): Promise<void> {
     const config = {
       name: spec.name,
@@ -78,14 +97,16 @@ export class JetStreamConnection {
       storage: StorageType.File,
       // Seconds-wide de-duplication by Nats-Msg-Id (JetStream counts in nanoseconds).
       duplicate_window: 2 * 60 * 1_000_000_000,
+      num_replicas: this.replicas,
     };
     try {
       const info = await this.jsm.streams.info(spec.name);
       const missing = spec.subjects.filter((s) => !info.config.subjects.includes(s));
-      if (missing.length > 0) {
+      if (missing.length > 0 || info.config.num_replicas !== this.replicas) {
         await this.jsm.streams.update(spec.name, {
           ...info.config,
           subjects: [...info.config.subjects, ...missing],
+          num_replicas: this.replicas,
         });
       }
     } catch (err) {
@@ -105,6 +126,27 @@ export class JetStreamConnection {
           throw addErr;
         }
       }
+    }
+    await this.waitForLeader(spec.name);
+  }
+
+  /**
+   * On a JetStream cluster a stream answers once its replicas have elected a leader, a moment
+   * after it was created or scaled: until then a publish into it fails (503, no responders).
+   */
+  private async waitForLeader(stream: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const info = await this.jsm.streams.info(stream).catch((err: Error) => {
+        if (Date.now() > deadline) {
+          throw err;
+        }
+        return undefined;
+      });
+      if ((info && (!info.cluster || info.cluster.leader)) || Date.now() > deadline) {
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -159,12 +201,44 @@ export class JetStreamConnection {
         hdrs.set(k, v);
       }
     }
-    return this.js.publish(subject, encodeJson(payload), { msgID: opts.msgId, headers: hdrs });
+    const data = encodeJson(payload);
+    const deadline = Date.now() + ELECTION_WAIT_MS;
+    for (;;) {
+      try {
+        return await this.js.publish(subject, data, { msgID: opts.msgId, headers: hdrs });
+      } catch (err) {
+        // On a cluster, a stream whose leader's server just died answers nothing (503, no
+        // responders) or never acknowledges (TIMEOUT) until the replicas left have elected a
+        // leader: sending again with the same id (JetStream stores it once) waits that out
+        // rather than failing what published it. (On a single server a 503 means no stream
+        // captures the subject: that fails at once, as does anything else.)
+        const code = (err as { code?: string }).code ?? '';
+        const electing = (code === '503' || code === 'TIMEOUT') && !!this.nc.info?.cluster;
+        if (!electing || Date.now() >= deadline || this.nc.isClosed() || opts.signal?.aborted) {
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, ELECTION_RETRY_MS));
+      }
+    }
   }
 
-  /** A KV bucket (created when missing); `ttlMs` bounds how long its entries live. */
+  /**
+   * A KV bucket (created when missing, with `replicas` copies; an existing one is brought to
+   * that count); `ttlMs` bounds how long its entries live.
+   */
   async kv(bucket: string, opts: { ttlMs?: number } = {}): Promise<KV> {
-    return this.js.views.kv(bucket, { history: 1, ...(opts.ttlMs ? { ttl: opts.ttlMs } : {}) });
+    const kv = await this.js.views.kv(bucket, {
+      history: 1,
+      replicas: this.replicas,
+      ...(opts.ttlMs ? { ttl: opts.ttlMs } : {}),
+    });
+    const stream = `KV_${bucket}`;
+    const info = await this.jsm.streams.info(stream);
+    if (info.config.num_replicas !== this.replicas) {
+      await this.jsm.streams.update(stream, { ...info.config, num_replicas: this.replicas });
+    }
+    await this.waitForLeader(stream);
+    return kv;
   }
 
   async close(): Promise<void> {

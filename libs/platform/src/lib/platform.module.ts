@@ -94,7 +94,11 @@ export class PlatformModule {
         {
           provide: JetStreamConnection,
           useFactory: () =>
-            JetStreamConnection.connect({ servers: env.NATS_URL, name: `${opts.service}-${process.pid}` }),
+            JetStreamConnection.connect({
+              servers: env.NATS_URL,
+              name: `${opts.service}-${process.pid}`,
+              replicas: env.SWITCHYARD_NATS_REPLICAS,
+            }),
         },
         { provide: RunEventWriter, useFactory: (redis: Redis) => new RunEventWriter(redis), inject: [Redis] },
         { provide: RunEventReader, useFactory: (redis: Redis) => new RunEventReader(redis), inject: [Redis] },

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { connect } from 'nats';
 import { SERVICE_PORTS } from '@switchyard/config';
 import { freePort, waitFor } from './free-port';
+import { NatsCluster } from './nats-cluster';
 import { REPO_ROOT as ROOT } from './repo-root';
 
 export const SERVICE_APPS = [
@@ -35,6 +36,11 @@ export interface TestStackOptions {
   launch?: (app: ServiceApp) => ServiceLaunch;
   /** Postgres connections of every service (SWITCHYARD_DB_POOL_SIZE); unset: each service's own. */
   dbPoolSize?: number;
+  /**
+   * A JetStream cluster of this many nats-servers instead of one server (`natsCluster`); the
+   * services get every node's URL. Their streams' replicas: SWITCHYARD_NATS_REPLICAS in `env`.
+   */
+  natsClusterSize?: number;
 }
 
 export interface ServiceLaunch {
@@ -58,7 +64,10 @@ export class TestStack {
   readonly dir = join(ROOT, 'tmp', 'e2e', this.id);
   readonly databaseUrl: string;
   redisUrl = '';
+  /** The NATS server's URL (a cluster's: every node's, comma-separated). */
   natsUrl = '';
+  /** The JetStream cluster, with `natsClusterSize`. */
+  natsCluster?: NatsCluster;
   private env: Record<string, string> = {};
 
   private constructor(private readonly opts: TestStackOptions) {
@@ -202,6 +211,9 @@ export class TestStack {
 
   /** Stops the NATS server and starts it again on the same port and store (JetStream keeps its data). */
   async restartNats(downMs = 500): Promise<void> {
+    if (this.natsCluster) {
+      throw new Error('a NATS cluster restarts node by node: stack.natsCluster.kill / startNode');
+    }
     await this.stopProc('nats');
     await new Promise((r) => setTimeout(r, downMs));
     await this.startNats();
@@ -235,9 +247,11 @@ export class TestStack {
     }
     await this.stopProc('scripted-llm');
     await this.stopProc('nats');
+    await this.natsCluster?.stop();
     await this.stopProc('redis');
     if (!process.env['KEEP_E2E_LOGS']) {
       rmSync(join(this.dir, 'nats-store'), { recursive: true, force: true });
+      rmSync(join(this.dir, 'nats-cluster'), { recursive: true, force: true });
     }
     const admin = new URL(this.databaseUrl);
     admin.pathname = '/postgres';
@@ -256,10 +270,19 @@ export class TestStack {
       }
     }
     mkdirSync(this.dir, { recursive: true });
-    const natsPort = await freePort();
-    this.ports.set('nats', natsPort);
-    this.natsUrl = `nats://127.0.0.1:${natsPort}`;
-    await this.startNats();
+    if (this.opts.natsClusterSize) {
+      this.natsCluster = await NatsCluster.start({
+        size: this.opts.natsClusterSize,
+        dir: join(this.dir, 'nats-cluster'),
+        logDir: this.dir,
+      });
+      this.natsUrl = this.natsCluster.urls;
+    } else {
+      const natsPort = await freePort();
+      this.ports.set('nats', natsPort);
+      this.natsUrl = `nats://127.0.0.1:${natsPort}`;
+      await this.startNats();
+    }
     const redisPort = await freePort();
     this.ports.set('redis', redisPort);
     this.redisUrl = `redis://127.0.0.1:${redisPort}`;

@@ -329,7 +329,7 @@ export class NodeRuntime {
     const deadline = Date.parse(task.deadline);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.nats.publish(subject, message, { msgId: task.task_id });
+        await this.nats.publish(subject, message, { msgId: task.task_id, signal: handedBack });
         if (attempt > 1) {
           this.logger.log({ ...log, msg: `delta published after ${attempt} attempts` });
         }
