@@ -808,6 +808,67 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
     await client.runs.join(t.thread_id, busy.run_id);
   }, 90_000);
 
+  it('runs stateless: wait, stream, create + join, batch; the thread goes when done unless kept', async () => {
+    const gone = (threadId: string) =>
+      waitFor(`stateless thread ${threadId} to be deleted`, async () => {
+        const res = await stack.api('GET', `/threads/${threadId}`);
+        return res.status === 404;
+      });
+    const threadOf = async (runId: string) =>
+      (await stack.sql<{ thread_id: string }>('SELECT thread_id FROM runs WHERE id = $1', [runId]))[0]
+        ?.thread_id;
+
+    const values = (await client.runs.wait(null, 'agent', { input: human('hello') })) as {
+      messages: Message[];
+    };
+    expect(values.messages.at(-1)?.content).toEqual(expect.any(String));
+    expect(values.messages).toHaveLength(2);
+
+    let runId = '';
+    const parts = await collect(
+      client.runs.stream(null, 'agent', {
+        input: human('[long-answer] tell me'),
+        streamMode: ['values'],
+        onRunCreated: ({ run_id }: { run_id: string }) => (runId = run_id),
+      } as never) as AsyncIterable<Part>,
+    );
+    expect(parts[0].event).toBe('metadata');
+    expect(parts.at(-1)?.event).toBe('values');
+    expect(runId).not.toBe('');
+    const streamed = await threadOf(runId);
+    expect(streamed).toEqual(expect.any(String));
+    await gone(streamed);
+
+    const created = await client.runs.create(null, 'agent', {
+      input: human('again'),
+      onCompletion: 'keep',
+    } as never);
+    const joined = await collect(
+      client.runs.joinStream(null, created.run_id, { lastEventId: '-1' }) as AsyncIterable<Part>,
+    );
+    expect(joined.at(-1)?.event).toBe('values');
+    // Kept: its thread is still there once the run ended.
+    await waitFor('the kept run to end', async () =>
+      ['success', 'error'].includes((await client.runs.get(created.thread_id, created.run_id)).status),
+    );
+    expect((await client.threads.get(created.thread_id)).thread_id).toBe(created.thread_id);
+
+    const batch = await client.runs.createBatch([
+      { assistantId: 'agent', input: human('one') },
+      { assistantId: 'agent', input: human('two') },
+    ] as never);
+    expect(batch).toHaveLength(2);
+    expect(new Set(batch.map((r: { thread_id: string }) => r.thread_id)).size).toBe(2);
+    await Promise.all(batch.map((r: { thread_id: string }) => gone(r.thread_id)));
+
+    const forked = await rejection(
+      client.runs.wait(null, 'agent', { input: null, command: { resume: 'x' } } as never),
+    );
+    expect(forked.status).toBe(400);
+    expect((await rejection(client.runs.create(null, 'nobody', { input: human('x') }))).status).toBe(404);
+    expect((await rejection(other.runs.get(created.thread_id, created.run_id))).status).toBe(404);
+  }, 90_000);
+
   it('updates metadata by merging; a TTL is refused naming it', async () => {
     const t = await client.threads.create({ metadata: { keep: 1, change: 'a' } });
     const updated = await client.threads.update(t.thread_id, { metadata: { change: 'b', added: true } });

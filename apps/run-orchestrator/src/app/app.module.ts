@@ -17,6 +17,7 @@ import { TaskOutbox } from './task-outbox.service';
 import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
 import { RetentionJob } from './retention.service';
+import { StatelessThreadsJob } from './stateless-threads.job';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'run-orchestrator', poolSize: 20 })],
@@ -39,6 +40,7 @@ import { RetentionJob } from './retention.service';
     CancelFence,
     TaskReaper,
     RetentionJob,
+    StatelessThreadsJob,
     OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },

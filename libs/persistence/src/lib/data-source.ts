@@ -21,6 +21,7 @@ import { FairDispatch1700000000042 } from '../migrations/1700000000042-fair-disp
 import { LogKeepsKeyOrder1700000000043 } from '../migrations/1700000000043-log-keeps-key-order';
 import { ThreadsListIndex1700000000047 } from '../migrations/1700000000047-threads-list-index';
 import { RunStreamModes1700000000048 } from '../migrations/1700000000048-run-stream-modes';
+import { StatelessThreads1700000000049 } from '../migrations/1700000000049-stateless-threads';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -69,6 +70,7 @@ export const MIGRATIONS = [
   WebToolProviderKeys1700000000046,
   ThreadsListIndex1700000000047,
   RunStreamModes1700000000048,
+  StatelessThreads1700000000049,
 ];
 
 export function dataSourceOptions(

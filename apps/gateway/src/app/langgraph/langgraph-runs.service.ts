@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
@@ -63,6 +64,29 @@ export class LangGraphRuns {
     // A join that names no modes replays these (LangGraph's server keeps them with the run).
     await this.repo.setStreamModes(started.runId, body.stream_mode);
     return started;
+  }
+
+  /**
+   * A stateless run (`POST /runs…`): on a thread made for it, deleted by the orchestrator once
+   * the run has ended (`on_completion: "delete"`, the default) or kept (`"keep"`).
+   */
+  async startStateless(tenantId: string, body: RunCreate): Promise<StartedRun> {
+    if (resumeOf(body.command) || checkpointIdOf(body) !== undefined) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'a stateless run has no thread to resume or fork: use /threads/{thread_id}/runs',
+      );
+    }
+    const agentId = await this.agentIdOf(tenantId, body.assistant_id);
+    const threadId = randomUUID();
+    await this.repo.createThread(tenantId, threadId, {}, agentId, body.on_completion !== 'keep');
+    try {
+      return await this.start(tenantId, threadId, { ...body, on_completion: undefined });
+    } catch (err) {
+      // Nothing ran: the thread made for it goes at once (the sweep only takes threads with runs).
+      await this.threads.delete(tenantId, threadId).catch(() => undefined);
+      throw err;
+    }
   }
 
   private async startRun(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {

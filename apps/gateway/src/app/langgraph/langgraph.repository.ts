@@ -169,11 +169,12 @@ export class LangGraphRepository {
     threadId: string,
     metadata: Record<string, unknown>,
     agentId = DEFAULT_AGENT_ID,
+    deleteWhenDone = false,
   ): Promise<boolean> {
     const inserted = (await this.ds.query(
-      `INSERT INTO threads (id, tenant_id, agent_id, metadata) VALUES ($1, $2, $3, $4)
+      `INSERT INTO threads (id, tenant_id, agent_id, metadata, delete_when_done) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [threadId, tenantId, agentId, JSON.stringify(metadata)],
+      [threadId, tenantId, agentId, JSON.stringify(metadata), deleteWhenDone],
     )) as unknown[];
     if (inserted.length > 0) {
       return true;
@@ -245,15 +246,19 @@ export class LangGraphRepository {
     return row;
   }
 
-  async runOrThrow(tenantId: string, threadId: string, runId: string): Promise<LgRunRow> {
-    const [row] = isUuid(runId)
-      ? ((await this.ds.query(
-          `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND thread_id = $2 AND tenant_id = $3`,
-          [runId, threadId, tenantId],
-        )) as LgRunRow[])
-      : [];
+  /** The tenant's run, in the thread named (any of the tenant's threads: a stateless run's). */
+  async runOrThrow(tenantId: string, threadId: string | undefined, runId: string): Promise<LgRunRow> {
+    const [row] =
+      isUuid(runId) && (threadId === undefined || isUuid(threadId))
+        ? ((await this.ds.query(
+            `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND tenant_id = $2 AND ($3::uuid IS NULL OR thread_id = $3)`,
+            [runId, tenantId, threadId ?? null],
+          )) as LgRunRow[])
+        : [];
     if (!row) {
-      throw ApiException.notFound(`run "${runId}" of thread "${threadId}"`);
+      throw ApiException.notFound(
+        threadId === undefined ? `run "${runId}"` : `run "${runId}" of thread "${threadId}"`,
+      );
     }
     return row;
   }

@@ -126,6 +126,12 @@ export const RunCreateSchema = z.object({
 });
 export type RunCreate = z.infer<typeof RunCreateSchema>;
 
+/** `POST /runs/batch`: stateless runs, each a RunCreate. */
+export const RunBatchSchema = z
+  .array(RunCreateSchema)
+  .min(1, 'send at least one run')
+  .max(100, 'at most 100 runs a batch');
+
 export const CancelQuerySchema = z.object({
   wait: z.enum(['0', '1', 'true', 'false']).default('0'),
   action: z.enum(['interrupt', 'rollback']).default('interrupt'),

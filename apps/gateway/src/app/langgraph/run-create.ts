@@ -19,7 +19,7 @@ export function refuseUnsupported(body: RunCreate): void {
     throw invalid('multitask_strategy', '"rollback" is not supported (use reject, interrupt or enqueue)');
   }
   if (body.on_completion === 'delete') {
-    throw invalid('on_completion', '"delete" is not supported: threads are kept');
+    throw invalid('on_completion', '"delete" is for stateless runs (POST /runs…): a thread\'s runs keep it');
   }
   for (const key of ['interrupt_before', 'interrupt_after'] as const) {
     const v = body[key];

@@ -27,6 +27,7 @@ import { LangGraphEncoding, type LgStreamOptions } from './langgraph-stream';
 import { LangGraphRepository } from './langgraph.repository';
 import {
   CancelQuerySchema,
+  RunBatchSchema,
   type RunCreate,
   RunCreateSchema,
   type StreamMode,
@@ -43,7 +44,9 @@ const KEEPALIVE_MS = 1000;
  * A stream's parts are computed from the run's event log (langgraph-stream.ts), so every stream
  * can be joined again from any part id.
  */
-@Controller('threads/:thread_id/runs')
+// Every route twice: a thread's runs, and stateless runs (`/runs…`, no `thread_id`: a thread is
+// made for the run — LangGraphRuns.startStateless — and its runs are found by id alone).
+@Controller(['threads/:thread_id/runs', 'runs'])
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class LangGraphRunsController {
   constructor(
@@ -56,7 +59,12 @@ export class LangGraphRunsController {
   ) {}
 
   @Get()
-  async list(@Tenant() tenant: TenantContext, @Param('thread_id') threadId: string) {
+  async list(@Tenant() tenant: TenantContext, @Param('thread_id') threadId: string | undefined) {
+    if (threadId === undefined) {
+      throw ApiException.notFound(
+        "a list of stateless runs (list a thread's: GET /threads/{thread_id}/runs)",
+      );
+    }
     const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
     return (await this.repo.runsOfThread(t.id)).map((r) => runView(r, r.agent_id, null));
   }
@@ -64,20 +72,40 @@ export class LangGraphRunsController {
   @Post()
   async create(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Body(new ZodPipe(RunCreateSchema)) body: RunCreate,
     @Res() res: Response,
   ): Promise<void> {
-    const started = await this.lgRuns.start(tenant.tenantId, threadId, body);
+    const started = await this.startFor(tenant.tenantId, threadId, body);
     this.locate(res, started);
     const run = await this.repo.runOrThrow(tenant.tenantId, started.threadId, started.runId);
     res.status(200).json(runView(run, started.assistantId, body.multitask_strategy));
   }
 
+  /** Stateless runs in one request: each on a thread of its own; the runs, in order. */
+  @Post('batch')
+  async batch(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string | undefined,
+    @Body(new ZodPipe(RunBatchSchema)) body: RunCreate[],
+    @Res() res: Response,
+  ): Promise<void> {
+    if (threadId !== undefined) {
+      throw ApiException.notFound('batch runs of a thread (POST /runs/batch makes stateless runs)');
+    }
+    const views = [];
+    for (const payload of body) {
+      const started = await this.lgRuns.startStateless(tenant.tenantId, payload);
+      const run = await this.repo.runOrThrow(tenant.tenantId, started.threadId, started.runId);
+      views.push(runView(run, started.assistantId, payload.multitask_strategy));
+    }
+    res.status(200).json(views);
+  }
+
   @Post('stream')
   async stream(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Body(new ZodPipe(RunCreateSchema)) body: RunCreate,
     @Res() res: Response,
   ): Promise<void> {
@@ -94,7 +122,7 @@ export class LangGraphRunsController {
   @Post('wait')
   async wait(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Body(new ZodPipe(RunCreateSchema)) body: RunCreate,
     @Res() res: Response,
   ): Promise<void> {
@@ -106,7 +134,7 @@ export class LangGraphRunsController {
   @Get(':run_id/join')
   async joinBlocking(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Param('run_id') runId: string,
     @Res() res: Response,
   ): Promise<void> {
@@ -125,7 +153,7 @@ export class LangGraphRunsController {
   @HttpCode(204)
   async remove(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Param('run_id') runId: string,
   ): Promise<void> {
     const run = await this.repo.runOrThrow(tenant.tenantId, threadId, runId);
@@ -152,7 +180,7 @@ export class LangGraphRunsController {
   @Get(':run_id')
   async get(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Param('run_id') runId: string,
   ) {
     const run = await this.repo.runOrThrow(tenant.tenantId, threadId, runId);
@@ -163,7 +191,7 @@ export class LangGraphRunsController {
   @Get(':run_id/stream')
   async join(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Param('run_id') runId: string,
     @Query('stream_mode') rawModes: string | string[] | undefined,
     @Query('cancel_on_disconnect') cancelOnDisconnect: string | undefined,
@@ -207,7 +235,7 @@ export class LangGraphRunsController {
   @Post(':run_id/cancel')
   async cancel(
     @Tenant() tenant: TenantContext,
-    @Param('thread_id') threadId: string,
+    @Param('thread_id') threadId: string | undefined,
     @Param('run_id') runId: string,
     @Query(new ZodPipe(CancelQuerySchema)) q: { wait: string; action: string },
     @Res() res: Response,
@@ -236,16 +264,23 @@ export class LangGraphRunsController {
   /** Starts (or resumes) the run, says where it is, and cancels it if asked when the client goes. */
   private async begin(
     tenantId: string,
-    threadId: string,
+    threadId: string | undefined,
     body: RunCreate,
     res: Response,
   ): Promise<StartedRun> {
-    const started = await this.lgRuns.start(tenantId, threadId, body);
+    const started = await this.startFor(tenantId, threadId, body);
     this.locate(res, started);
     if (body.on_disconnect === 'cancel') {
       this.cancelOnDisconnect(res, tenantId, started.runId);
     }
     return started;
+  }
+
+  /** A run of the thread, or without one (`/runs…`) a stateless run. */
+  private startFor(tenantId: string, threadId: string | undefined, body: RunCreate): Promise<StartedRun> {
+    return threadId === undefined
+      ? this.lgRuns.startStateless(tenantId, body)
+      : this.lgRuns.start(tenantId, threadId, body);
   }
 
   /** `Content-Location` (the SDK's onRunCreated) and `Location` (its reconnect after a drop). */

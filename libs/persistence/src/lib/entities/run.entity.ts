@@ -62,6 +62,8 @@ export class RunEntity {
   /** Set while the run waits for human input. */
   @Column({ type: 'jsonb', nullable: true }) waiting!: RunWaiting | null;
   @Column({ type: 'jsonb', default: {} }) metadata!: Record<string, unknown>;
+  /** The LangGraph stream modes its request asked for (migration 048). */
+  @Column({ type: 'text', array: true, nullable: true }) stream_modes!: string[] | null;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
   @Column({ type: 'timestamptz', nullable: true }) started_at!: Date | null;
   @Column({ type: 'timestamptz', nullable: true }) finished_at!: Date | null;

@@ -15,5 +15,7 @@ export class ThreadEntity {
   @Column({ type: 'text', nullable: true }) title!: string | null;
   /** The thread's own metadata (LangGraph-compatible threads); `{}` by default. */
   @Column({ type: 'jsonb', default: () => "'{}'::jsonb" }) metadata!: Record<string, unknown>;
+  /** A LangGraph stateless run's thread: deleted once its runs have ended (migration 049). */
+  @Column({ type: 'boolean', default: false }) delete_when_done!: boolean;
   @CreateDateColumn({ type: 'timestamptz' }) created_at!: Date;
 }
