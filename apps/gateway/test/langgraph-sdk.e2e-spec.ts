@@ -915,3 +915,94 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
     expect(await stack.redis('EXISTS', eventsKey(slow.run_id))).toBe(0);
   }, 90_000);
 });
+
+describe('the store with @langchain/langgraph-sdk 2.0.0', () => {
+  let client: Client;
+  let other: Client;
+
+  beforeAll(async () => {
+    client = new Client2({ apiUrl: stack.gatewayUrl, apiKey: stack.key, callerOptions: { maxRetries: 0 } });
+    const tenant = await stack.newTenant('store-other', ADMIN);
+    other = new Client2({ apiUrl: stack.gatewayUrl, apiKey: tenant.key, callerOptions: { maxRetries: 0 } });
+  });
+
+  it('puts, gets, searches by prefix, filter and meaning, lists namespaces and deletes', async () => {
+    const user = ['memories', randomUUID()];
+    await client.store.putItem([...user, 'food'], 'likes', {
+      text: 'loves spicy ramen and dumplings',
+      rank: 3,
+    });
+    await client.store.putItem([...user, 'food'], 'dislikes', { text: 'cannot stand olives', rank: 1 });
+    await client.store.putItem([...user, 'travel'], 'trip', { text: 'flew to Lisbon in spring', rank: 2 });
+    await client.store.putItem(
+      [...user, 'travel'],
+      'secret',
+      { text: 'ramen ramen ramen' },
+      { index: false },
+    );
+
+    const got = await client.store.getItem([...user, 'food'], 'likes');
+    expect(got).toMatchObject({ namespace: [...user, 'food'], key: 'likes', value: { rank: 3 } });
+    expect(got?.createdAt).toEqual(expect.any(String));
+    expect(await client.store.getItem([...user, 'food'], 'missing')).toBeNull();
+    // Another tenant sees nothing of it.
+    expect(await other.store.getItem([...user, 'food'], 'likes')).toBeNull();
+    expect((await other.store.searchItems(user)).items).toEqual([]);
+
+    const all = await client.store.searchItems(user, { limit: 10 });
+    expect(all.items.map((i) => i.key).sort()).toEqual(['dislikes', 'likes', 'secret', 'trip']);
+    const food = await client.store.searchItems([...user, 'food']);
+    expect(food.items.map((i) => i.key).sort()).toEqual(['dislikes', 'likes']);
+    const ranked = await client.store.searchItems(user, { filter: { rank: { $gte: 2 } } });
+    expect(ranked.items.map((i) => i.key).sort()).toEqual(['likes', 'trip']);
+    const exact = await client.store.searchItems(user, { filter: { rank: 1 } });
+    expect(exact.items.map((i) => i.key)).toEqual(['dislikes']);
+
+    // By meaning: the closest first, with a score; an item put with index: false is not searched.
+    const ramen = await client.store.searchItems(user, { query: 'spicy ramen', limit: 3 });
+    expect(ramen.items[0].key).toBe('likes');
+    expect(ramen.items[0].score).toBeGreaterThan(ramen.items[1].score ?? 1);
+    expect(ramen.items.map((i) => i.key)).not.toContain('secret');
+
+    const spaces = await client.store.listNamespaces({ prefix: user });
+    expect(spaces.namespaces).toEqual([
+      [...user, 'food'],
+      [...user, 'travel'],
+    ]);
+    expect((await client.store.listNamespaces({ prefix: user, maxDepth: 2 })).namespaces).toEqual([user]);
+    expect((await client.store.listNamespaces({ prefix: user, suffix: ['travel'] })).namespaces).toEqual([
+      [...user, 'travel'],
+    ]);
+
+    // A put replaces the value; a delete removes the item.
+    await client.store.putItem([...user, 'food'], 'likes', { text: 'now prefers udon', rank: 4 });
+    expect((await client.store.getItem([...user, 'food'], 'likes'))?.value).toEqual({
+      text: 'now prefers udon',
+      rank: 4,
+    });
+    await client.store.deleteItem([...user, 'food'], 'likes');
+    expect(await client.store.getItem([...user, 'food'], 'likes')).toBeNull();
+
+    const bad = await stack.api('PUT', '/store/items', { namespace: ['a.b'], key: 'k', value: {} });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('namespace');
+    const op = await stack.api('POST', '/store/items/search', {
+      namespace_prefix: user,
+      filter: { rank: { $in: [1] } },
+    });
+    expect(op.status).toBe(400);
+    expect(JSON.stringify(op.body)).toContain('$in');
+  });
+
+  it('forgets an item when its TTL (minutes) has passed', async () => {
+    const ns = ['ttl', randomUUID()];
+    await client.store.putItem(ns, 'short', { v: 1 }, { ttl: 0.02 });
+    await client.store.putItem(ns, 'kept', { v: 2 });
+    expect(await client.store.getItem(ns, 'short', { refreshTtl: false })).not.toBeNull();
+    await waitFor(
+      'the short-lived item to expire',
+      async () => (await client.store.getItem(ns, 'short', { refreshTtl: false })) === null,
+    );
+    expect((await client.store.searchItems(ns)).items.map((i) => i.key)).toEqual(['kept']);
+  });
+});

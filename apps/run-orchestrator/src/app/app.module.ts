@@ -17,7 +17,7 @@ import { TaskOutbox } from './task-outbox.service';
 import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
 import { RetentionJob } from './retention.service';
-import { StatelessThreadsJob } from './stateless-threads.job';
+import { ExpirySweepJob } from './expiry-sweep.job';
 
 @Module({
   imports: [PlatformModule.forRoot({ service: 'run-orchestrator', poolSize: 20 })],
@@ -40,7 +40,7 @@ import { StatelessThreadsJob } from './stateless-threads.job';
     CancelFence,
     TaskReaper,
     RetentionJob,
-    StatelessThreadsJob,
+    ExpirySweepJob,
     OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },

@@ -22,6 +22,7 @@ import { LogKeepsKeyOrder1700000000043 } from '../migrations/1700000000043-log-k
 import { ThreadsListIndex1700000000047 } from '../migrations/1700000000047-threads-list-index';
 import { RunStreamModes1700000000048 } from '../migrations/1700000000048-run-stream-modes';
 import { StatelessThreads1700000000049 } from '../migrations/1700000000049-stateless-threads';
+import { StoreItems1700000000050 } from '../migrations/1700000000050-store-items';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -71,6 +72,7 @@ export const MIGRATIONS = [
   ThreadsListIndex1700000000047,
   RunStreamModes1700000000048,
   StatelessThreads1700000000049,
+  StoreItems1700000000050,
 ];
 
 export function dataSourceOptions(

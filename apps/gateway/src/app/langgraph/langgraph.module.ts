@@ -4,6 +4,8 @@ import { LangGraphAssistantsController } from './assistants.controller';
 import { LangGraphRuns } from './langgraph-runs.service';
 import { LangGraphRepository } from './langgraph.repository';
 import { LangGraphRunsController } from './runs.controller';
+import { LangGraphStoreController } from './store.controller';
+import { StoreRepository } from './store.repository';
 import { LangGraphThreadsController } from './threads.controller';
 
 /**
@@ -13,7 +15,12 @@ import { LangGraphThreadsController } from './threads.controller';
  */
 @Module({
   imports: [ThreadsModule],
-  controllers: [LangGraphAssistantsController, LangGraphThreadsController, LangGraphRunsController],
-  providers: [LangGraphRepository, LangGraphRuns],
+  controllers: [
+    LangGraphAssistantsController,
+    LangGraphThreadsController,
+    LangGraphRunsController,
+    LangGraphStoreController,
+  ],
+  providers: [LangGraphRepository, LangGraphRuns, StoreRepository],
 })
 export class LangGraphModule {}

@@ -159,3 +159,61 @@ export const UpdateStateSchema = z
   })
   .strict();
 export type UpdateState = z.infer<typeof UpdateStateSchema>;
+
+// The store (LangGraph's `client.store`). A namespace is a path of labels; the SDK joins them
+// with "." in a query string, so a label holds no ".".
+const Label = z
+  .string()
+  .min(1, 'a namespace label is not empty')
+  .max(200)
+  .refine((l) => !l.includes('.'), 'a namespace label holds no "."');
+export const NamespaceSchema = z.array(Label).min(1, 'namespace: at least one label').max(20);
+const StoreKey = z.string().min(1, 'key is required').max(1024);
+
+export const StorePutSchema = z.object({
+  namespace: NamespaceSchema,
+  key: StoreKey,
+  value: z.record(z.string(), z.unknown()),
+  // false: not indexed; a list: the value's fields whose text is indexed ("$": the whole value).
+  index: z
+    .union([z.literal(false), z.array(z.string().min(1)).min(1)])
+    .nullable()
+    .optional(),
+  // Minutes; null or absent: kept until deleted.
+  ttl: z.number().positive().max(52_560_000).nullable().optional(),
+});
+export type StorePut = z.infer<typeof StorePutSchema>;
+
+export const StoreItemQuerySchema = z.object({
+  namespace: z
+    .string()
+    .min(1, 'namespace is required')
+    .transform((v) => v.split('.'))
+    .pipe(NamespaceSchema),
+  key: StoreKey,
+  refresh_ttl: z.enum(['true', 'false', '1', '0']).optional(),
+});
+
+export const StoreDeleteSchema = z.object({ namespace: NamespaceSchema, key: StoreKey });
+
+/** `filter`: a value's top-level fields, each a value (equal) or `{$eq|$ne|$gt|$gte|$lt|$lte: v}`. */
+export const StoreFilterSchema = z.record(z.string(), z.unknown());
+
+export const StoreSearchSchema = z.object({
+  namespace_prefix: z.array(Label).max(20).default([]),
+  filter: StoreFilterSchema.nullable().optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  query: z.string().min(1).nullable().optional(),
+  refresh_ttl: z.boolean().nullable().optional(),
+});
+export type StoreSearch = z.infer<typeof StoreSearchSchema>;
+
+export const StoreNamespacesSchema = z.object({
+  prefix: z.array(Label).max(20).nullable().optional(),
+  suffix: z.array(Label).max(20).nullable().optional(),
+  max_depth: z.number().int().min(1).max(20).nullable().optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
+  offset: z.number().int().min(0).default(0),
+});
+export type StoreNamespaces = z.infer<typeof StoreNamespacesSchema>;

@@ -2,19 +2,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PeriodicJob } from './periodic-job';
 
-// How often the orchestrator looks for stateless runs' threads to delete, and how many at a time.
+// How often the orchestrator sweeps, and how much a statement takes.
 const SWEEP_INTERVAL_MS = 2000;
 const THREADS_PER_PASS = 200;
+const ITEMS_PER_STATEMENT = 1000;
 
 /**
- * Deletes the threads made for LangGraph stateless runs (`on_completion: "delete"`, the default)
- * once every run of theirs has ended: their versions, snapshots, receipts, then the thread (its
- * runs, tasks and files go with it by cascade). A thread that waits for an answer is kept until it
- * is answered and ends. Replicas share the work (`SKIP LOCKED`); run events expire from Redis by
- * themselves.
+ * Deletes what LangGraph clients asked to go once done: the threads made for stateless runs
+ * (`on_completion: "delete"`, the default) once every run of theirs has ended — their versions,
+ * snapshots, receipts, then the thread (its runs, tasks and files go with it by cascade; a thread
+ * that waits for an answer is kept until it ends) — and the store's expired items (reads skip
+ * them at once; the sweep frees their rows). Replicas share the work (`SKIP LOCKED`); run events
+ * expire from Redis by themselves.
  */
 @Injectable()
-export class StatelessThreadsJob extends PeriodicJob {
+export class ExpirySweepJob extends PeriodicJob {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {
     super();
   }
@@ -24,11 +26,30 @@ export class StatelessThreadsJob extends PeriodicJob {
   }
 
   protected async pass(): Promise<void> {
-    await this.sweep();
+    await this.sweepThreads();
+    await this.sweepStore();
   }
 
-  /** One pass: the number of threads deleted. */
-  async sweep(): Promise<number> {
+  /** Deletes the store's expired items; answers how many went. */
+  async sweepStore(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [{ n }] = (await this.ds.query(
+        `WITH gone AS (
+           DELETE FROM store_items WHERE ctid IN (
+             SELECT ctid FROM store_items WHERE expires_at <= now() LIMIT ${ITEMS_PER_STATEMENT} FOR UPDATE SKIP LOCKED)
+           RETURNING 1)
+         SELECT count(*)::int AS n FROM gone`,
+      )) as { n: number }[];
+      total += n;
+      if (n < ITEMS_PER_STATEMENT) {
+        return total;
+      }
+    }
+  }
+
+  /** Deletes the ended stateless runs' threads; answers how many went. */
+  async sweepThreads(): Promise<number> {
     return this.ds.transaction(async (m) => {
       const rows = (await m.query(
         `SELECT t.id FROM threads t
