@@ -1006,3 +1006,39 @@ describe('the store with @langchain/langgraph-sdk 2.0.0', () => {
     expect((await client.store.searchItems(ns)).items.map((i) => i.key)).toEqual(['kept']);
   });
 });
+
+describe('cancelMany with langgraph-sdk 1.15.0', () => {
+  it('cancels the runs named, or every run of the tenant in a status', async () => {
+    const client = new Client1({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const threads = await Promise.all([
+      client.threads.create(),
+      client.threads.create(),
+      client.threads.create(),
+    ]);
+    const runs = await Promise.all(
+      threads.map((t) => client.runs.create(t.thread_id, 'agent', { input: human('[slow] wait') })),
+    );
+    await client.runs.cancelMany({ threadId: threads[0].thread_id, runIds: [runs[0].run_id] });
+    await waitFor('the named run to be cancelled', async () =>
+      ['interrupted'].includes((await client.runs.get(threads[0].thread_id, runs[0].run_id)).status),
+    );
+    expect(['pending', 'running']).toContain(
+      (await client.runs.get(threads[1].thread_id, runs[1].run_id)).status,
+    );
+
+    await client.runs.cancelMany({ status: 'all' });
+    for (const [i, t] of threads.entries()) {
+      await waitFor(`run ${i} to be cancelled`, async () =>
+        ['interrupted'].includes((await client.runs.get(t.thread_id, runs[i].run_id)).status),
+      );
+    }
+    // Ended runs are left alone; both ways at once is a 400.
+    await client.runs.cancelMany({ runIds: [runs[0].run_id] });
+    const both = await stack.api('POST', '/runs/cancel', { run_ids: [runs[0].run_id], status: 'all' });
+    expect(both.status).toBe(400);
+  }, 60_000);
+});

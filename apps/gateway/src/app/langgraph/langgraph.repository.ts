@@ -279,6 +279,29 @@ export class LangGraphRepository {
     return row;
   }
 
+  /**
+   * The ids of the tenant's runs still under way (or waiting) that a cancel-many names: by id, or
+   * by LangGraph status (`pending` queued, `running` running or waiting, `all` both), in a thread.
+   */
+  async activeRunIds(
+    tenantId: string,
+    q: { threadId?: string | null; runIds?: string[] | null; status?: 'pending' | 'running' | 'all' | null },
+  ): Promise<string[]> {
+    const statuses =
+      q.status === 'pending'
+        ? ['queued']
+        : q.status === 'running'
+          ? ['running', 'waiting']
+          : ['queued', 'running', 'waiting'];
+    const rows = (await this.ds.query(
+      `SELECT id FROM runs WHERE tenant_id = $1 AND status = ANY($2::text[])
+         AND ($3::uuid IS NULL OR thread_id = $3) AND ($4::uuid[] IS NULL OR id = ANY($4::uuid[]))
+       ORDER BY created_at`,
+      [tenantId, statuses, q.threadId ?? null, q.runIds ?? null],
+    )) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   /** Records the stream modes a LangGraph request started (or resumed) the run with. */
   async setStreamModes(runId: string, modes: readonly string[]): Promise<void> {
     await this.ds.query(`UPDATE runs SET stream_modes = $2 WHERE id = $1`, [runId, modes]);

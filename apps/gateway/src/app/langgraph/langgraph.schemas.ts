@@ -126,6 +126,23 @@ export const RunCreateSchema = z.object({
 });
 export type RunCreate = z.infer<typeof RunCreateSchema>;
 
+/** `POST /runs/cancel` (the SDK's `runs.cancelMany`): runs by id, or every run in a status. */
+export const CancelManySchema = z
+  .object({
+    thread_id: z.string().uuid('thread_id must be a UUID').nullable().optional(),
+    run_ids: z
+      .array(z.string().uuid('run_ids: every id must be a UUID'))
+      .min(1)
+      .max(1000)
+      .nullable()
+      .optional(),
+    status: z.enum(['pending', 'running', 'all']).nullable().optional(),
+  })
+  .refine((b) => (b.run_ids ? 1 : 0) + (b.status ? 1 : 0) === 1, {
+    message: 'send run_ids (with or without thread_id) or status, not both',
+  });
+export type CancelMany = z.infer<typeof CancelManySchema>;
+
 /** `POST /runs/batch`: stateless runs, each a RunCreate. */
 export const RunBatchSchema = z
   .array(RunCreateSchema)

@@ -26,6 +26,8 @@ import { LangGraphRuns, type StartedRun } from './langgraph-runs.service';
 import { LangGraphEncoding, type LgStreamOptions } from './langgraph-stream';
 import { LangGraphRepository } from './langgraph.repository';
 import {
+  type CancelMany,
+  CancelManySchema,
   CancelQuerySchema,
   RunBatchSchema,
   type RunCreate,
@@ -38,6 +40,8 @@ import { runView } from './langgraph.views';
 const ALL_MODES: StreamMode[] = ['values', 'updates', 'messages-tuple'];
 const CANCEL_WAIT_MS = 60_000;
 const KEEPALIVE_MS = 1000;
+const ROLLBACK_REFUSED =
+  'action: "rollback" is not supported (runs and their history are kept); use "interrupt"';
 
 /**
  * LangGraph runs of a thread: create, stream, wait, get, join and cancel (LANGGRAPH_API.md §2–3).
@@ -80,6 +84,36 @@ export class LangGraphRunsController {
     this.locate(res, started);
     const run = await this.repo.runOrThrow(tenant.tenantId, started.threadId, started.runId);
     res.status(200).json(runView(run, started.assistantId, body.multitask_strategy));
+  }
+
+  /**
+   * Cancel many (`runs.cancelMany`): the runs named (in the path's or the body's thread), or every
+   * run of the tenant in a status; those already ended are left alone. 204.
+   */
+  @Post('cancel')
+  @HttpCode(204)
+  async cancelMany(
+    @Tenant() tenant: TenantContext,
+    @Param('thread_id') threadId: string | undefined,
+    @Query(new ZodPipe(CancelQuerySchema)) q: { action: string },
+    @Body(new ZodPipe(CancelManySchema)) body: CancelMany,
+  ): Promise<void> {
+    if (q.action === 'rollback') {
+      throw new ApiException(ApiErrorCode.InvalidRequest, ROLLBACK_REFUSED);
+    }
+    const thread = threadId ?? body.thread_id ?? null;
+    if (thread !== null) {
+      await this.repo.threadOrThrow(tenant.tenantId, thread);
+    }
+    const ids = await this.repo.activeRunIds(tenant.tenantId, { ...body, threadId: thread });
+    for (const id of ids) {
+      // A run that ended meanwhile is not an error here: it needs no cancel.
+      await this.runs.cancel(tenant.tenantId, id).catch((err: unknown) => {
+        if (!(err instanceof ApiException && err.code === ApiErrorCode.RunFinished)) {
+          throw err;
+        }
+      });
+    }
   }
 
   /** Stateless runs in one request: each on a thread of its own; the runs, in order. */
@@ -241,10 +275,7 @@ export class LangGraphRunsController {
     @Res() res: Response,
   ): Promise<void> {
     if (q.action === 'rollback') {
-      throw new ApiException(
-        ApiErrorCode.InvalidRequest,
-        'action: "rollback" is not supported (runs and their history are kept); use "interrupt"',
-      );
+      throw new ApiException(ApiErrorCode.InvalidRequest, ROLLBACK_REFUSED);
     }
     const run = await this.repo.runOrThrow(tenant.tenantId, threadId, runId);
     await this.runs.cancel(tenant.tenantId, run.id);
