@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { type Server, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client as Client2 } from '@langchain/langgraph-sdk';
@@ -26,7 +26,7 @@ const ADMIN = `admin_${'l'.repeat(24)}`;
 beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/gateway/test/fixtures/skeleton.script.json',
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
   });
   const agent = await stack.api('POST', '/v1/agents', { name: 'agent', system_prompt: 'Be brief.' });
   expect(agent.status).toBe(201);
@@ -478,7 +478,7 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
       // A new turn only from a checkpoint that ends one (version 1 opened the first turn).
       ['input', { checkpoint: { checkpoint_id: '1', checkpoint_ns: '' } }],
       ['interrupt_before', { interruptBefore: ['planner'] }],
-      ['webhook', { webhook: 'http://127.0.0.1:9/hook' }],
+      ['webhook', { webhook: 'http://192.168.7.7/hook' }],
       ['input.files', { input: { messages: [{ role: 'user', content: 'x' }], files: [] } }],
       ['stream_mode', { streamMode: ['debug'] }],
     ];
@@ -1040,5 +1040,71 @@ describe('cancelMany with langgraph-sdk 1.15.0', () => {
     await client.runs.cancelMany({ runIds: [runs[0].run_id] });
     const both = await stack.api('POST', '/runs/cancel', { run_ids: [runs[0].run_id], status: 'all' });
     expect(both.status).toBe(400);
+  }, 60_000);
+});
+
+describe('webhooks with @langchain/langgraph-sdk 2.0.0', () => {
+  it('POSTs once when the run ends, signed with the tenant secret, retried after a failure', async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const received: { body: string; signature: string; status: number }[] = [];
+    let failNext = true;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        // The first POST fails: the gateway must try again.
+        const status = failNext ? 500 : 200;
+        failNext = false;
+        received.push({ body, signature: String(req.headers['x-switchyard-signature'] ?? ''), status });
+        res.writeHead(status).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      const t = await client.threads.create();
+      const run = await client.runs.create(t.thread_id, 'agent', { input: human('hello'), webhook: url });
+      const ok = await waitFor('the webhook to be delivered', async () =>
+        received.find((r) => r.status === 200),
+      );
+      expect(received.map((r) => r.status)).toEqual([500, 200]);
+      const payload = JSON.parse(ok.body) as {
+        run_id: string;
+        status: string;
+        values: { messages: unknown[] };
+      };
+      expect(payload).toMatchObject({ run_id: run.run_id, thread_id: t.thread_id, status: 'success' });
+      expect(payload.values.messages).toHaveLength(2);
+      // The signature: HMAC-SHA256 of "<t>.<body>" with the tenant's secret.
+      const { secret } = (await stack.api('GET', '/v1/webhooks/secret')).body as { secret: string };
+      const [, at, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(ok.signature) ?? [];
+      expect(v1).toBe(createHmac('sha256', secret).update(`${at}.${ok.body}`).digest('hex'));
+      // Delivered: nothing more comes.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(received).toHaveLength(2);
+
+      // A failed run's webhook says so; a private address literal is refused at once.
+      const failing = await client.runs.create(t.thread_id, 'agent', {
+        input: human('[teleport] go'),
+        webhook: url,
+      });
+      const bad = await waitFor("the failed run's webhook", async () =>
+        received
+          .map((r) => JSON.parse(r.body) as { run_id: string; status: string })
+          .find((p) => p.run_id === failing.run_id),
+      );
+      expect(bad.status).toBe('error');
+      const refused = await rejection(
+        client.runs.create(t.thread_id, 'agent', { input: human('x'), webhook: 'http://10.1.2.3/hook' }),
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.message).toContain('webhook');
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   }, 60_000);
 });

@@ -6,3 +6,4 @@ export { bootstrapService, type BootstrapOptions } from './lib/bootstrap';
 export { NodeDirectory } from './lib/node-directory.service';
 export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';
 export { GraphNodesRegistrar } from './lib/graph-nodes.registrar';
+export { PeriodicJob } from './lib/periodic-job';

@@ -16,6 +16,16 @@ const schema = z.object({
   // A tenant's runs running at once (the orchestrator holds the rest queued; same variable there).
   SWITCHYARD_TENANT_MAX_RUNNING: z.coerce.number().int().min(1).max(100_000).default(64),
   SWITCHYARD_DEFAULT_MAX_STEPS: z.coerce.number().int().min(1).max(10_000).default(50),
+  // Webhook hosts (names or IPs, comma-separated) allowed although private (the address guard).
+  SWITCHYARD_WEBHOOK_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((h) => h.trim())
+        .filter(Boolean),
+    ),
   // The embedding model of the store's semantic search (built in, or the registry's of that name).
   SWITCHYARD_STORE_EMBEDDING_MODEL: z.string().trim().min(1).default('hash-embedding-v1'),
   // Browser origins allowed to call the API (comma-separated `https://host[:port]`, or `*`); unset: none.
@@ -45,6 +55,8 @@ export class GatewayConfig {
   readonly tenantMaxRunning: number;
   /** Browser origins allowed by CORS (`*` for any); empty: CORS off. */
   readonly corsOrigins: string[];
+  /** Hosts a webhook may reach although private (SWITCHYARD_WEBHOOK_ALLOW_HOSTS). */
+  readonly webhookAllowHosts: string[];
   /** The store's embedding model (semantic `query` in `/store/items/search`). */
   readonly storeEmbeddingModel: string;
   /** Seals vendor keys at rest (SecretBox); validated here so a bad key stops start-up. */
@@ -62,6 +74,7 @@ export class GatewayConfig {
     this.tenantMaxRunning = cfg.SWITCHYARD_TENANT_MAX_RUNNING;
     this.corsOrigins = cfg.SWITCHYARD_CORS_ORIGINS;
     this.storeEmbeddingModel = cfg.SWITCHYARD_STORE_EMBEDDING_MODEL;
+    this.webhookAllowHosts = cfg.SWITCHYARD_WEBHOOK_ALLOW_HOSTS;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }

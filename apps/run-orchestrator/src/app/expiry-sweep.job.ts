@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PeriodicJob } from './periodic-job';
+import { PeriodicJob } from '@switchyard/platform';
 
 // How often the orchestrator sweeps, and how much a statement takes.
 const SWEEP_INTERVAL_MS = 2000;

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PgStateSource } from '@switchyard/persistence';
 import { OrchestratorConfig } from './orchestrator.config';
-import { PeriodicJob } from './periodic-job';
+import { PeriodicJob } from '@switchyard/platform';
 import { writeSnapshot } from './run-stepper.service';
 
 // One orchestrator replica sweeps at a time (a transaction-scoped advisory lock).

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ServiceConfig } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
-import { PeriodicJob } from './periodic-job';
+import { PeriodicJob } from '@switchyard/platform';
 import { RunFailureCode } from './orchestrator.exception';
 import { reaperRedispatches } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';

@@ -23,6 +23,7 @@ import { ThreadsListIndex1700000000047 } from '../migrations/1700000000047-threa
 import { RunStreamModes1700000000048 } from '../migrations/1700000000048-run-stream-modes';
 import { StatelessThreads1700000000049 } from '../migrations/1700000000049-stateless-threads';
 import { StoreItems1700000000050 } from '../migrations/1700000000050-store-items';
+import { Webhooks1700000000051 } from '../migrations/1700000000051-webhooks';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -73,6 +74,7 @@ export const MIGRATIONS = [
   RunStreamModes1700000000048,
   StatelessThreads1700000000049,
   StoreItems1700000000050,
+  Webhooks1700000000051,
 ];
 
 export function dataSourceOptions(

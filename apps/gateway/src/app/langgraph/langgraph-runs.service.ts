@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import { forbiddenAddressReason, normalizeHost } from '@switchyard/net-guard';
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
@@ -15,6 +17,8 @@ import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-
 import { editsOfValues } from './update-state';
 import { ForksService } from '../threads/forks.service';
 import { ThreadsRepository } from '../threads/threads.repository';
+import { GatewayConfig } from '../gateway.config';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
 
 const WATCHDOG_MS = 2000;
 // How long `POST /threads/{id}/state` waits for the orchestrator to write the update.
@@ -49,6 +53,8 @@ export class LangGraphRuns {
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(ForksService) private readonly forks: ForksService,
     @Inject(ThreadsRepository) private readonly threads: ThreadsRepository,
+    @Inject(WebhooksRepository) private readonly webhooks: WebhooksRepository,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
   ) {}
 
   /** The agent id an assistant id (or graph id, i.e. agent name) stands for. */
@@ -60,10 +66,29 @@ export class LangGraphRuns {
   }
 
   async start(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
+    if (body.webhook !== undefined) {
+      this.checkWebhook(body.webhook);
+    }
     const started = await this.startRun(tenantId, threadId, body);
     // A join that names no modes replays these (LangGraph's server keeps them with the run).
     await this.repo.setStreamModes(started.runId, body.stream_mode);
+    if (body.webhook !== undefined) {
+      await this.webhooks.schedule(started.runId, tenantId, body.webhook);
+    }
     return started;
+  }
+
+  /** A webhook to a private address literal is refused at once, unless its host is allowed. */
+  private checkWebhook(url: string): void {
+    const host = normalizeHost(new URL(url).hostname);
+    const reason =
+      isIP(host) && !this.config.webhookAllowHosts.includes(host) ? forbiddenAddressReason(host) : null;
+    if (reason) {
+      throw ApiException.invalidField(
+        'webhook',
+        `refusing to send to ${host} (${reason}); an operator may allow it in SWITCHYARD_WEBHOOK_ALLOW_HOSTS`,
+      );
+    }
   }
 
   /**

@@ -7,6 +7,9 @@ import { LangGraphRunsController } from './runs.controller';
 import { LangGraphStoreController } from './store.controller';
 import { StoreRepository } from './store.repository';
 import { LangGraphThreadsController } from './threads.controller';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.service';
+import { WebhooksController } from '../webhooks/webhooks.controller';
+import { WebhooksRepository } from '../webhooks/webhooks.repository';
 
 /**
  * The LangGraph Platform-compatible surface at the gateway's root (`/assistants`, `/threads`,
@@ -20,7 +23,8 @@ import { LangGraphThreadsController } from './threads.controller';
     LangGraphThreadsController,
     LangGraphRunsController,
     LangGraphStoreController,
+    WebhooksController,
   ],
-  providers: [LangGraphRepository, LangGraphRuns, StoreRepository],
+  providers: [LangGraphRepository, LangGraphRuns, StoreRepository, WebhooksRepository, WebhookDelivery],
 })
 export class LangGraphModule {}

@@ -113,7 +113,12 @@ export const RunCreateSchema = z.object({
   interrupt_after: z.union([z.literal('*'), z.array(z.string())]).optional(),
   checkpoint: z.unknown().optional(),
   checkpoint_id: z.string().optional(),
-  webhook: z.string().optional(),
+  webhook: z
+    .string()
+    .max(2048)
+    .url('webhook must be an http(s) URL')
+    .refine((u) => /^https?:$/.test(new URL(u).protocol), 'webhook must be an http(s) URL')
+    .optional(),
   multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).default('reject'),
   on_completion: z.enum(['delete', 'keep']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).default('continue'),

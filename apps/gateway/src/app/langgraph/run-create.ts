@@ -30,9 +30,6 @@ export function refuseUnsupported(body: RunCreate): void {
   if (body.feedback_keys?.length) {
     throw invalid('feedback_keys', 'feedback is not supported');
   }
-  if (body.webhook !== undefined) {
-    throw invalid('webhook', 'webhooks are not supported; follow the run with /runs/stream or join');
-  }
   if (body.after_seconds) {
     throw invalid('after_seconds', 'delayed runs are not supported');
   }

@@ -1,0 +1,109 @@
+import { createHmac } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { PeriodicJob } from '@switchyard/platform';
+import { type GuardedFetch, guardedFetch } from '@switchyard/net-guard';
+import { GatewayConfig } from '../gateway.config';
+import { LangGraphRepository } from '../langgraph/langgraph.repository';
+import { LangGraphRuns } from '../langgraph/langgraph-runs.service';
+import { runView } from '../langgraph/langgraph.views';
+import { type DueDelivery, WebhooksRepository } from './webhooks.repository';
+
+const POLL_MS = 1000;
+const BATCH = 10;
+// A claimed delivery is the claimant's this long (a POST times out well within it).
+const LEASE_MS = 60_000;
+const TIMEOUT_MS = 10_000;
+// Attempts before giving up; the waits between them double from 1 s up to 10 min.
+export const WEBHOOK_MAX_ATTEMPTS = 8;
+const RETRY_BASE_MS = 1000;
+const RETRY_MAX_MS = 10 * 60_000;
+
+/** `X-Switchyard-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the tenant's secret>`. */
+export function webhookSignature(secret: string, body: string, at: number): string {
+  return `t=${at},v1=${createHmac('sha256', secret).update(`${at}.${body}`).digest('hex')}`;
+}
+
+/**
+ * Sends the webhooks of ended runs: one POST a run (the run as LangGraph's API shows it, with the
+ * thread's final values, or its error), signed with the tenant's secret, through the address
+ * guard (SWITCHYARD_WEBHOOK_ALLOW_HOSTS allows private hosts by name). A non-2xx answer or a
+ * network failure is tried again with back-off; any 2xx ends it. At least once: a gateway that dies
+ * mid-POST leaves it to another after the lease, so receivers deduplicate by `run_id`.
+ */
+@Injectable()
+export class WebhookDelivery extends PeriodicJob {
+  private readonly fetch: GuardedFetch;
+
+  constructor(
+    @Inject(WebhooksRepository) private readonly repo: WebhooksRepository,
+    @Inject(LangGraphRepository) private readonly runs: LangGraphRepository,
+    @Inject(LangGraphRuns) private readonly lgRuns: LangGraphRuns,
+    @Inject(GatewayConfig) config: GatewayConfig,
+  ) {
+    super();
+    this.fetch = guardedFetch({
+      allowHosts: config.webhookAllowHosts,
+      allowVariable: 'SWITCHYARD_WEBHOOK_ALLOW_HOSTS',
+    });
+  }
+
+  protected intervalMs(): number {
+    return POLL_MS;
+  }
+
+  /** One pass over what is due. */
+  protected async pass(): Promise<void> {
+    for (const d of await this.repo.claimDue(BATCH, LEASE_MS)) {
+      await this.deliver(d);
+    }
+  }
+
+  private async deliver(d: DueDelivery): Promise<void> {
+    let error: string;
+    try {
+      const body = JSON.stringify(await this.payload(d.run_id));
+      const signature = webhookSignature(
+        await this.repo.secret(d.tenant_id),
+        body,
+        Math.floor(Date.now() / 1000),
+      );
+      const res = await this.fetch(d.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Switchyard-Signature': signature },
+        body,
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      if (res.ok) {
+        await this.repo.delivered(d.run_id);
+        return;
+      }
+      error = `HTTP ${res.status}`;
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    const attempt = d.attempts + 1;
+    const retryIn =
+      attempt >= WEBHOOK_MAX_ATTEMPTS ? null : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
+    this.logger.warn({
+      msg: retryIn === null ? 'webhook given up' : 'webhook failed; will retry',
+      run_id: d.run_id,
+      attempt,
+      error,
+      ...(retryIn !== null ? { retry_in_ms: retryIn } : {}),
+    });
+    await this.repo.failed(d.run_id, error, retryIn);
+  }
+
+  private async payload(runId: string) {
+    const run = await this.runs.run(runId);
+    if (!run) {
+      throw new Error(`run ${runId} is gone`);
+    }
+    return {
+      ...runView(run, run.agent_id, null),
+      values: await this.lgRuns.values(run.thread_id),
+      ...(run.error ? { error: run.error } : {}),
+    };
+  }
+}
