@@ -101,6 +101,8 @@ const err = (description: string) => ({
   description,
   content: { 'application/json': { schema: out(ErrorSchema) } },
 });
+const WebhookSecretSchema = z.object({ secret: z.string(), header: z.literal('X-Switchyard-Signature') });
+
 const ok = (description: string, schema?: z.ZodType) => ({
   description,
   ...(schema ? { content: { 'application/json': { schema: out(schema) } } } : {}),
@@ -894,6 +896,19 @@ export function buildOpenApi(): OpenAPIObject {
             400: err('invalid body or unknown index set'),
             ...common,
           },
+        },
+      },
+      '/v1/webhooks/secret': {
+        get: {
+          summary:
+            'The tenant\'s webhook signing secret (made on first read): X-Switchyard-Signature is HMAC-SHA256 of "<t>.<body>" with it',
+          responses: { 200: ok('`{secret, header}`', WebhookSecretSchema), ...common },
+        },
+      },
+      '/v1/webhooks/secret/rotate': {
+        post: {
+          summary: 'A new webhook signing secret (the old one stops signing at once)',
+          responses: { 200: ok('`{secret, header}`', WebhookSecretSchema), ...common },
         },
       },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },
