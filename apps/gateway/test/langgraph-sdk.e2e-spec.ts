@@ -1108,3 +1108,48 @@ describe('webhooks with @langchain/langgraph-sdk 2.0.0', () => {
     }
   }, 60_000);
 });
+
+describe('delayed runs with @langchain/langgraph-sdk 2.0.0', () => {
+  it('keeps a run pending until after_seconds, then runs it; a cancel before then ends it unstarted', async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, 'agent', {
+      input: human('hello later'),
+      afterSeconds: 2,
+    });
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe('pending');
+    const values = (await client.runs.join(t.thread_id, run.run_id)) as { messages: Message[] };
+    expect(values.messages).toHaveLength(2);
+    const [row] = await stack.sql<{ waited: number }>(
+      `SELECT extract(epoch FROM started_at - created_at)::float8 AS waited FROM runs WHERE id = $1`,
+      [run.run_id],
+    );
+    expect(row.waited).toBeGreaterThanOrEqual(2);
+
+    const later = await client.runs.create(t.thread_id, 'agent', {
+      input: human('never'),
+      afterSeconds: 600,
+    });
+    await client.runs.cancel(t.thread_id, later.run_id, true);
+    expect((await client.runs.get(t.thread_id, later.run_id)).status).toBe('interrupted');
+    const [never] = await stack.sql<{ started_at: Date | null }>(
+      'SELECT started_at FROM runs WHERE id = $1',
+      [later.run_id],
+    );
+    expect(never.started_at).toBeNull();
+
+    // The native API takes it too; a delayed resume or fork is refused.
+    const native = await stack.api('POST', '/v1/runs', { input: { prompt: 'hi' }, after_seconds: 1 });
+    expect(native.status).toBe(202);
+    expect((await stack.ended(native.body.run_id)).status).toBe('succeeded');
+    const fork = await rejection(
+      client.runs.create(t.thread_id, 'agent', { input: null, afterSeconds: 5 } as never),
+    );
+    expect(fork.status).toBe(400);
+    expect(fork.message).toContain('after_seconds');
+  }, 60_000);
+});

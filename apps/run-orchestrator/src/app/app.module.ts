@@ -17,6 +17,7 @@ import { TaskOutbox } from './task-outbox.service';
 import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
 import { RetentionJob } from './retention.service';
+import { DelayedRunsJob } from './delayed-runs.job';
 import { ExpirySweepJob } from './expiry-sweep.job';
 
 @Module({
@@ -41,6 +42,7 @@ import { ExpirySweepJob } from './expiry-sweep.job';
     TaskReaper,
     RetentionJob,
     ExpirySweepJob,
+    DelayedRunsJob,
     OrchestratorGauges,
     HumanNodesRegistrar,
     { provide: OrchestratorConfig, useFactory: () => new OrchestratorConfig() },

@@ -100,7 +100,7 @@ export class StartRunUseCase {
       const [next] = (await this.ds.query(
         `SELECT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
          LEFT JOIN runs a ON a.id = t.active_run_id
-         WHERE r.tenant_id = $1 AND r.status = 'queued'
+         WHERE r.tenant_id = $1 AND r.status = 'queued' AND (r.not_before IS NULL OR r.not_before <= now() OR r.cancel_requested)
            AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
          ORDER BY r.priority = 'batch', r.created_at, r.id LIMIT 1`,
         [tenantId],
@@ -193,7 +193,10 @@ export class StartRunUseCase {
       `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind,
          (SELECT count(*)::int FROM runs o WHERE o.tenant_id = runs.tenant_id AND o.status = 'running') AS tenant_running,
          (SELECT max_running_runs FROM tenants WHERE id = runs.tenant_id) AS tenant_cap
-       FROM runs WHERE thread_id = $1 AND status = 'queued' ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+       FROM runs WHERE thread_id = $1 AND status = 'queued'
+         -- A delayed run waits for its time (DelayedRunsJob starts it then); cancelled, it ends now.
+         AND (not_before IS NULL OR not_before <= now() OR cancel_requested)
+       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
       [threadId],
     )) as (RunRow & { agent_kind: string | null; tenant_running: number; tenant_cap: number | null })[];
     if (!run) {

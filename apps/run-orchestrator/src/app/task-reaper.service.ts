@@ -133,7 +133,7 @@ export class TaskReaper extends PeriodicJob {
     const threads = (await this.ds.query(
       `SELECT DISTINCT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
        LEFT JOIN runs a ON a.id = t.active_run_id
-       WHERE r.status = 'queued' AND r.created_at < now() - $1 * interval '1 millisecond'
+       WHERE r.status = 'queued' AND coalesce(r.not_before, r.created_at) < now() - $1 * interval '1 millisecond'
          AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
        LIMIT 50`,
       [STALE_QUEUED_MS],

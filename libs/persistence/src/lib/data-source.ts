@@ -24,6 +24,7 @@ import { RunStreamModes1700000000048 } from '../migrations/1700000000048-run-str
 import { StatelessThreads1700000000049 } from '../migrations/1700000000049-stateless-threads';
 import { StoreItems1700000000050 } from '../migrations/1700000000050-store-items';
 import { Webhooks1700000000051 } from '../migrations/1700000000051-webhooks';
+import { DelayedRuns1700000000052 } from '../migrations/1700000000052-delayed-runs';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -75,6 +76,7 @@ export const MIGRATIONS = [
   StatelessThreads1700000000049,
   StoreItems1700000000050,
   Webhooks1700000000051,
+  DelayedRuns1700000000052,
 ];
 
 export function dataSourceOptions(

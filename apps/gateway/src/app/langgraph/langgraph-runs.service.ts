@@ -133,6 +133,12 @@ export class LangGraphRuns {
       thread = await this.repo.threadOrThrow(tenantId, threadId);
     }
     const checkpointId = checkpointIdOf(body);
+    if (
+      body.after_seconds &&
+      (resume || checkpointId !== undefined || body.input === undefined || body.input === null)
+    ) {
+      throw ApiException.invalidField('after_seconds', 'only a run with new input can be delayed');
+    }
     if (resume) {
       if (checkpointId !== undefined) {
         throw new ApiException(
@@ -169,6 +175,7 @@ export class LangGraphRuns {
       agent_id: agentId,
       multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
       metadata: body.metadata ?? {},
+      ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
     });
     return { runId: run.run_id, threadId: thread.id, assistantId: agentId, liveAfter: null, answered: null };
   }

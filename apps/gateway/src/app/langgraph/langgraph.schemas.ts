@@ -122,7 +122,7 @@ export const RunCreateSchema = z.object({
   multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).default('reject'),
   on_completion: z.enum(['delete', 'keep']).optional(),
   on_disconnect: z.enum(['cancel', 'continue']).default('continue'),
-  after_seconds: z.number().optional(),
+  after_seconds: z.number().min(0).max(2_592_000, 'at most 30 days').optional(),
   if_not_exists: z.enum(['create', 'reject']).default('reject'),
   durability: z.enum(['sync', 'async', 'exit']).optional(),
   checkpoint_during: z.boolean().optional(),

@@ -78,7 +78,6 @@ describe('refuseUnsupported', () => {
     ['multitask_strategy', { multitask_strategy: 'rollback' }],
     ['on_completion', { on_completion: 'delete' }],
     ['interrupt_before', { interrupt_before: '*' }],
-    ['after_seconds', { after_seconds: 5 }],
     ['config', { config: { configurable: { model: 'x' } } }],
     ['context', { context: { user: 'u' } }],
   ])('refuses %s with a 400 naming it', (field, extra) => {

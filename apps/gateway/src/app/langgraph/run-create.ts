@@ -30,9 +30,6 @@ export function refuseUnsupported(body: RunCreate): void {
   if (body.feedback_keys?.length) {
     throw invalid('feedback_keys', 'feedback is not supported');
   }
-  if (body.after_seconds) {
-    throw invalid('after_seconds', 'delayed runs are not supported');
-  }
   if (body.strict_resume) {
     throw invalid('strict_resume', 'not supported');
   }

@@ -38,6 +38,8 @@ export const CreateRunSchema = z
     multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
     // Absent = interactive (left optional so the other surfaces' runs need not name it).
     priority: RunPrioritySchema.optional(),
+    // A delayed run: queued (cancellable) until this many seconds after its creation.
+    after_seconds: z.number().min(0).max(2_592_000, 'after_seconds: at most 30 days').optional(),
     // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context;
     // `business_id` names the tenant's business the run serves (its model keys and metering).
     metadata: z
