@@ -1153,3 +1153,129 @@ describe('delayed runs with @langchain/langgraph-sdk 2.0.0', () => {
     expect(fork.message).toContain('after_seconds');
   }, 60_000);
 });
+
+describe('crons with @langchain/langgraph-sdk 2.0.0', () => {
+  it('fires each time once under two gateways, on a thread or stateless; search, update, delete', async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const firings = async (cronId: string) =>
+      (
+        await stack.sql<{ request_id: string; status: string }>(
+          `SELECT request_id, status FROM runs WHERE request_id LIKE $1 ORDER BY request_id`,
+          [`cron:${cronId}:%`],
+        )
+      ).map((r) => ({ at: Date.parse(r.request_id.slice(`cron:${cronId}:`.length)), status: r.status }));
+    await stack.startService('gateway', 2);
+    try {
+      // Every two seconds (six fields: seconds first), stateless, each run's thread kept.
+      const cron = await client.crons.create('agent', {
+        schedule: '*/2 * * * * *',
+        input: human('tick'),
+        onRunCompleted: 'keep',
+        metadata: { job: 'tick' },
+      } as never);
+      expect(cron).toMatchObject({ schedule: '*/2 * * * * *', thread_id: null, enabled: true });
+      await waitFor('three firings', async () => (await firings(cron.cron_id)).length >= 3, 30_000);
+      const seen = await firings(cron.cron_id);
+      // One run per time (never a time twice, though two gateways fire), on the schedule's seconds.
+      for (let i = 1; i < seen.length; i++) {
+        const gap = seen[i].at - seen[i - 1].at;
+        expect(gap).toBeGreaterThan(0);
+        expect(gap % 2000).toBe(0);
+      }
+      const found = await client.crons.search({ assistantId: 'agent' } as never);
+      expect(found.map((c: { cron_id: string }) => c.cron_id)).toContain(cron.cron_id);
+      expect(await client.crons.count({ assistantId: 'agent' } as never)).toBeGreaterThanOrEqual(1);
+
+      // Disabled: no more firings; deleted: gone.
+      await client.crons.update(cron.cron_id, { enabled: false } as never);
+      await new Promise((r) => setTimeout(r, 500));
+      const stopped = (await firings(cron.cron_id)).length;
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await firings(cron.cron_id)).length).toBe(stopped);
+      await client.crons.delete(cron.cron_id);
+      expect(await client.crons.search({ assistantId: 'agent' } as never)).not.toContainEqual(
+        expect.objectContaining({ cron_id: cron.cron_id }),
+      );
+
+      // On a thread: its runs queue on that thread.
+      const t = await client.threads.create();
+      const onThread = await client.crons.createForThread(t.thread_id, 'agent', {
+        schedule: '*/2 * * * * *',
+        input: human('tock'),
+      } as never);
+      await waitFor(
+        'a run on the thread',
+        async () => (await client.runs.list(t.thread_id)).length >= 1,
+        30_000,
+      );
+      await client.crons.delete(onThread.cron_id);
+      await waitFor(
+        'the thread to be idle',
+        async () => (await client.threads.get(t.thread_id)).status === 'idle',
+      );
+      expect((await firings(onThread.cron_id)).every((f) => f.status === 'succeeded')).toBe(true);
+
+      const bad = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: 'every day',
+        input: human('x'),
+      });
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain('schedule');
+      const zone = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: '0 9 * * *',
+        timezone: 'Mars/Olympus',
+        input: human('x'),
+      });
+      expect(zone.status).toBe(400);
+      const noInput = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: '0 9 * * *',
+      });
+      expect(noInput.status).toBe(400);
+      expect(JSON.stringify(noInput.body)).toContain('input');
+      const later = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: '0 9 * * *',
+        timezone: 'Europe/Lisbon',
+        input: human('x'),
+      });
+      expect(later.status).toBe(200);
+      // 09:00 in Lisbon, the next one to come.
+      const next = new Date(later.body.next_run_date as string);
+      expect(next.getTime()).toBeGreaterThan(Date.now());
+      expect(
+        new Intl.DateTimeFormat('en-GB', {
+          timeZone: 'Europe/Lisbon',
+          hour: '2-digit',
+          minute: '2-digit',
+        }).format(next),
+      ).toBe('09:00');
+      // Missed times (the service was down for three of them) fire once, then the schedule goes on.
+      const hourly = await client.crons.create('agent', {
+        schedule: '0 * * * *',
+        input: human('catch up'),
+        onRunCompleted: 'keep',
+      } as never);
+      await stack.sql(`UPDATE crons SET next_run_at = now() - interval '3 hours 5 minutes' WHERE id = $1`, [
+        hourly.cron_id,
+      ]);
+      await waitFor('the missed firing', async () => (await firings(hourly.cron_id)).length === 1, 30_000);
+      const [caughtUp] = (await client.crons.search({ assistantId: 'agent' } as never)).filter(
+        (c: { cron_id: string }) => c.cron_id === hourly.cron_id,
+      ) as { next_run_date: string }[];
+      expect(Date.parse(caughtUp.next_run_date)).toBeGreaterThan(Date.now());
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await firings(hourly.cron_id)).toHaveLength(1);
+      await client.crons.delete(later.body.cron_id as string);
+      await client.crons.delete(hourly.cron_id);
+    } finally {
+      await stack.stopService('gateway', 2);
+    }
+  }, 120_000);
+});

@@ -25,6 +25,7 @@ import { StatelessThreads1700000000049 } from '../migrations/1700000000049-state
 import { StoreItems1700000000050 } from '../migrations/1700000000050-store-items';
 import { Webhooks1700000000051 } from '../migrations/1700000000051-webhooks';
 import { DelayedRuns1700000000052 } from '../migrations/1700000000052-delayed-runs';
+import { Crons1700000000053 } from '../migrations/1700000000053-crons';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -77,6 +78,7 @@ export const MIGRATIONS = [
   StoreItems1700000000050,
   Webhooks1700000000051,
   DelayedRuns1700000000052,
+  Crons1700000000053,
 ];
 
 export function dataSourceOptions(

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { forbiddenAddressReason, normalizeHost } from '@switchyard/net-guard';
 import { Inject, Injectable } from '@nestjs/common';
@@ -65,11 +65,15 @@ export class LangGraphRuns {
     return (await this.repo.agentOrThrow(tenantId, assistantId)).id;
   }
 
-  async start(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
+  /**
+   * `requestId` (a cron's firing): the run is made at most once for it — the same id again gives
+   * the run made the first time.
+   */
+  async start(tenantId: string, threadId: string, body: RunCreate, requestId?: string): Promise<StartedRun> {
     if (body.webhook !== undefined) {
       this.checkWebhook(body.webhook);
     }
-    const started = await this.startRun(tenantId, threadId, body);
+    const started = await this.startRun(tenantId, threadId, body, requestId);
     // A join that names no modes replays these (LangGraph's server keeps them with the run).
     await this.repo.setStreamModes(started.runId, body.stream_mode);
     if (body.webhook !== undefined) {
@@ -79,7 +83,7 @@ export class LangGraphRuns {
   }
 
   /** A webhook to a private address literal is refused at once, unless its host is allowed. */
-  private checkWebhook(url: string): void {
+  checkWebhook(url: string): void {
     const host = normalizeHost(new URL(url).hostname);
     const reason =
       isIP(host) && !this.config.webhookAllowHosts.includes(host) ? forbiddenAddressReason(host) : null;
@@ -95,7 +99,7 @@ export class LangGraphRuns {
    * A stateless run (`POST /runs…`): on a thread made for it, deleted by the orchestrator once
    * the run has ended (`on_completion: "delete"`, the default) or kept (`"keep"`).
    */
-  async startStateless(tenantId: string, body: RunCreate): Promise<StartedRun> {
+  async startStateless(tenantId: string, body: RunCreate, requestId?: string): Promise<StartedRun> {
     if (resumeOf(body.command) || checkpointIdOf(body) !== undefined) {
       throw new ApiException(
         ApiErrorCode.InvalidRequest,
@@ -103,10 +107,11 @@ export class LangGraphRuns {
       );
     }
     const agentId = await this.agentIdOf(tenantId, body.assistant_id);
-    const threadId = randomUUID();
+    // A request made again (a cron's firing) finds the thread it made the first time.
+    const threadId = requestId ? uuidOf(`${tenantId}:${requestId}`) : randomUUID();
     await this.repo.createThread(tenantId, threadId, {}, agentId, body.on_completion !== 'keep');
     try {
-      return await this.start(tenantId, threadId, { ...body, on_completion: undefined });
+      return await this.start(tenantId, threadId, { ...body, on_completion: undefined }, requestId);
     } catch (err) {
       // Nothing ran: the thread made for it goes at once (the sweep only takes threads with runs).
       await this.threads.delete(tenantId, threadId).catch(() => undefined);
@@ -114,7 +119,12 @@ export class LangGraphRuns {
     }
   }
 
-  private async startRun(tenantId: string, threadId: string, body: RunCreate): Promise<StartedRun> {
+  private async startRun(
+    tenantId: string,
+    threadId: string,
+    body: RunCreate,
+    requestId?: string,
+  ): Promise<StartedRun> {
     refuseUnsupported(body);
     const resume = resumeOf(body.command);
     if (resume && body.input !== undefined && body.input !== null) {
@@ -176,6 +186,7 @@ export class LangGraphRuns {
       multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
       metadata: body.metadata ?? {},
       ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
+      ...(requestId ? { request_id: requestId } : {}),
     });
     return { runId: run.run_id, threadId: thread.id, assistantId: agentId, liveAfter: null, answered: null };
   }
@@ -369,4 +380,13 @@ export function checkpointVersion(latest: number, checkpointId: string): number 
     );
   }
   return version;
+}
+
+/** A UUID (version 4 layout) derived from `text`: the same text, the same id. */
+export function uuidOf(text: string): string {
+  const b = createHash('sha256').update(text).digest();
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = b.subarray(0, 16).toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }

@@ -4,6 +4,9 @@ import { LangGraphAssistantsController } from './assistants.controller';
 import { LangGraphRuns } from './langgraph-runs.service';
 import { LangGraphRepository } from './langgraph.repository';
 import { LangGraphRunsController } from './runs.controller';
+import { LangGraphCronsController } from './crons.controller';
+import { CronsRepository } from './crons.repository';
+import { Crons } from './crons.service';
 import { LangGraphStoreController } from './store.controller';
 import { StoreRepository } from './store.repository';
 import { LangGraphThreadsController } from './threads.controller';
@@ -24,7 +27,16 @@ import { WebhooksRepository } from '../webhooks/webhooks.repository';
     LangGraphRunsController,
     LangGraphStoreController,
     WebhooksController,
+    LangGraphCronsController,
   ],
-  providers: [LangGraphRepository, LangGraphRuns, StoreRepository, WebhooksRepository, WebhookDelivery],
+  providers: [
+    LangGraphRepository,
+    LangGraphRuns,
+    StoreRepository,
+    WebhooksRepository,
+    WebhookDelivery,
+    CronsRepository,
+    Crons,
+  ],
 })
 export class LangGraphModule {}

@@ -239,3 +239,49 @@ export const StoreNamespacesSchema = z.object({
   offset: z.number().int().min(0).default(0),
 });
 export type StoreNamespaces = z.infer<typeof StoreNamespacesSchema>;
+
+/** `POST /runs/crons`, `POST /threads/{id}/runs/crons`: a run made on a schedule. */
+export const CronCreateSchema = z.object({
+  assistant_id: z.string().min(1, 'assistant_id is required'),
+  // Five fields (minute … weekday), or six with seconds first; see CronSchedules.
+  schedule: z.string().trim().min(1, 'schedule is required').max(200),
+  timezone: z.string().min(1).max(100).optional(),
+  end_time: z
+    .string()
+    .datetime({ offset: true, message: 'end_time must be an ISO date-time' })
+    .nullable()
+    .optional(),
+  input: z.unknown().optional(),
+  metadata: Metadata.optional(),
+  config: z.unknown().optional(),
+  context: z.unknown().optional(),
+  webhook: z.string().optional(),
+  multitask_strategy: z.enum(['reject', 'interrupt', 'rollback', 'enqueue']).optional(),
+  on_run_completed: z.enum(['delete', 'keep']).optional(),
+  if_not_exists: z.enum(['create', 'reject']).optional(),
+  interrupt_before: z.unknown().optional(),
+  interrupt_after: z.unknown().optional(),
+  checkpoint_during: z.boolean().optional(),
+  durability: z.enum(['sync', 'async', 'exit']).optional(),
+  enabled: z.boolean().optional(),
+});
+export type CronCreate = z.infer<typeof CronCreateSchema>;
+
+export const CronUpdateSchema = CronCreateSchema.omit({ assistant_id: true, if_not_exists: true })
+  .partial()
+  .strict();
+export type CronUpdate = z.infer<typeof CronUpdateSchema>;
+
+export const CronSearchSchema = z.object({
+  assistant_id: z.string().min(1).optional(),
+  thread_id: z.string().uuid('thread_id must be a UUID').optional(),
+  enabled: z.boolean().optional(),
+  limit: z.number().int().min(1).max(1000).default(10),
+  offset: z.number().int().min(0).default(0),
+  sort_by: z
+    .enum(['cron_id', 'assistant_id', 'thread_id', 'next_run_date', 'end_time', 'created_at', 'updated_at'])
+    .default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+  select: z.array(z.string()).optional(),
+});
+export type CronSearch = z.infer<typeof CronSearchSchema>;
