@@ -1279,3 +1279,25 @@ describe('crons with @langchain/langgraph-sdk 2.0.0', () => {
     }
   }, 120_000);
 });
+
+describe('threads.prune with langgraph-sdk 1.15.0', () => {
+  it('deletes the threads named; keep_latest is refused naming it', async () => {
+    const client = new Client1({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const a = await client.threads.create();
+    const b = await client.threads.create();
+    await client.runs.wait(a.thread_id, 'agent', { input: human('hello') });
+    const kept = await client.threads.create();
+    const out = await client.threads.prune([a.thread_id, b.thread_id, randomUUID()]);
+    expect(out).toEqual({ pruned_count: 2 });
+    expect((await rejection(client.threads.get(a.thread_id))).status).toBe(404);
+    expect((await rejection(client.threads.get(b.thread_id))).status).toBe(404);
+    expect((await client.threads.get(kept.thread_id)).thread_id).toBe(kept.thread_id);
+    const latest = await rejection(client.threads.prune([kept.thread_id], { strategy: 'keep_latest' }));
+    expect(latest.status).toBe(400);
+    expect(latest.message).toContain('keep_latest');
+  });
+});

@@ -55,6 +55,18 @@ export const ThreadSearchSchema = z.object({
 });
 export type ThreadSearch = z.infer<typeof ThreadSearchSchema>;
 
+/** `POST /threads/prune` (langgraph-sdk 1.x's `threads.prune`). */
+export const ThreadPruneSchema = z.object({
+  thread_ids: z.array(z.string().uuid('thread_ids: every id must be a UUID')).min(1).max(1000),
+  strategy: z
+    .enum(['delete', 'keep_latest'])
+    .default('delete')
+    .refine((s) => s === 'delete', {
+      message: '"keep_latest" is not supported: delete the threads, or let history retention compact them',
+    }),
+});
+export type ThreadPrune = z.infer<typeof ThreadPruneSchema>;
+
 /** `POST /threads/count`. */
 export const ThreadCountSchema = z.object(ThreadFilter);
 export type ThreadCount = z.infer<typeof ThreadCountSchema>;

@@ -25,6 +25,8 @@ import {
   HistorySchema,
   type ThreadCount,
   ThreadCountSchema,
+  type ThreadPrune,
+  ThreadPruneSchema,
   type ThreadCreate,
   ThreadCreateSchema,
   type ThreadSearch,
@@ -117,6 +119,33 @@ export class LangGraphThreadsController {
     const id = randomUUID();
     await this.threads.copy(tenant.tenantId, t.id, id);
     return this.view(await this.repo.threadOrThrow(tenant.tenantId, id));
+  }
+
+  /**
+   * Prune: deletes the threads named (as `DELETE /threads/{id}`, all or none: a run under way in any
+   * of them is a 409 naming it); ids that are not the tenant's are skipped. `{pruned_count}`.
+   */
+  @Post('prune')
+  @HttpCode(200)
+  async prune(@Tenant() tenant: TenantContext, @Body(new ZodPipe(ThreadPruneSchema)) body: ThreadPrune) {
+    const own = (await this.repo.searchThreads(
+      tenant.tenantId,
+      { ids: [...new Set(body.thread_ids)] },
+      { by: 'thread_id', order: 'asc' },
+      body.thread_ids.length,
+      0,
+    )) as ThreadRow[];
+    const busy = own.find((t) => t.last_status && ['queued', 'running', 'waiting'].includes(t.last_status));
+    if (busy) {
+      throw new ApiException(
+        ApiErrorCode.Conflict,
+        `thread ${busy.id} has a run that is ${busy.last_status} (${busy.last_run_id}): cancel it first`,
+      );
+    }
+    for (const t of own) {
+      await this.deletion.delete(tenant.tenantId, t.id);
+    }
+    return { pruned_count: own.length };
   }
 
   /** Update: `metadata` merged into the thread's. */
