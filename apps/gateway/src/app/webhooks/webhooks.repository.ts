@@ -33,7 +33,10 @@ export class WebhooksRepository {
     const [row] = (await this.ds.query('SELECT webhook_secret FROM tenants WHERE id = $1', [tenantId])) as {
       webhook_secret: string | null;
     }[];
-    if (row?.webhook_secret) {
+    if (!row) {
+      throw new Error(`tenant ${tenantId} does not exist`);
+    }
+    if (row.webhook_secret) {
       return this.box.open(row.webhook_secret);
     }
     return this.rotate(tenantId, true);
