@@ -1098,6 +1098,14 @@ describe('webhooks with @langchain/langgraph-sdk 2.0.0', () => {
           .find((p) => p.run_id === failing.run_id),
       );
       expect(bad.status).toBe('error');
+      // A stateless run's thread waits for its webhook before it goes.
+      const stateless = await client.runs.create(null, 'agent', { input: human('hello'), webhook: url });
+      const sent = await waitFor("the stateless run's webhook", async () =>
+        received
+          .map((r) => JSON.parse(r.body) as { run_id: string; values: { messages: unknown[] } })
+          .find((p) => p.run_id === stateless.run_id),
+      );
+      expect(sent.values.messages).toHaveLength(2);
       const refused = await rejection(
         client.runs.create(t.thread_id, 'agent', { input: human('x'), webhook: 'http://10.1.2.3/hook' }),
       );

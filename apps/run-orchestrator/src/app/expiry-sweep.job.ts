@@ -56,6 +56,9 @@ export class ExpirySweepJob extends PeriodicJob {
          WHERE t.delete_when_done AND t.active_run_id IS NULL
            AND EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id)
            AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND r.status IN ('queued', 'running', 'waiting'))
+           -- A webhook still to send reads the thread's values: the thread waits for it.
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d JOIN runs r ON r.id = d.run_id
+                           WHERE r.thread_id = t.id AND d.delivered_at IS NULL AND d.gave_up_at IS NULL)
          ORDER BY t.created_at LIMIT ${THREADS_PER_PASS}
          FOR UPDATE OF t SKIP LOCKED`,
       )) as { id: string }[];
