@@ -90,17 +90,19 @@ async function createRuns(label: string, count: number, from: number): Promise<s
 }
 
 /**
- * 50 runs: 30 created at once; a quarter of their steps in, `victim()` names the NATS node to
- * kill (SIGKILL), and the other 20 are created right after, while the cluster replaces what the
+ * 50 runs: `victim()` names the NATS node to kill (SIGKILL) — chosen, and its leaderships
+ * arranged, before the runs start, so that they are still in flight however long that takes — then
+ * 30 runs are created at once; a quarter of their steps in the node is killed, and the other 20 are
+ * created right after, while the cluster replaces what the
  * node led. The two nodes left must carry the runs on (50 more steps applied while the node is
  * down) before it is started again on its store; then every run must be whole and the model
  * called exactly as often as 50 runs need.
  */
 async function burstWithNodeKilled(label: string, victim: () => Promise<string>): Promise<string> {
   const callsBefore = await llmCalls();
-  const first = await createRuns(`${label}-a`, 30, 0);
-  await waitFor('a quarter of the steps', async () => (await applied(first)) >= (30 * STEPS) / 4, 120_000);
   const killed = await victim();
+  const first = await createRuns(`${label}-a`, 30, 0);
+  await waitFor('a quarter of the steps', async () => (await applied(first)) >= (30 * STEPS) / 4, 120_000, 100);
   await cluster.kill(killed);
   const atKill = await applied(first);
   // Runs were still in flight.

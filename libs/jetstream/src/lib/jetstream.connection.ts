@@ -41,6 +41,9 @@ export interface PublishOptions {
 const ELECTION_WAIT_MS = 15_000;
 const ELECTION_RETRY_MS = 250;
 
+// How long start-up admin calls (streams, consumers, buckets) are tried again while JetStream is busy.
+const ADMIN_RETRY_MS = 60_000;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -90,6 +93,30 @@ export class JetStreamConnection {
    * replica. (JetStream scales a stream's replicas in place, and its durable consumers with it.)
    */
   async ensureStream(spec: StreamSpec): Promise<void> {
+    await this.adminRetry(() => this.ensureStreamOnce(spec));
+  }
+
+  /**
+   * A JetStream admin call made again while the server does not answer it yet (a request timeout,
+   * or 503 while a cluster elects its meta leader): a busy cluster can take seconds at start-up,
+   * and a service that gave up there would exit instead of starting.
+   */
+  private async adminRetry<T>(call: () => Promise<T>, timeoutMs = ADMIN_RETRY_MS): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (err) {
+        const code = String((err as { code?: unknown }).code ?? '');
+        if (!(code === 'TIMEOUT' || code === '503') || Date.now() > deadline) {
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(2000, 200 * attempt)));
+      }
+    }
+  }
+
+  private async ensureStreamOnce(spec: StreamSpec): Promise<void> {
     const config = {
       name: spec.name,
       subjects: [...spec.subjects],
@@ -152,6 +179,10 @@ export class JetStreamConnection {
 
   /** Creates the durable pull consumer shared by every replica of a service (idempotent). */
   async ensureConsumer(spec: ConsumerSpec): Promise<void> {
+    await this.adminRetry(() => this.ensureConsumerOnce(spec));
+  }
+
+  private async ensureConsumerOnce(spec: ConsumerSpec): Promise<void> {
     const config: Partial<ConsumerConfig> = {
       durable_name: spec.durable,
       filter_subject: spec.filter,
@@ -227,6 +258,10 @@ export class JetStreamConnection {
    * that count); `ttlMs` bounds how long its entries live.
    */
   async kv(bucket: string, opts: { ttlMs?: number } = {}): Promise<KV> {
+    return this.adminRetry(() => this.kvOnce(bucket, opts));
+  }
+
+  private async kvOnce(bucket: string, opts: { ttlMs?: number }): Promise<KV> {
     const kv = await this.js.views.kv(bucket, {
       history: 1,
       replicas: this.replicas,
