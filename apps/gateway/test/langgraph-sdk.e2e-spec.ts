@@ -1309,3 +1309,31 @@ describe('threads.prune with langgraph-sdk 1.15.0', () => {
     expect(latest.message).toContain('keep_latest');
   });
 });
+
+describe('assistants: count, and the routes not answered yet', () => {
+  it('counts assistants as search finds them; refuses create, update, delete, latest, graph and schemas naming them', async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const found = (await client.assistants.search({ limit: 100 })).length;
+    expect(await client.assistants.count()).toBe(found);
+    expect(await client.assistants.count({ graphId: 'agent' })).toBe(1);
+    expect(await client.assistants.count({ graphId: 'default' })).toBe(1);
+    expect(await client.assistants.count({ graphId: 'nobody' })).toBe(0);
+    const refused: [string, Promise<unknown>][] = [
+      ['POST /assistants', client.assistants.create({ graphId: 'agent' })],
+      ['PATCH /assistants/{id}', client.assistants.update('agent', { name: 'x' })],
+      ['DELETE /assistants/{id}', client.assistants.delete('agent')],
+      ['POST /assistants/{id}/latest', client.assistants.setLatest('agent', 1)],
+      ['GET /assistants/{id}/graph', client.assistants.getGraph('agent')],
+      ['GET /assistants/{id}/graph', client.assistants.getSchemas('agent')],
+    ];
+    for (const [route, call] of refused) {
+      const err = await rejection(call);
+      expect(err.status).toBe(400);
+      expect(err.message).toContain(route);
+    }
+  });
+});

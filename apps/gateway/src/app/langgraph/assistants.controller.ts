@@ -1,12 +1,30 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { DEFAULT_AGENT_ID } from '@switchyard/contracts';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { LangGraphRepository } from './langgraph.repository';
-import { type AssistantSearch, AssistantSearchSchema, AssistantVersionsSchema } from './langgraph.schemas';
+import {
+  AssistantCountSchema,
+  type AssistantSearch,
+  AssistantSearchSchema,
+  AssistantVersionsSchema,
+} from './langgraph.schemas';
 import { assistantView, builtInAssistant, pick } from './langgraph.views';
 
 type Assistant = ReturnType<typeof assistantView>;
@@ -55,6 +73,62 @@ export class LangGraphAssistantsController {
     return q.select ? page.map((a) => pick(a, q.select ?? [])) : page;
   }
 
+  /** How many assistants `search` would find with the same filters (the built-in one included). */
+  @Post('count')
+  @HttpCode(200)
+  async count(
+    @Tenant() tenant: TenantContext,
+    @Body(new ZodPipe(AssistantCountSchema)) q: z.infer<typeof AssistantCountSchema>,
+  ) {
+    if (q.metadata && Object.keys(q.metadata).length > 0) {
+      return 0;
+    }
+    if (q.graph_id !== undefined && q.name !== undefined && q.graph_id !== q.name) {
+      return 0;
+    }
+    const wanted = q.graph_id ?? q.name;
+    const builtIn = wanted === undefined || wanted === DEFAULT_AGENT_ID ? 1 : 0;
+    return builtIn + (await this.repo.countAgents(tenant.tenantId, wanted));
+  }
+
+  // Assistants are Switchyard agents, made and changed through /v1/agents (a new version each
+  // change); these LangGraph routes are refused, named, rather than answered with a bare 404.
+  @Post()
+  refuseCreate(): never {
+    throw notYet('POST /assistants', 'create the agent with POST /v1/agents; it is then an assistant');
+  }
+
+  @Patch(':assistant_id')
+  refuseUpdate(): never {
+    throw notYet('PATCH /assistants/{id}', 'publish a new version with PATCH /v1/agents/{id}');
+  }
+
+  @Delete(':assistant_id')
+  refuseDelete(): never {
+    throw notYet('DELETE /assistants/{id}', 'delete the agent with DELETE /v1/agents/{id}');
+  }
+
+  @Post(':assistant_id/latest')
+  refuseSetLatest(): never {
+    throw notYet(
+      'POST /assistants/{id}/latest',
+      'the latest published version of an agent is always its latest',
+    );
+  }
+
+  @Get([
+    ':assistant_id/graph',
+    ':assistant_id/schemas',
+    ':assistant_id/subgraphs',
+    ':assistant_id/subgraphs/*',
+  ])
+  refuseGraph(): never {
+    throw notYet(
+      'GET /assistants/{id}/graph, /schemas and /subgraphs',
+      'GET /v1/agents/{id} returns the agent and its DSL',
+    );
+  }
+
   @Get(':assistant_id')
   async get(@Tenant() tenant: TenantContext, @Param('assistant_id') id: string) {
     if (id === DEFAULT_AGENT_ID) {
@@ -84,4 +158,9 @@ export class LangGraphAssistantsController {
       created_at: new Date(v.created_at).toISOString(),
     }));
   }
+}
+
+/** A LangGraph route Switchyard does not answer yet: a 400 naming it and what to do instead. */
+function notYet(route: string, instead: string): ApiException {
+  return new ApiException(ApiErrorCode.InvalidRequest, `${route} is not supported yet: ${instead}`);
 }

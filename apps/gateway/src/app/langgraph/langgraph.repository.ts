@@ -126,6 +126,15 @@ export class LangGraphRepository {
     )) as AgentRow[];
   }
 
+  /** How many of the tenant's agents (not the built-in one) have this name (any name: all). */
+  async countAgents(tenantId: string, name: string | undefined): Promise<number> {
+    const [{ n }] = (await this.ds.query(
+      `SELECT count(*)::int AS n FROM agents WHERE tenant_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR name = $2)`,
+      [tenantId, name ?? null],
+    )) as { n: number }[];
+    return n;
+  }
+
   /** An agent by id or by name (graph id); 404 when none, 400 when several share the name. */
   async agentOrThrow(tenantId: string, idOrName: string): Promise<AgentRow> {
     const rows = (await this.ds.query(

@@ -6,6 +6,13 @@ import { z } from 'zod';
 
 const Metadata = z.record(z.string(), z.unknown());
 
+/** `POST /assistants/count`. */
+export const AssistantCountSchema = z.object({
+  graph_id: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  metadata: Metadata.optional(),
+});
+
 export const AssistantSearchSchema = z.object({
   graph_id: z.string().min(1).optional(),
   name: z.string().min(1).optional(),
