@@ -102,7 +102,12 @@ async function burstWithNodeKilled(label: string, victim: () => Promise<string>)
   const callsBefore = await llmCalls();
   const killed = await victim();
   const first = await createRuns(`${label}-a`, 30, 0);
-  await waitFor('a quarter of the steps', async () => (await applied(first)) >= (30 * STEPS) / 4, 120_000, 100);
+  await waitFor(
+    'a quarter of the steps',
+    async () => (await applied(first)) >= (30 * STEPS) / 4,
+    120_000,
+    100,
+  );
   await cluster.kill(killed);
   const atKill = await applied(first);
   // Runs were still in flight.
