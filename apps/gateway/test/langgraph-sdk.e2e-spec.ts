@@ -1322,16 +1322,18 @@ describe('assistants: count, and the routes not answered yet', () => {
     expect(await client.assistants.count({ graphId: 'agent' })).toBe(1);
     expect(await client.assistants.count({ graphId: 'default' })).toBe(1);
     expect(await client.assistants.count({ graphId: 'nobody' })).toBe(0);
-    const refused: [string, Promise<unknown>][] = [
-      ['POST /assistants', client.assistants.create({ graphId: 'agent' })],
-      ['PATCH /assistants/{id}', client.assistants.update('agent', { name: 'x' })],
-      ['DELETE /assistants/{id}', client.assistants.delete('agent')],
-      ['POST /assistants/{id}/latest', client.assistants.setLatest('agent', 1)],
-      ['GET /assistants/{id}/graph', client.assistants.getGraph('agent')],
-      ['GET /assistants/{id}/graph', client.assistants.getSchemas('agent')],
+    // Thunks, not promises: each call starts only when awaited, so no refusal
+    // is left rejected and unhandled while an earlier one is awaited.
+    const refused: [string, () => Promise<unknown>][] = [
+      ['POST /assistants', () => client.assistants.create({ graphId: 'agent' })],
+      ['PATCH /assistants/{id}', () => client.assistants.update('agent', { name: 'x' })],
+      ['DELETE /assistants/{id}', () => client.assistants.delete('agent')],
+      ['POST /assistants/{id}/latest', () => client.assistants.setLatest('agent', 1)],
+      ['GET /assistants/{id}/graph', () => client.assistants.getGraph('agent')],
+      ['GET /assistants/{id}/graph', () => client.assistants.getSchemas('agent')],
     ];
     for (const [route, call] of refused) {
-      const err = await rejection(call);
+      const err = await rejection(call());
       expect(err.status).toBe(400);
       expect(err.message).toContain(route);
     }
