@@ -5,10 +5,21 @@ import { z } from 'zod';
 
 type Json = Record<string, unknown>;
 
+// Both conversions are pure and cost more than a model call's own request building (a node's
+// schema is converted on every call, and again to check the reply), so each schema is converted
+// once. Keyed by the schema object: a schema built per call is simply converted per call. The
+// results are shared: callers must not mutate them.
+const jsonSchemas = new WeakMap<z.ZodType, Json>();
+const strictSchemas = new WeakMap<Json, { strict: Json | undefined }>();
+
 /** The zod schema as JSON Schema, as the model should write it (transforms: their input side). */
 export function jsonSchemaOf(schema: z.ZodType): Json {
-  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
-  delete json['$schema'];
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
+    delete json['$schema'];
+    jsonSchemas.set(schema, json);
+  }
   return json;
 }
 
@@ -49,11 +60,13 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
  * schema is sent with `strict: false`.
  */
 export function strictSchemaOf(schema: Json): Json | undefined {
-  if (schema['type'] !== 'object') {
+  let known = strictSchemas.get(schema);
+  if (!known) {
     // OpenAI's json_schema and every vendor's tool input need an object at the root.
-    return undefined;
+    known = { strict: schema['type'] === 'object' ? strictNode(schema) : undefined };
+    strictSchemas.set(schema, known);
   }
-  return strictNode(schema);
+  return known.strict;
 }
 
 function strictNode(node: unknown): Json | undefined {

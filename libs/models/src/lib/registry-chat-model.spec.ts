@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
+import { ChatOpenAI } from '@langchain/openai';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SecretBox } from '@switchyard/config';
@@ -39,6 +40,11 @@ beforeAll(async () => {
         name: 'forbidden',
         when: { api_key: 'k-403' },
         reply: { status: 403, error_message: 'This key (k-403) may not use this model' },
+      },
+      {
+        name: 'weather',
+        when: { tools_include: 'weather' },
+        reply: { tool_calls: [{ name: 'weather', arguments: { city: 'Oslo' } }] },
       },
       {
         name: 'tool',
@@ -175,6 +181,62 @@ describe('key failover and metering', () => {
       ])
       .invoke(ask());
     expect(reply.tool_calls?.map((t) => [t.name, t.args])).toEqual([['calculator', { expression: '1+1' }]]);
+  });
+
+  it('binds a tool set or a reply schema once per client and reuses it; another one is bound anew', async () => {
+    // ChatOpenAI's withConfig (behind bindTools and the json_schema binding) builds a whole new
+    // client; a node asks with the same tools and schema on every call.
+    const fn = (name: string) => ({
+      type: 'function' as const,
+      function: { name, description: `${name} (binding test)`, parameters: {} },
+    });
+    const built = jest.spyOn(ChatOpenAI.prototype, 'withConfig');
+    try {
+      const named = async (names: string[]) => {
+        const out = [];
+        for (const name of names) {
+          const reply = await models
+            .chat()
+            .bindTools([fn(name)])
+            .invoke(ask());
+          out.push(reply.tool_calls?.map((t) => t.name));
+        }
+        return out;
+      };
+      // The first round binds each set (on every key client it tries: the env key fails over).
+      expect(await named(['calculator', 'weather'])).toEqual([['calculator'], ['weather']]);
+      const bound = built.mock.calls.length;
+      expect(bound).toBeGreaterThanOrEqual(2);
+      expect(await named(['calculator', 'weather', 'calculator'])).toEqual([
+        ['calculator'],
+        ['weather'],
+        ['calculator'],
+      ]);
+      expect(built).toHaveBeenCalledTimes(bound);
+
+      const schemas = [
+        z.object({ answer: z.number() }),
+        z.object({ answer: z.number(), note: z.string().optional() }),
+      ];
+      const structured = async (order: number[]) =>
+        (
+          await newRequests(async () => {
+            for (const i of order) {
+              await invokeStructured(models.chat(), ask(), schemas[i], {
+                maxRetries: 0,
+                label: 'binding test',
+              });
+            }
+          })
+        ).requests.map((r) => Object.keys((r.native_schema as { properties: object }).properties));
+      expect(await structured([0, 1])).toEqual([['answer'], ['answer', 'note']]);
+      const withSchemas = built.mock.calls.length;
+      expect(withSchemas).toBe(bound + 2);
+      expect(await structured([1, 0, 1])).toEqual([['answer', 'note'], ['answer'], ['answer', 'note']]);
+      expect(built).toHaveBeenCalledTimes(withSchemas);
+    } finally {
+      built.mockRestore();
+    }
   });
 
   it.each([

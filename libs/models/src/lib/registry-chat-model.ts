@@ -8,6 +8,7 @@ import type { BaseLanguageModelInput } from '@langchain/core/language_models/bas
 import { type AIMessage, AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
+import { bindingKey, boundOnce } from './bound-client';
 import { type LlmCallContext, currentLlmCallContext } from './llm-call-context';
 import type { CallTarget, ModelRouter } from './model-router';
 import type { ParserSpec } from './registry.store';
@@ -82,16 +83,25 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
         let message: AIMessage;
         let use: StructuredUse | undefined = mode === 'prompt' ? { mode, strict: false } : undefined;
         if (structured && mode && mode !== 'prompt') {
-          const bound = bindStructured(lease.client, target.vendor.kind, mode, structured);
+          const kind = target.vendor.kind;
+          const bound = boundOnce(
+            lease.client,
+            bindingKey([
+              'structured',
+              kind,
+              mode,
+              structured.name,
+              structured.schema,
+              structured.strictSchema,
+            ]),
+            () => bindStructured(lease.client, kind, mode, structured),
+          );
           use = bound.use;
           message = bound.streamed
             ? await joined(await bound.runnable.stream(sent, rest))
             : (await bound.runnable.invoke(sent, rest)).raw;
         } else {
-          const client = tools?.length
-            ? lease.client.bindTools!(tools, tool_choice !== undefined ? { tool_choice } : {})
-            : lease.client;
-          message = (await client.invoke(sent, rest)) as AIMessage;
+          message = (await withTools(lease.client, tools, tool_choice).invoke(sent, rest)) as AIMessage;
         }
         await failover.succeeded(lease, usageOf(message));
         if (use) {
@@ -133,10 +143,7 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
       let started = false;
       let all: AIMessageChunk | undefined;
       try {
-        const client = tools?.length
-          ? lease.client.bindTools!(tools, tool_choice !== undefined ? { tool_choice } : {})
-          : lease.client;
-        const stream = await client.stream(messages, rest);
+        const stream = await withTools(lease.client, tools, tool_choice).stream(messages, rest);
         for await (const chunk of stream as AsyncIterable<AIMessageChunk>) {
           started = true;
           all = all ? all.concat(chunk) : chunk;
@@ -155,6 +162,20 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
       }
     }
   }
+}
+
+/** The client with the call's tools bound, once per client and tool set (see `boundOnce`). */
+function withTools(
+  client: BaseChatModel,
+  tools: BindToolsInput[] | undefined,
+  toolChoice: RegistryChatCallOptions['tool_choice'],
+): Pick<BaseChatModel, 'invoke' | 'stream'> {
+  if (!tools?.length) {
+    return client;
+  }
+  return boundOnce(client, bindingKey(['tools', tools, toolChoice ?? null]), () =>
+    client.bindTools!(tools, toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+  );
 }
 
 /** The chunks of a streamed reply as one message. */
