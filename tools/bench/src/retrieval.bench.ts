@@ -13,15 +13,12 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-// The benchmark measures the store itself, so it reaches past the util layer on purpose.
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import {
   KnowledgeStore,
   type SearchMode,
   embeddingModel,
   DEFAULT_EMBEDDING_MODEL,
 } from '@switchyard/knowledge';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
 import { PgvectorServer } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';
