@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { deleteThreads } from '@switchyard/persistence';
 import { PeriodicJob } from '@switchyard/platform';
 
 // How often the orchestrator sweeps, and how much a statement takes.
@@ -66,13 +67,7 @@ export class ExpirySweepJob extends PeriodicJob {
       if (ids.length === 0) {
         return 0;
       }
-      await m.query(
-        'DELETE FROM tool_receipts WHERE run_id IN (SELECT id FROM runs WHERE thread_id = ANY($1::uuid[]))',
-        [ids],
-      );
-      await m.query('DELETE FROM state_deltas WHERE thread_id = ANY($1::uuid[])', [ids]);
-      await m.query('DELETE FROM state_snapshots WHERE thread_id = ANY($1::uuid[])', [ids]);
-      await m.query('DELETE FROM threads WHERE id = ANY($1::uuid[])', [ids]);
+      await deleteThreads(m, ids);
       this.logger.log({ msg: 'stateless threads deleted', count: ids.length });
       return ids.length;
     });

@@ -12,9 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { resolveEmbeddingModel } from '@switchyard/knowledge';
+import { normalize, resolveEmbeddingModel } from '@switchyard/knowledge';
 import { EmbeddingModels } from '@switchyard/models';
-import { normalize } from '@switchyard/knowledge';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { GatewayConfig } from '../gateway.config';

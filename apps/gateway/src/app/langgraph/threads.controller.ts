@@ -128,13 +128,13 @@ export class LangGraphThreadsController {
   @Post('prune')
   @HttpCode(200)
   async prune(@Tenant() tenant: TenantContext, @Body(new ZodPipe(ThreadPruneSchema)) body: ThreadPrune) {
-    const own = (await this.repo.searchThreads(
+    const own = await this.repo.searchThreads(
       tenant.tenantId,
       { ids: [...new Set(body.thread_ids)] },
       { by: 'thread_id', order: 'asc' },
       body.thread_ids.length,
       0,
-    )) as ThreadRow[];
+    );
     const busy = own.find((t) => t.last_status && ['queued', 'running', 'waiting'].includes(t.last_status));
     if (busy) {
       throw new ApiException(

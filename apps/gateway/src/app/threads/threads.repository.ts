@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
+import { deleteThreads } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { RunRecord } from '../runs/runs.service';
 
@@ -76,14 +77,8 @@ export class ThreadsRepository {
   async delete(tenantId: string, threadId: string): Promise<string[]> {
     return this.ds.transaction(async (m) => {
       const runs = await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
-      const ids = runs.map((r) => r.id);
-      await m.query('DELETE FROM tool_receipts WHERE run_id = ANY($1::uuid[])', [ids]);
-      await m.query('DELETE FROM state_deltas WHERE thread_id = $1', [threadId]);
-      await m.query('DELETE FROM state_snapshots WHERE thread_id = $1', [threadId]);
-      // The runs go with the thread (ON DELETE CASCADE), and with them their tasks, tool outputs,
-      // made files and memories.
-      await m.query('DELETE FROM threads WHERE id = $1', [threadId]);
-      return ids;
+      await deleteThreads(m, [threadId]);
+      return runs.map((r) => r.id);
     });
   }
 
