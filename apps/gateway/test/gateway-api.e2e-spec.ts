@@ -792,6 +792,81 @@ describe('agents', () => {
   }, 90_000);
 });
 
+describe('task deadlines per node', () => {
+  it("sets each task's deadline from the agent's node_timeouts_ms, else the default; refuses nodes it cannot run", async () => {
+    const t = await tenantWithKey('deadlines');
+    const refused = await http('POST', '/v1/agents', {
+      key: t.key,
+      body: { name: 'bad', node_timeouts_ms: { calculator: 30_000, nope: 5_000 } },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.details).toEqual([
+      expect.objectContaining({ field: 'node_timeouts_ms.nope', message: expect.stringContaining('"nope"') }),
+    ]);
+    // ask_user is answered by a person: no node deadline applies to it.
+    expect(
+      (
+        await http('POST', '/v1/agents', {
+          key: t.key,
+          body: { name: 'bad', node_timeouts_ms: { ask_user: 5_000 } },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await http('POST', '/v1/agents', {
+          key: t.key,
+          body: { name: 'bad', node_timeouts_ms: { calculator: 10 } },
+        })
+      ).status,
+    ).toBe(400);
+
+    const created = await http('POST', '/v1/agents', {
+      key: t.key,
+      body: { name: 'deadlines', node_timeouts_ms: { calculator: 45_000, intake: 1_500 } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json.node_timeouts_ms).toEqual({ calculator: 45_000, intake: 1_500 });
+    const res = await http('POST', '/v1/runs', {
+      key: t.key,
+      // The intake's reply takes 3.5 s: past its 1.5 s deadline, the reaper dispatches it again.
+      body: { input: { prompt: '[slower-intake] what is 2+3*4?' }, agent_id: created.json.id },
+    });
+    expect(res.status).toBe(202);
+    const frames = await sse(t.key, res.json.run_id);
+    expect(frames.at(-1)?.event).toBe('done');
+    const run = (await http('GET', `/v1/runs/${res.json.run_id}`, { key: t.key })).json;
+    expect(run.status).toBe('succeeded');
+    const overdue = frames
+      .filter((f) => f.event === 'error')
+      .map(
+        (f) => (JSON.parse(f.data) as { payload: { code: string; node: string; message: string } }).payload,
+      );
+    expect(overdue[0]).toEqual(
+      expect.objectContaining({
+        code: 'task_timeout',
+        node: 'intake',
+        message: expect.stringContaining('did not answer within 1500 ms; attempt 2 of'),
+      }),
+    );
+    const deadlines = await stack.sql<{ node: string; ms: number }>(
+      `SELECT node, round(extract(epoch FROM deadline - created_at) * 1000)::int AS ms
+       FROM run_tasks WHERE run_id = $1 AND node IN ('planner', 'calculator') ORDER BY step`,
+      [res.json.run_id],
+    );
+    const of = (node: string) => deadlines.filter((d) => d.node === node).map((d) => d.ms);
+    expect(of('calculator').length).toBeGreaterThan(0);
+    for (const ms of of('calculator')) {
+      expect(Math.abs(ms - 45_000)).toBeLessThan(1_000);
+    }
+    // Not set for the planner: the deployment's SWITCHYARD_TASK_TIMEOUT_MS (120 s by default).
+    expect(of('planner').length).toBeGreaterThan(0);
+    for (const ms of of('planner')) {
+      expect(Math.abs(ms - 120_000)).toBeLessThan(1_000);
+    }
+  }, 60_000);
+});
+
 describe('fair dispatch settings', () => {
   const fieldsOf = (r: { json: { error?: { details?: { field: string }[] } } }) =>
     (r.json.error?.details ?? []).map((d) => d.field);

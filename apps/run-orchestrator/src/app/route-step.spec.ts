@@ -54,7 +54,16 @@ function stateWithCalls(calls: { name: string; args: Record<string, unknown> }[]
   return { ...emptyState('thread-1', 'run-1'), version: 7, action_history: [[planner]] };
 }
 
-function route(actions: Action[], opts: { steps?: number; maxSteps?: number; state?: RuntimeState } = {}) {
+function route(
+  actions: Action[],
+  opts: {
+    steps?: number;
+    maxSteps?: number;
+    state?: RuntimeState;
+    nodeTimeouts?: Record<string, number>;
+    registrations?: typeof REGISTRY;
+  } = {},
+) {
   let ids = 0;
   const input: StepInput = {
     run: {
@@ -64,11 +73,12 @@ function route(actions: Action[], opts: { steps?: number; maxSteps?: number; sta
       max_steps: opts.maxSteps ?? 100,
       tenant_id: 'tenant-1',
       priority: 'batch',
+      node_timeouts: opts.nodeTimeouts ?? null,
     },
     state: opts.state ?? { ...emptyState('thread-1', 'run-1'), version: 7 },
     actions,
     step: 4,
-    registrations: REGISTRY,
+    registrations: opts.registrations ?? REGISTRY,
     taskTimeoutMs: TIMEOUT_MS,
     now: NOW,
     newId: () => `task-${++ids}`,
@@ -102,6 +112,29 @@ function summary(r: StepRoute) {
       };
   }
 }
+
+describe('task deadlines', () => {
+  it("takes the agent's setting for a node, else the node's own, else the deployment's", () => {
+    const registrations = new Map(REGISTRY);
+    registrations.set('http_get', { ...reg('http_get', 'tool-executor'), timeout_ms: 300_000 });
+    registrations.set('reflection', { ...reg('reflection', 'reflection'), timeout_ms: 90_000 });
+    const r = route([action('planner', ['calculator', 'http_get', 'reflection', 'output'])], {
+      registrations,
+      nodeTimeouts: { calculator: 5_000, reflection: 20_000 },
+    });
+    expect(r.kind).toBe('next');
+    const ms = (r as Extract<StepRoute, { kind: 'next' }>).tasks.map((t) => [
+      t.node,
+      t.deadline.getTime() - NOW.getTime(),
+    ]);
+    expect(ms).toEqual([
+      ['calculator', 5_000],
+      ['http_get', 300_000],
+      ['reflection', 20_000],
+      ['output', TIMEOUT_MS],
+    ]);
+  });
+});
 
 describe(routeStep.name, () => {
   it.each<[string, Action[], { steps?: number; maxSteps?: number }, ReturnType<typeof summary>]>([

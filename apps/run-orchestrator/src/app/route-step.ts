@@ -12,7 +12,7 @@ import {
 } from '@switchyard/contracts';
 import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
-import type { RunRow, TaskRow } from './run-row';
+import { type RunRow, type TaskRow, taskTimeoutMs } from './run-row';
 
 const HUMAN_DEADLINE_MS = 30 * 24 * 3600_000;
 
@@ -37,7 +37,7 @@ export type StepRoute =
     };
 
 export interface StepInput {
-  run: Pick<RunRow, 'id' | 'thread_id' | 'steps' | 'max_steps' | 'tenant_id' | 'priority'>;
+  run: Pick<RunRow, 'id' | 'thread_id' | 'steps' | 'max_steps' | 'tenant_id' | 'priority' | 'node_timeouts'>;
   /** The state after the step's deltas. */
   state: RuntimeState;
   /** The step's actions, in dispatch order (at least one). */
@@ -48,6 +48,7 @@ export interface StepInput {
    * unknown one (absent or undefined).
    */
   registrations: ReadonlyMap<string, NodeRegistration | undefined>;
+  /** SWITCHYARD_TASK_TIMEOUT_MS: a task's deadline where neither the agent nor the node sets one. */
   taskTimeoutMs: number;
   now: Date;
   newId: () => string;
@@ -103,7 +104,6 @@ export function routeStep(input: StepInput): StepRoute {
   const humanTasks: TaskRow[] = [];
   const clientCalls: WaitingClientCall[] = [];
   let waiting: RunWaiting | undefined;
-  const deadline = new Date(now.getTime() + input.taskTimeoutMs);
   for (const [seq, node] of next.entries()) {
     const reg = input.registrations.get(node);
     if (!reg) {
@@ -130,6 +130,7 @@ export function routeStep(input: StepInput): StepRoute {
       priority: run.priority,
     };
     if (reg.kind !== 'human') {
+      const deadline = new Date(now.getTime() + taskTimeoutMs(run, node, reg, input.taskTimeoutMs));
       tasks.push({ ...task, subject: taskSubject(reg.service, node), deadline });
       continue;
     }

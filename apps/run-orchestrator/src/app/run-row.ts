@@ -25,6 +25,8 @@ export interface RunRow {
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
     fork?: RunFork;
   };
+  /** Its agent's task deadlines per node (`node_timeouts_ms`), pinned at creation; null: none. */
+  node_timeouts?: Readonly<Record<string, number>> | null;
   /** The run's trace (the gateway's `run.create` span), when it is kept. */
   trace_parent?: string | null;
   /** The thread's latest snapshot version, when the caller read the thread row with the run. */
@@ -32,7 +34,20 @@ export interface RunRow {
 }
 
 export const RUN_COLUMNS =
-  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, priority, input';
+  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, priority, input, node_timeouts';
+
+/**
+ * A task's time to answer at `node`: the run's agent's own setting for it, else the node's own
+ * (what it registered), else the deployment's (SWITCHYARD_TASK_TIMEOUT_MS).
+ */
+export function taskTimeoutMs(
+  run: Pick<RunRow, 'node_timeouts'>,
+  node: string,
+  reg: { timeout_ms?: number } | undefined,
+  fallbackMs: number,
+): number {
+  return run.node_timeouts?.[node] ?? reg?.timeout_ms ?? fallbackMs;
+}
 
 /** A task row as the outbox publishes it. */
 export interface TaskRow {

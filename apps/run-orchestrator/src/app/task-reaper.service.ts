@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ServiceConfig } from '@switchyard/platform';
+import { NodeDirectory, PeriodicJob, ServiceConfig } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
-import { PeriodicJob } from '@switchyard/platform';
 import { RunFailureCode } from './orchestrator.exception';
 import { reaperRedispatches } from './orchestrator.metrics';
-import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';
+import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow, taskTimeoutMs } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
@@ -28,6 +27,7 @@ export class TaskReaper extends PeriodicJob {
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
     @Inject(ServiceConfig) private readonly service: ServiceConfig,
+    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
   ) {
     super();
   }
@@ -86,7 +86,13 @@ export class TaskReaper extends PeriodicJob {
         if (!fresh || run.status !== 'running') {
           return noEffects(task.run_id);
         }
-        const timeoutMs = this.service.env.SWITCHYARD_TASK_TIMEOUT_MS;
+        // The node's deadline as the step set it (the agent's, the node's own, or the default).
+        const timeoutMs = taskTimeoutMs(
+          run,
+          task.node,
+          await this.directory.lookup(task.node),
+          this.service.env.SWITCHYARD_TASK_TIMEOUT_MS,
+        );
         if (fresh.attempt >= this.config.taskMaxAttempts) {
           return this.stepper.finish(m, run, null, noEffects(run.id), run.steps, 'failed', {
             code: RunFailureCode.TaskTimeout,

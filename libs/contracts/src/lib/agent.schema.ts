@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TaskTimeoutMsSchema } from './node-registry.schema';
 import { NodeNameSchema } from './state.schema';
 
 /** An agent's configuration: what a run of it pins when it starts. */
@@ -26,6 +27,13 @@ export const AgentConfigSchema = z
     // Stored as JSON text: jsonb does not keep object key order, and a canvas's order matters
     // (Categorize's categories: prompt order, ties, the fallback). The API shows it as an object.
     dsl: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+    // A task's deadline per node of this agent, in ms: past it without the node's delta, the task
+    // counts as lost and is dispatched again. Over the node's own default (what it registered)
+    // and SWITCHYARD_TASK_TIMEOUT_MS; the gateway refuses a node the agent cannot run.
+    node_timeouts_ms: z
+      .record(NodeNameSchema, TaskTimeoutMsSchema)
+      .refine((m) => Object.keys(m).length <= 100, { message: 'at most 100 nodes' })
+      .optional(),
   })
   .strict();
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;

@@ -14,6 +14,9 @@ export const ToolTypesSchema = z
   .max(2)
   .refine((t) => new Set(t).size === t.length, { message: 'must not repeat a type' });
 
+/** A task's deadline in ms, as a node declares it or an agent sets it: 1 s to 24 h. */
+export const TaskTimeoutMsSchema = z.number().int().min(1000).max(86_400_000);
+
 /** An entry of the `sy_nodes` KV bucket: who serves a node, and what a planner needs to call it. */
 export const NodeRegistrationSchema = z.object({
   name: NodeNameSchema,
@@ -29,6 +32,8 @@ export const NodeRegistrationSchema = z.object({
   types: ToolTypesSchema.optional(),
   // Set on a tenant's own nodes (its MCP servers' tools): offered to and listed for that tenant only.
   tenant_id: z.string().uuid().optional(),
+  // The node's own task deadline, when its work needs another than SWITCHYARD_TASK_TIMEOUT_MS.
+  timeout_ms: TaskTimeoutMsSchema.optional(),
 });
 export type NodeRegistration = z.infer<typeof NodeRegistrationSchema>;
 

@@ -26,6 +26,7 @@ import { StoreItems1700000000050 } from '../migrations/1700000000050-store-items
 import { Webhooks1700000000051 } from '../migrations/1700000000051-webhooks';
 import { DelayedRuns1700000000052 } from '../migrations/1700000000052-delayed-runs';
 import { Crons1700000000053 } from '../migrations/1700000000053-crons';
+import { NodeTimeouts1700000000054 } from '../migrations/1700000000054-node-timeouts';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -79,6 +80,7 @@ export const MIGRATIONS = [
   Webhooks1700000000051,
   DelayedRuns1700000000052,
   Crons1700000000053,
+  NodeTimeouts1700000000054,
 ];
 
 export function dataSourceOptions(

@@ -12,6 +12,11 @@ export const NODE_SPEC = Symbol('switchyard:node-spec');
 export type NodeSpec = {
   name: string;
   description: string;
+  /**
+   * The node's own task deadline (ms), when its work needs another than SWITCHYARD_TASK_TIMEOUT_MS:
+   * an agent's `node_timeouts_ms` still overrides it.
+   */
+  timeoutMs?: number;
 } & (
   | {
       /** Offered to the planner as a tool. */

@@ -81,6 +81,7 @@ export class NodeRegistrar implements OnApplicationBootstrap, OnApplicationShutd
         input_schema: spec.inputSchema ?? { type: 'object', properties: {} },
         idempotent: spec.idempotent ?? false,
         ...(spec.types ? { types: spec.types } : {}),
+        ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}),
         registered_at: now,
       };
       await kv.put(spec.name, encodeJson(entry));

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentConfig } from '@switchyard/contracts';
+import { type AgentConfig, graphNodeName } from '@switchyard/contracts';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { assertAgentConfig, shownConfig, storedConfig } from './agent-config.validator';
+import { assertAgentConfig, assertNodeTimeouts, shownConfig, storedConfig } from './agent-config.validator';
 
 const FIXTURES = join(__dirname, '../../../../../libs/graph/fixtures/ragflow');
 const fixture = (name: string) =>
@@ -151,5 +151,50 @@ describe(storedConfig.name, () => {
     expect(refusal(graph('{nope' as never)).details).toContainEqual(
       expect.objectContaining({ field: 'dsl' }),
     );
+  });
+});
+
+describe(assertNodeTimeouts.name, () => {
+  const canvas = graph({ components: { begin, 'Message:M': message(['hi']) } });
+  const refused = async (config: AgentConfig, registered: string[] = []) => {
+    try {
+      await assertNodeTimeouts(config, (n) => Promise.resolve(registered.includes(n)));
+    } catch (err) {
+      if (err instanceof ApiException) {
+        return err.details;
+      }
+      throw err;
+    }
+    return undefined;
+  };
+
+  it("takes a graph agent's own component nodes, and no other node", async () => {
+    const ok = { ...canvas, node_timeouts_ms: { [graphNodeName('Message:M')]: 5_000, 'graph.begin': 2_000 } };
+    expect(await refused(ok, ['calculator'])).toBeUndefined();
+    const bad = { ...canvas, node_timeouts_ms: { calculator: 5_000, [graphNodeName('Message:X')]: 5_000 } };
+    expect(await refused(bad, ['calculator'])).toEqual([
+      {
+        field: 'node_timeouts_ms.calculator',
+        message: expect.stringContaining('not a node of this graph agent'),
+      },
+      {
+        field: `node_timeouts_ms.${graphNodeName('Message:X')}`,
+        message: expect.stringContaining('not a node of this graph agent'),
+      },
+    ]);
+  });
+
+  it("takes a default agent's registered nodes only", async () => {
+    const config: AgentConfig = {
+      name: 'd',
+      max_steps: 50,
+      node_timeouts_ms: { calculator: 5_000, nope: 5_000 },
+    };
+    expect(await refused(config, ['calculator'])).toEqual([
+      { field: 'node_timeouts_ms.nope', message: '"nope" is not a node any service registered' },
+    ]);
+    expect(
+      await refused({ ...config, node_timeouts_ms: { calculator: 5_000 } }, ['calculator']),
+    ).toBeUndefined();
   });
 });

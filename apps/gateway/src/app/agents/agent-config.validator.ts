@@ -1,4 +1,4 @@
-import type { AgentConfig } from '@switchyard/contracts';
+import { type AgentConfig, GRAPH_ENTRY_NODE, componentIdOfNode } from '@switchyard/contracts';
 import { GraphErrorCode, GraphException, describeProblems, validateGraphDsl } from '@switchyard/graph';
 import { webToolProblems } from '@switchyard/provider-tools';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
@@ -82,4 +82,48 @@ export function shownConfig(config: AgentConfig): AgentConfig {
   return typeof config.dsl === 'string'
     ? { ...config, dsl: dslObject(config.dsl) as Record<string, unknown> }
     : config;
+}
+
+/**
+ * `node_timeouts_ms` may name only nodes the agent can run: a graph agent's components
+ * (`graph.<component id>`), else a node some service registered (the tenant's own MCP tools
+ * included). Anything else is refused (400) naming it, instead of a setting that never applies.
+ */
+export async function assertNodeTimeouts(
+  config: AgentConfig,
+  registered: (node: string) => Promise<boolean>,
+): Promise<void> {
+  const nodes = Object.keys(config.node_timeouts_ms ?? {});
+  if (nodes.length === 0) {
+    return;
+  }
+  let isNode: (node: string) => Promise<boolean> = registered;
+  if (config.kind === 'graph' && config.dsl !== undefined) {
+    // assertAgentConfig validated the DSL already.
+    const dsl = validateGraphDsl(dslObject(config.dsl));
+    const ids = new Set(Object.keys(dsl.kind === 'ragflow' ? dsl.canvas.components : dsl.workflow.edges));
+    isNode = (node) => {
+      const id = componentIdOfNode(node);
+      return Promise.resolve(id !== undefined && (ids.has(id) || node === GRAPH_ENTRY_NODE));
+    };
+  }
+  const unknown: string[] = [];
+  for (const node of nodes) {
+    if (!(await isNode(node))) {
+      unknown.push(node);
+    }
+  }
+  if (unknown.length > 0) {
+    throw new ApiException(
+      ApiErrorCode.InvalidRequest,
+      'the request is invalid',
+      unknown.map((node) => ({
+        field: `node_timeouts_ms.${node}`,
+        message:
+          config.kind === 'graph'
+            ? `"${node}" is not a node of this graph agent (its components run as graph.<component id>)`
+            : `"${node}" is not a node any service registered`,
+      })),
+    );
+  }
 }

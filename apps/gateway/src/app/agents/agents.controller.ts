@@ -12,11 +12,12 @@ import {
 } from '@nestjs/common';
 import { z } from 'zod';
 import { type AgentConfig, AgentConfigSchema } from '@switchyard/contracts';
+import { NodeDirectory } from '@switchyard/platform';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { type AgentRow, AgentsRepository } from './agents.repository';
-import { assertAgentConfig, shownConfig, storedConfig } from './agent-config.validator';
+import { assertAgentConfig, assertNodeTimeouts, shownConfig, storedConfig } from './agent-config.validator';
 
 export const CreateAgentSchema = AgentConfigSchema;
 export const PatchAgentSchema = AgentConfigSchema.partial().strict();
@@ -30,11 +31,24 @@ const IdSchema = z.string().uuid();
 @Controller('v1/agents')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class AgentsController {
-  constructor(@Inject(AgentsRepository) private readonly agents: AgentsRepository) {}
+  constructor(
+    @Inject(AgentsRepository) private readonly agents: AgentsRepository,
+    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
+  ) {}
+
+  /** What the body schema cannot check; 400 naming each problem. */
+  private async assertValid(tenantId: string, config: AgentConfig): Promise<void> {
+    assertAgentConfig(config);
+    // A node a service registered, and that answers tasks (a person answers ask_user's: no deadline).
+    await assertNodeTimeouts(config, async (node) => {
+      const reg = await this.directory.lookup(node);
+      return reg !== undefined && reg.kind === 'service' && (!reg.tenant_id || reg.tenant_id === tenantId);
+    });
+  }
 
   @Post()
   async create(@Tenant() tenant: TenantContext, @Body(new ZodPipe(CreateAgentSchema)) body: AgentConfig) {
-    assertAgentConfig(body);
+    await this.assertValid(tenant.tenantId, body);
     const agent = await this.agents.create(tenant.tenantId, body.name, storedConfig(body));
     return {
       id: agent.id,
@@ -63,7 +77,7 @@ export class AgentsController {
   ) {
     const current = await this.agents.getOrThrow(tenant.tenantId, id);
     const draft = AgentConfigSchema.parse({ ...current.draft, ...body });
-    assertAgentConfig(draft);
+    await this.assertValid(tenant.tenantId, draft);
     await this.agents.saveDraft(id, draft.name, storedConfig(draft));
     return view({ ...current, draft, name: draft.name });
   }

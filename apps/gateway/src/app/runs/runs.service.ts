@@ -174,9 +174,9 @@ export class RunsService {
         }
         const inserted = (await m.query(
           `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
-                           agent_version_id, agent_config, trace_parent, priority, not_before)
+                           agent_version_id, agent_config, trace_parent, priority, not_before, node_timeouts)
          VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11, $12,
-                 now() + $13::float8 * interval '1 second')
+                 now() + $13::float8 * interval '1 second', $14)
          ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
          RETURNING id, thread_id, status, created_at`,
           [
@@ -200,6 +200,7 @@ export class RunsService {
             traceParent,
             body.priority ?? DEFAULT_RUN_PRIORITY,
             body.after_seconds || null,
+            agent.config.node_timeouts_ms ? JSON.stringify(agent.config.node_timeouts_ms) : null,
           ],
         )) as { id: string; thread_id: string; status: RunStatus; created_at: Date }[];
         if (inserted.length === 0) {
