@@ -2,15 +2,18 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Action, ActionSchema } from '@switchyard/contracts';
-import { TestStack, waitFor } from '@switchyard/testing';
+import { S3Server, TestStack, waitFor } from '@switchyard/testing';
 import { minimalPdf } from '@switchyard/knowledge';
 
 // The `preprocess` node end to end: a run posted with files reads them from the tool-executor's
-// files root in the same step as memory (intake fans out to both), fills preprocessed_files, and
-// a file it cannot read is an error of that file only.
+// files root and from an object store (an S3-compatible server on loopback, as the deployment's
+// `aws`) in the same step as memory (intake fans out to both), fills preprocessed_files, and a
+// file it cannot read is an error of that file only; a file in a store the deployment does not
+// read is refused when the run is posted.
 
 let stack: TestStack;
 let base: string;
+let s3: S3Server;
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'sy-preprocess-e2e-'));
@@ -22,14 +25,18 @@ beforeAll(async () => {
   writeFileSync(join(root, 'report.pdf'), minimalPdf('Quarterly report'));
   writeFileSync(join(root, 'config.json'), JSON.stringify({ mode: 'fast' }));
   symlinkSync(join(base, 'secret.txt'), join(root, 'link.txt'));
+  s3 = await S3Server.start();
+  await s3.createBucket('run-files');
+  await s3.put('run-files', 'q3/cloud.csv', 'city,visits\nOslo,3\n');
   stack = await TestStack.start({
     script: 'apps/tool-executor/test/fixtures/preprocess.script.json',
-    env: { SWITCHYARD_FILES_ROOT: root },
+    env: { SWITCHYARD_FILES_ROOT: root, SWITCHYARD_OBJECT_STORES: 'aws', ...s3.env('aws') },
   });
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
+  await s3?.stop();
   if (base) {
     rmSync(base, { recursive: true, force: true });
   }
@@ -42,7 +49,8 @@ const FILES = [
   { name: 'config.json', type: 'application/json', mapping: { provider: 'local', path: 'config.json' } },
   { name: 'secret.txt', type: 'text/plain', mapping: { provider: 'local', path: '../secret.txt' } },
   { name: 'link.txt', type: 'text/plain', mapping: { provider: 'local', path: 'link.txt' } },
-  { name: 'cloud.txt', type: 'text/plain', mapping: { provider: 'aws', path: 'bucket/cloud.txt' } },
+  { name: 'cloud.csv', type: 'text/csv', mapping: { provider: 'aws', path: 'run-files/q3/cloud.csv' } },
+  { name: 'gone.txt', type: 'text/plain', mapping: { provider: 'aws', path: 'run-files/gone.txt' } },
 ];
 
 describe('preprocess: the files of a run', () => {
@@ -83,9 +91,9 @@ describe('preprocess: the files of a run', () => {
     expect(pre.error).toBeUndefined();
     expect(pre.next).toEqual(['planner']);
     expect(pre.summary).toMatch(
-      /^Preprocessed 7 file\(s\): 3 document\(s\), 1 table\(s\), 0 other file\(s\); 3 failed/,
+      /^Preprocessed 8 file\(s\): 3 document\(s\), 2 table\(s\), 0 other file\(s\); 3 failed/,
     );
-    expect(pre.summary).toContain('cloud.txt: provider aws is not supported yet');
+    expect(pre.summary).toContain('gone.txt: aws object run-files/gone.txt not found');
     expect(pre.context?.map((c) => [c.type, c.usage_type, String(c.content).split('\n')[0]])).toEqual([
       ['text', 'reference', '[notes.md]'],
       ['text', 'reference', '[report.pdf]'],
@@ -112,13 +120,40 @@ describe('preprocess: the files of a run', () => {
           row_count: 2,
           truncated: false,
         },
+        'cloud.csv': { columns: ['city', 'visits'], rows: [['Oslo', '3']], row_count: 1, truncated: false },
       },
       other_files: {
         'secret.txt': { error: 'path "../secret.txt" escapes the files root' },
         'link.txt': { error: 'path "link.txt" escapes the files root (through a symbolic link)' },
-        'cloud.txt': { error: 'provider aws is not supported yet' },
+        'gone.txt': { error: 'aws object run-files/gone.txt not found' },
       },
     });
     expect(JSON.stringify(state.body)).not.toContain('not for the agent');
+  });
+});
+
+describe('a file where the deployment does not read', () => {
+  it.each([
+    [
+      'a store not enabled',
+      { provider: 'aliyun', path: 'run-files/a.txt' },
+      'input.files.0.mapping.provider',
+      'object store "aliyun" is not configured on this deployment (SWITCHYARD_OBJECT_STORES: aws)',
+    ],
+    [
+      'a path that is no <bucket>/<key>',
+      { provider: 'aws', path: 'run-files' },
+      'input.files.0.mapping.path',
+      '"run-files" names no object in bucket run-files (the path is <bucket>/<key>)',
+    ],
+  ])('is refused when the run is posted: %s', async (_, mapping, field, message) => {
+    const res = await stack.api('POST', '/v1/runs', {
+      input: {
+        prompt: 'Summarize the attached files',
+        files: [{ name: 'a.txt', type: 'text/plain', mapping }],
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([{ field, message }]);
   });
 });

@@ -19,3 +19,11 @@ export {
   writeLocationPath,
   absoluteDir,
 } from './lib/write-paths';
+export {
+  OBJECT_STORE_PROVIDERS,
+  type ObjectStoreProvider,
+  type ObjectStoreConnection,
+  objectStoresEnvSchema,
+  objectStoreConnections,
+  objectStoreEnvPrefix,
+} from './lib/object-stores';

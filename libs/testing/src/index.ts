@@ -13,3 +13,4 @@ export { ProviderStandIn, type StandInRequest, yahooTimeseries } from './lib/pro
 export { REPO_ROOT } from './lib/repo-root';
 export { postBurst, type BurstOptions } from './lib/run-burst';
 export { pureLoopCanvas } from './lib/pure-loop-canvas';
+export { S3Server } from './lib/s3-server';

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { loadConfig, secretEnvSchema } from '@switchyard/config';
+import {
+  type ObjectStoreProvider,
+  loadConfig,
+  objectStoresEnvSchema,
+  secretEnvSchema,
+} from '@switchyard/config';
 
 const schema = z.object({
   // Quick start: the gateway makes sure tenant `default` exists with this key.
@@ -57,6 +62,8 @@ export class GatewayConfig {
   readonly corsOrigins: string[];
   /** Hosts a webhook may reach although private (SWITCHYARD_WEBHOOK_ALLOW_HOSTS). */
   readonly webhookAllowHosts: string[];
+  /** The object stores a run's files may name (SWITCHYARD_OBJECT_STORES; the tool-executor reads them). */
+  readonly objectStores: readonly ObjectStoreProvider[];
   /** The store's embedding model (semantic `query` in `/store/items/search`). */
   readonly storeEmbeddingModel: string;
   /** Seals vendor keys at rest (SecretBox); validated here so a bad key stops start-up. */
@@ -75,6 +82,7 @@ export class GatewayConfig {
     this.corsOrigins = cfg.SWITCHYARD_CORS_ORIGINS;
     this.storeEmbeddingModel = cfg.SWITCHYARD_STORE_EMBEDDING_MODEL;
     this.webhookAllowHosts = cfg.SWITCHYARD_WEBHOOK_ALLOW_HOSTS;
+    this.objectStores = loadConfig(objectStoresEnvSchema, env).SWITCHYARD_OBJECT_STORES;
     this.secretKey = loadConfig(secretEnvSchema, env).SWITCHYARD_SECRET_KEY;
   }
 }

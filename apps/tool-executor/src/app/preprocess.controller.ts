@@ -2,6 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { ObjectStores } from '../preprocess/object-store';
 import { preprocessFiles } from '../preprocess/preprocess';
 import { ToolExecutorConfig } from './tool-executor.config';
 
@@ -12,10 +13,14 @@ const NEXT = ['planner'];
 /** `preprocess`: reads the run's files and parses them into `preprocessed_files`. */
 @Controller()
 export class PreprocessController {
+  private readonly objects: ObjectStores;
+
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
-  ) {}
+  ) {
+    this.objects = new ObjectStores(config.objectStores);
+  }
 
   @NodeHandler({
     name: 'preprocess',
@@ -26,13 +31,16 @@ export class PreprocessController {
     return this.runtime.execute(data, ctx, (input) => this.preprocess(input));
   }
 
-  private async preprocess({ state }: NodeInput): Promise<NodeOutput> {
+  private async preprocess({ state, signal }: NodeInput): Promise<NodeOutput> {
     const out = await preprocessFiles(state, {
       root: this.config.filesRoot,
       maxBytes: this.config.filesMaxBytes,
+      objects: this.objects,
+      signal,
     });
+    const stores = this.config.objectStores.map((c) => c.provider);
     return {
-      preparation: `Read ${out.files.length} of ${state.origin_files.length} file(s) from ${this.config.filesRoot}.`,
+      preparation: `Read ${out.files.length} of ${state.origin_files.length} file(s) from ${this.config.filesRoot}${stores.length ? ` and the object stores (${stores.join(', ')})` : ''}.`,
       summary: out.summary,
       result: {
         files: out.files.map((f) => ({

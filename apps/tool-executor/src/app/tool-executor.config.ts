@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { loadConfig, secretEnvSchema } from '@switchyard/config';
+import {
+  type ObjectStoreConnection,
+  loadConfig,
+  objectStoreConnections,
+  secretEnvSchema,
+} from '@switchyard/config';
 import { parseHostAllowList } from '@switchyard/contracts';
 import { toolLimitsEnvSchema } from '@switchyard/worker';
 import { type HostLookup, dnsEnvSchema, toolLookup } from '@switchyard/net-guard';
@@ -32,6 +37,8 @@ export class ToolExecutorConfig {
   readonly timeoutMs: number;
   readonly filesRoot: string;
   readonly filesMaxBytes: number;
+  /** The object stores `preprocess` reads run files from (SWITCHYARD_OBJECT_STORES, SWITCHYARD_S3_*). */
+  readonly objectStores: ObjectStoreConnection[];
   readonly toolTimeoutMs: number;
   readonly toolOutputMaxBytes: number;
   readonly sqlAllowHosts: string[];
@@ -45,6 +52,7 @@ export class ToolExecutorConfig {
     this.timeoutMs = cfg.SWITCHYARD_HTTP_TIMEOUT_MS;
     this.filesRoot = resolve(cfg.SWITCHYARD_FILES_ROOT ?? 'tmp/files');
     this.filesMaxBytes = cfg.SWITCHYARD_FILES_MAX_BYTES;
+    this.objectStores = objectStoreConnections(env);
     this.toolTimeoutMs = cfg.SWITCHYARD_TOOL_TIMEOUT_MS;
     this.toolOutputMaxBytes = cfg.SWITCHYARD_TOOL_OUTPUT_MAX_BYTES;
     this.sqlAllowHosts = cfg.SWITCHYARD_SQL_ALLOW_HOSTS;

@@ -1,14 +1,18 @@
 import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { OriginFile } from '@switchyard/contracts';
+import type { ObjectReader } from './object-store';
 
-/** A file that cannot be read: refused, missing, too large, or stored where we cannot reach yet. */
+/** A file that cannot be read: refused, missing, too large, or in a store this deployment does not read. */
 export class FileSourceError extends Error {}
 
 export interface FileSourceOptions {
   /** Directory local files are read from; nothing outside it is read. */
   root: string;
   maxBytes: number;
+  /** The object stores (mapping.provider other than local); none: such a file cannot be read. */
+  objects?: ObjectReader;
+  signal?: AbortSignal;
 }
 
 /** The path of a file under the root, as the run gave it (`mapping.path` of a local mapping, or `local_path`). */
@@ -20,7 +24,7 @@ export function localPathOf(file: OriginFile): string {
     return file.local_path;
   }
   if (file.mapping) {
-    throw new FileSourceError(`provider ${file.mapping.provider} is not supported yet`);
+    throw new FileSourceError(`provider ${file.mapping.provider} is an object store, not a local path`);
   }
   throw new FileSourceError('the file has neither a local_path nor a mapping');
 }
@@ -31,10 +35,20 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * Reads a file of the run from under the root. Refuses paths that leave the root (`..`, absolute
- * paths elsewhere, symlinks pointing out) and files over the size cap.
+ * Reads a file of the run: from its object store (an object store mapping, `<bucket>/<key>`), else
+ * from under the root. Refuses paths that leave the root (`..`, absolute paths elsewhere, symlinks
+ * pointing out) and files over the size cap.
  */
 export async function readOriginFile(file: OriginFile, opts: FileSourceOptions): Promise<Buffer> {
+  const mapping = file.mapping;
+  if (mapping && mapping.provider !== 'local') {
+    if (!opts.objects) {
+      throw new FileSourceError(
+        `object store "${mapping.provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`,
+      );
+    }
+    return opts.objects.read(mapping.provider, mapping.path, opts.maxBytes, opts.signal);
+  }
   const given = localPathOf(file);
   if (given.trim() === '' || given.includes('\0')) {
     throw new FileSourceError('the file path is empty or invalid');

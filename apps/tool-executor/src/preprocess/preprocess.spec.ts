@@ -54,9 +54,9 @@ describe('readOriginFile', () => {
     ['a missing file', local('x', 'nope.txt'), /not found/],
     ['a file over the cap', local('x', 'big.txt'), /over the limit of 1024 bytes/],
     [
-      'another provider',
+      'an object store where none is configured',
       { name: 'x', type: '', mapping: { provider: 'aws', path: 'b/k' } },
-      /provider aws is not supported yet/,
+      /object store "aws" is not configured here/,
     ],
     ['no location', { name: 'x', type: '' }, /neither a local_path nor a mapping/],
   ])('refuses %s', async (_label, file, message) => {

@@ -123,6 +123,26 @@ export const OriginFileSchema = z.object({
 });
 export type OriginFile = z.infer<typeof OriginFileSchema>;
 
+const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/**
+ * Where an object store mapping (`provider` other than `local`) points: its `path` is
+ * `<bucket>/<key>`, the bucket named as S3 names them (3–63 lower-case letters, digits, dots and
+ * hyphens). A path that is not is a `problem` to refuse the run with.
+ */
+export function objectLocationOf(path: string): { bucket: string; key: string } | { problem: string } {
+  const slash = path.indexOf('/');
+  const bucket = slash < 0 ? path : path.slice(0, slash);
+  const key = slash < 0 ? '' : path.slice(slash + 1);
+  if (!BUCKET.test(bucket)) {
+    return { problem: `"${path}" does not start with a bucket name (the path is <bucket>/<key>)` };
+  }
+  if (key === '' || key.includes('\0')) {
+    return { problem: `"${path}" names no object in bucket ${bucket} (the path is <bucket>/<key>)` };
+  }
+  return { bucket, key };
+}
+
 export const ChatMessageSchema = z.object({
   role: z.enum(['user', 'assistant', 'system']),
   content: z.string(),

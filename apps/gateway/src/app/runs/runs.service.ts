@@ -11,6 +11,7 @@ import {
   type AgentConfig,
   DEFAULT_AGENT_ID,
   type DeltaMessage,
+  type OriginFile,
   type RunCancelMessage,
   type RunFork,
   type RunStartMessage,
@@ -19,6 +20,7 @@ import {
   type Usage,
   deltaSubject,
   isUuid,
+  objectLocationOf,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
@@ -97,6 +99,30 @@ export class RunsService {
   ) {}
 
   /**
+   * A run's files must be where the deployment can read them: an object store mapping names a
+   * provider in SWITCHYARD_OBJECT_STORES and a `<bucket>/<key>` path — refused now (400 naming the
+   * file), not when the preprocess step finds it cannot read the file.
+   */
+  private assertFilesReachable(files: readonly OriginFile[]): void {
+    files.forEach((file, i) => {
+      const mapping = file.mapping;
+      if (!mapping || mapping.provider === 'local') {
+        return;
+      }
+      if (!this.config.objectStores.includes(mapping.provider)) {
+        throw ApiException.invalidField(
+          `input.files.${i}.mapping.provider`,
+          `object store "${mapping.provider}" is not configured on this deployment (SWITCHYARD_OBJECT_STORES: ${this.config.objectStores.join(', ') || 'none'})`,
+        );
+      }
+      const where = objectLocationOf(mapping.path);
+      if ('problem' in where) {
+        throw ApiException.invalidField(`input.files.${i}.mapping.path`, where.problem);
+      }
+    });
+  }
+
+  /**
    * Creates the run (and its thread when new) in one transaction, then hands it to the
    * orchestrator. `created: false` means the tenant's `request_id` was seen before: the earlier
    * run is answered and nothing new is made (the unique index decides, not a prior read).
@@ -128,6 +154,7 @@ export class RunsService {
     branch: { fork: RunFork; pinned?: PinnedAgent } | undefined,
     traceParent: string | null,
   ): Promise<{ created: boolean; run: CreatedRun }> {
+    this.assertFilesReachable(body.input.files ?? []);
     const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
     const runId = randomUUID();
     let held = false;
