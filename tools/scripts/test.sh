@@ -36,8 +36,29 @@ workers=${JEST_WORKERS:-2}
 # Two e2e stacks at once may hold up to ~160 Postgres connections: with a server that allows
 # fewer (Debian's default is 100; clusters infra.sh creates allow 300) the e2e specs run one by one.
 e2e_workers=${JEST_E2E_WORKERS:-$workers}
-max_conn=$(psql -X -w -q -At -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" -U "${PGUSER:-postgres}" -d postgres \
-  -c 'SHOW max_connections' 2>/dev/null || echo 0)
+pg_max_conn() {
+  psql -X -w -q -At -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" -U "${PGUSER:-postgres}" -d postgres \
+    -c 'SHOW max_connections' 2>/dev/null || echo 0
+}
+max_conn=$(pg_max_conn)
+# In CI (root, the machine's own local cluster): a server that allows fewer is raised to 300 and
+# restarted, so the e2e specs run two at a time and CI stays within its time; a developer's server
+# is left alone (set JEST_E2E_WORKERS, or raise it yourself).
+if [[ -z "${JEST_E2E_WORKERS:-}" && "$max_conn" -gt 0 && "$max_conn" -lt 250 && "${CI:-}" == true &&
+  "$(id -u)" -eq 0 ]] && command -v pg_lsclusters >/dev/null 2>&1; then
+  read -r pg_ver pg_name < <(pg_lsclusters -h 2>/dev/null | awk -v p="${PGPORT:-5432}" '$3 == p { print $1, $2; exit }') || true
+  if [[ -n "${pg_ver:-}" ]]; then
+    echo "Postgres allows $max_conn connections: raising cluster $pg_ver/$pg_name to 300 (restart)"
+    psql -X -w -q -h "${PGHOST:-127.0.0.1}" -p "${PGPORT:-5432}" -U "${PGUSER:-postgres}" -d postgres \
+      -c 'ALTER SYSTEM SET max_connections = 300' >/dev/null &&
+      pg_ctlcluster --skip-systemctl-redirect "$pg_ver" "$pg_name" restart >/dev/null 2>&1 || true
+    for _ in $(seq 1 60); do
+      max_conn=$(pg_max_conn)
+      [[ "$max_conn" -gt 0 ]] && break
+      sleep 0.5
+    done
+  fi
+fi
 if [[ -z "${JEST_E2E_WORKERS:-}" && "$max_conn" -lt 250 ]]; then
   echo "Postgres allows $max_conn connections: end-to-end specs run one at a time"
   e2e_workers=1
