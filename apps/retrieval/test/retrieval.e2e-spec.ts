@@ -693,5 +693,44 @@ describe('an index set embedded by a model of the model registry', () => {
     expect((await embeddingRequests()).length).toBe(before);
     const usage = await stack.sql(`SELECT 1 FROM model_usage WHERE tenant_id = $1`, [otherTenant]);
     expect(usage).toHaveLength(0);
+
+    // Re-indexing: the vendor gets a key; the stored documents are indexed again, no new upload.
+    const collection = created.body.id as string;
+    expect(
+      (await asKey(other, 'POST', `/v1/collections/${collection}/reindex`, { index_name: 'nope' })).status,
+    ).toBe(400);
+    expect((await stack.api('POST', `/v1/collections/${collection}/reindex`, {})).status).toBe(404);
+    expect(
+      (await admin('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret: EMBEDDING_KEY })).status,
+    ).toBe(201);
+    await sleep(REGISTRY_TTL_MS * 3);
+    const reindexed = await asKey(other, 'POST', `/v1/collections/${collection}/reindex`, {});
+    expect(reindexed.status).toBe(202);
+    expect(reindexed.body.reindexed).toBe(DOCS.length);
+    expect(reindexed.body.indexingList).toEqual([
+      expect.objectContaining({ index_name: 'x', status: 'done' }),
+    ]);
+    const chunks = async () =>
+      (
+        await stack.sql<{ id: string }>(`SELECT id::text FROM chunks WHERE collection_id = $1 ORDER BY id`, [
+          collection,
+        ])
+      ).map((c) => c.id);
+    const first = await chunks();
+    expect(first.length).toBeGreaterThan(0);
+    const found = await asKey(other, 'POST', `/v1/collections/${collection}/search`, {
+      query: QUERY,
+      mode: 'vector',
+      top_k: 1,
+    });
+    expect(found.status).toBe(200);
+    expect(found.body.results[0].metadata).toEqual({ source: 'checkpoints' });
+    // Again: the set is rebuilt whole (new chunks in place of the old, as many), not added to.
+    expect(
+      (await asKey(other, 'POST', `/v1/collections/${collection}/reindex`, { index_name: 'x' })).status,
+    ).toBe(202);
+    const second = await chunks();
+    expect(second).toHaveLength(first.length);
+    expect(second.some((c) => first.includes(c))).toBe(false);
   });
 });

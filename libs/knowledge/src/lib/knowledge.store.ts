@@ -293,25 +293,39 @@ export class KnowledgeStore {
         docs.map((d) => JSON.stringify(d.metadata)),
       ],
     );
-    const sets = (await this.ds.query(
-      `UPDATE index_sets SET status = 'pending', error = NULL, updated_at = now()
-       WHERE collection_id = $1
-       RETURNING collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
-                 collection_configs`,
-      [collectionId],
-    )) as [IndexSetRow[], number] | IndexSetRow[];
-    const rows = (Array.isArray(sets[0]) ? sets[0] : sets) as IndexSetRow[];
-    for (const set of rows) {
-      try {
-        await this.indexDocuments(tenantId, set, docs);
-        await this.setStatus(set, 'done', null);
-      } catch (err) {
-        const reason = (err as Error).message || String(err);
-        await this.setStatus(set, 'failed', reason.slice(0, 2000));
-      }
+    const indexingList = await this.indexInSets(tenantId, collectionId, docs, { replace: false });
+    return { ingested: docs.length, indexingList };
+  }
+
+  /**
+   * Indexes the collection's documents again, in every index set or the one named — after its
+   * embedding model was fixed (a key added, a vendor moved) or changed its vectors, or a set that
+   * failed. Each set is rebuilt whole: its new chunks replace the old ones in one transaction, so
+   * a search meanwhile finds the old index, never half of either; a set that fails keeps its old
+   * chunks and says why (status `failed`). Undefined for a collection the tenant does not have;
+   * KnowledgeError for an unknown index set.
+   */
+  async reindex(
+    tenantId: string,
+    collectionId: string,
+    indexName?: string,
+  ): Promise<{ reindexed: number; indexingList: IndexingItem[] } | undefined> {
+    const block = isUuid(collectionId) ? await this.getCollection(tenantId, collectionId) : undefined;
+    if (!block) {
+      return undefined;
     }
-    const after = await this.getCollection(tenantId, collectionId);
-    return { ingested: docs.length, indexingList: after?.indexingList ?? [] };
+    if (indexName !== undefined && !block.indexingList.some((s) => s.index_name === indexName)) {
+      throw new KnowledgeError(
+        'unknown_index_set',
+        `collection ${collectionId} has no index set "${indexName}"`,
+      );
+    }
+    const docs = (await this.ds.query(
+      `SELECT id, text, metadata FROM documents WHERE collection_id = $1 ORDER BY created_at, id`,
+      [collectionId],
+    )) as { id: string; text: string; metadata: Record<string, unknown> }[];
+    const indexingList = await this.indexInSets(tenantId, collectionId, docs, { replace: true, indexName });
+    return { reindexed: docs.length, indexingList };
   }
 
   /**
@@ -519,10 +533,42 @@ export class KnowledgeStore {
     return rows.map((r) => ({ ...r, score: Number(r.score) }));
   }
 
+  /**
+   * Indexes `docs` in the collection's index sets (every one, or `indexName`'s): each set goes
+   * `pending`, then `done`, or `failed` with the reason; `replace` rebuilds a set whole (its old
+   * chunks go in the transaction that adds the new). Answers the collection's sets afterwards.
+   */
+  private async indexInSets(
+    tenantId: string,
+    collectionId: string,
+    docs: readonly { id: string; text: string; metadata: Record<string, unknown> }[],
+    opts: { replace: boolean; indexName?: string },
+  ): Promise<IndexingItem[]> {
+    const sets = (await this.ds.query(
+      `UPDATE index_sets SET status = 'pending', error = NULL, updated_at = now()
+       WHERE collection_id = $1 AND ($2::text IS NULL OR index_name = $2)
+       RETURNING collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
+                 collection_configs`,
+      [collectionId, opts.indexName ?? null],
+    )) as [IndexSetRow[], number] | IndexSetRow[];
+    const rows = (Array.isArray(sets[0]) ? sets[0] : sets) as IndexSetRow[];
+    for (const set of rows) {
+      try {
+        await this.indexDocuments(tenantId, set, docs, { replace: opts.replace });
+        await this.setStatus(set, 'done', null);
+      } catch (err) {
+        const reason = (err as Error).message || String(err);
+        await this.setStatus(set, 'failed', reason.slice(0, 2000));
+      }
+    }
+    return (await this.getCollection(tenantId, collectionId))?.indexingList ?? [];
+  }
+
   private async indexDocuments(
     tenantId: string,
     set: IndexSetRow,
     docs: readonly { id: string; text: string; metadata: Record<string, unknown> }[],
+    opts: { replace?: boolean } = {},
   ): Promise<void> {
     const model = await resolveEmbeddingModel(set.model, { tenant_id: tenantId }, this.embeddings);
     const chunks: { documentId: string; position: number; text: string; metadata: string }[] = [];
@@ -546,6 +592,12 @@ export class KnowledgeStore {
       );
     }
     await this.ds.transaction(async (m) => {
+      if (opts.replace) {
+        await m.query('DELETE FROM chunks WHERE collection_id = $1 AND index_name = $2', [
+          set.collection_id,
+          set.index_name,
+        ]);
+      }
       for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
         const batch = chunks.slice(i, i + INSERT_BATCH);
         await m.query(

@@ -48,6 +48,8 @@ export const MAX_UPLOAD_FILES = 20;
 export const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
 
 const CollectionIdSchema = z.string().uuid();
+export const ReindexSchema = z.object({ index_name: z.string().min(1).max(200).optional() }).strict();
+type Reindex = z.infer<typeof ReindexSchema>;
 
 export const CollectionSchema = z.object({
   id: z.string().uuid(),
@@ -168,6 +170,31 @@ export class CollectionsController {
       throw ApiException.notFound('collection');
     }
     return { ingested: done.ingested };
+  }
+
+  /**
+   * `{index_name?}`: indexes the collection's stored documents again (every index set, or the one
+   * named) with each set's own settings, inline like an ingestion; 202 with the sets' statuses.
+   */
+  @Post(':id/reindex')
+  @HttpCode(202)
+  async reindex(
+    @Tenant() tenant: TenantContext,
+    @Param('id', new ZodPipe(CollectionIdSchema)) id: string,
+    @Body(new ZodPipe(ReindexSchema)) body: Reindex,
+  ) {
+    try {
+      const done = await this.store.reindex(tenant.tenantId, id, body.index_name);
+      if (!done) {
+        throw ApiException.notFound('collection');
+      }
+      return done;
+    } catch (err) {
+      if (err instanceof KnowledgeError) {
+        throw ApiException.invalidField('index_name', err.message);
+      }
+      throw err;
+    }
   }
 
   @Post(':id/search')
