@@ -1289,7 +1289,7 @@ describe('crons with @langchain/langgraph-sdk 2.0.0', () => {
 });
 
 describe('threads.prune with langgraph-sdk 1.15.0', () => {
-  it('deletes the threads named; keep_latest is refused naming it', async () => {
+  it('deletes the threads named', async () => {
     const client = new Client1({
       apiUrl: stack.gatewayUrl,
       apiKey: stack.key,
@@ -1304,9 +1304,39 @@ describe('threads.prune with langgraph-sdk 1.15.0', () => {
     expect((await rejection(client.threads.get(a.thread_id))).status).toBe(404);
     expect((await rejection(client.threads.get(b.thread_id))).status).toBe(404);
     expect((await client.threads.get(kept.thread_id)).thread_id).toBe(kept.thread_id);
-    const latest = await rejection(client.threads.prune([kept.thread_id], { strategy: 'keep_latest' }));
-    expect(latest.status).toBe(400);
-    expect(latest.message).toContain('keep_latest');
+  });
+
+  it('keep_latest keeps each thread at its latest state only; the thread runs on from there', async () => {
+    const client = new Client1({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const t = await client.threads.create();
+    const empty = await client.threads.create();
+    await client.runs.wait(t.thread_id, 'agent', { input: human('hello') });
+    await client.runs.wait(t.thread_id, 'agent', { input: human('hello again') });
+    const before = await client.threads.getState(t.thread_id);
+    const history = await client.threads.getHistory(t.thread_id, { limit: 100 });
+    expect(history.length).toBeGreaterThan(2);
+
+    const out = await client.threads.prune([t.thread_id, empty.thread_id], { strategy: 'keep_latest' });
+    expect(out).toEqual({ pruned_count: 1 }); // the empty thread had no history to fold
+    const after = await client.threads.getState(t.thread_id);
+    expect(after.values).toEqual(before.values);
+    expect(after.checkpoint.checkpoint_id).toBe(before.checkpoint.checkpoint_id);
+    const kept = await client.threads.getHistory(t.thread_id, { limit: 100 });
+    expect(kept.map((s) => s.checkpoint.checkpoint_id)).toEqual([before.checkpoint.checkpoint_id]);
+    const gone = history.find((s) => s.checkpoint.checkpoint_id !== before.checkpoint.checkpoint_id);
+    expect(
+      (await rejection(client.threads.getState(t.thread_id, gone!.checkpoint.checkpoint_id!))).status,
+    ).toBe(404);
+
+    const next = (await client.runs.wait(t.thread_id, 'agent', { input: human('and once more') })) as {
+      messages: { content: string }[];
+    };
+    expect(next.messages.length).toBeGreaterThan((before.values as { messages: unknown[] }).messages.length);
+    expect((await client.threads.getHistory(t.thread_id, { limit: 100 })).length).toBeGreaterThan(1);
   });
 });
 

@@ -6,8 +6,9 @@ export {
   ensureDatabase,
   MIGRATIONS,
 } from './lib/data-source';
-export { PgStateSource } from './lib/pg-state.source';
+export { PgStateSource, VersionGoneError } from './lib/pg-state.source';
 export { FileStore, type NewFile, type StoredFile } from './lib/file-store';
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';
 export { preparedQuery, statementName } from './lib/prepared-query';
 export { deleteThreads } from './lib/thread-deletion';
+export { writeSnapshot, compactHistory } from './lib/state-snapshots';

@@ -1,9 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PgStateSource } from '@switchyard/persistence';
+import { PgStateSource, compactHistory } from '@switchyard/persistence';
 import { OrchestratorConfig } from './orchestrator.config';
 import { PeriodicJob } from '@switchyard/platform';
-import { writeSnapshot } from './run-stepper.service';
 
 // One orchestrator replica sweeps at a time (a transaction-scoped advisory lock).
 const RETENTION_LOCK = 0x5359_5245; // "SYRE"
@@ -103,16 +102,14 @@ export class RetentionJob extends PeriodicJob {
           if (!idle) {
             continue;
           }
-          const state = await this.states.load(t.id, t.upto, m);
-          await writeSnapshot(m, state, this.config.snapshotKeep);
-          const [{ n }] = (await m.query(
-            `WITH gone AS (DELETE FROM state_deltas WHERE thread_id = $1 AND version <= $2 RETURNING 1)
-             SELECT count(*)::int AS n FROM gone`,
-            [t.id, t.upto],
-          )) as { n: number }[];
-          await m.query('DELETE FROM state_snapshots WHERE thread_id = $1 AND version < $2', [t.id, t.upto]);
+          report.deltasDeleted += await compactHistory(
+            m,
+            this.states,
+            t.id,
+            t.upto,
+            this.config.snapshotKeep,
+          );
           report.threadsCompacted++;
-          report.deltasDeleted += n;
         }
       }
       return report;

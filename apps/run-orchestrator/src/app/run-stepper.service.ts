@@ -8,6 +8,7 @@ import {
   type RuntimeState,
   waitingForUserPayload,
 } from '@switchyard/contracts';
+import { writeSnapshot } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { type InlineChain, InlineNodes, type InlineRun, grantsOf } from './inline-nodes.service';
@@ -292,30 +293,6 @@ export class RunStepper {
     effects.tasks = [];
     return effects;
   }
-}
-
-/**
- * Writes the state as the thread's latest snapshot and drops the thread's snapshots beyond the
- * newest `keep` (a version older than those still loads: from the log's base snapshot and the
- * deltas after it).
- */
-export async function writeSnapshot(m: StepSql, state: RuntimeState, keep = 3): Promise<void> {
-  await m.query(
-    'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-    [state.thread_id, state.version, JSON.stringify(state)],
-  );
-  await m.query('UPDATE threads SET snapshot_version = GREATEST(snapshot_version, $2) WHERE id = $1', [
-    state.thread_id,
-    state.version,
-  ]);
-  // The snapshot the log starts from (after compaction, see RetentionJob) is the base of every
-  // version still readable: it stays.
-  await m.query(
-    `DELETE FROM state_snapshots WHERE thread_id = $1
-       AND version < (SELECT version FROM state_snapshots WHERE thread_id = $1 ORDER BY version DESC OFFSET $2 LIMIT 1)
-       AND version <> (SELECT COALESCE(min(version), 1) - 1 FROM state_deltas WHERE thread_id = $1)`,
-    [state.thread_id, keep - 1],
-  );
 }
 
 /**

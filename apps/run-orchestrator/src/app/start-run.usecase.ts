@@ -11,7 +11,7 @@ import {
   ZERO_USAGE,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
-import { PgStateSource } from '@switchyard/persistence';
+import { PgStateSource, writeSnapshot } from '@switchyard/persistence';
 import { SpanKind, inRemoteSpan } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
@@ -26,7 +26,7 @@ import { stepCommitSeconds } from './orchestrator.metrics';
 import { RUN_COLUMNS, type RunRow } from './run-row';
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
-import { RunStepper, writeSnapshot } from './run-stepper.service';
+import { RunStepper } from './run-stepper.service';
 import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 import { takeRunningSlot } from './running-slots';

@@ -24,7 +24,7 @@ export class PgStateSource implements StateSource {
     const deltas = await this.deltasBetween(threadId, base.version, version, manager);
     const state = deltas.reduce(applyDelta, base);
     if (state.version !== version) {
-      throw new Error(`thread ${threadId} has no state at version ${version} (log ends at ${state.version})`);
+      throw new VersionGoneError(threadId, version, state.version);
     }
     return state;
   }
@@ -52,5 +52,21 @@ export class PgStateSource implements StateSource {
       [runId],
     );
     return rows.map((r) => r.action);
+  }
+}
+
+/**
+ * The thread's state cannot be read at that version: it is past the log's end, or before where a
+ * compacted history (retention, a prune that keeps the latest) now starts.
+ */
+export class VersionGoneError extends Error {
+  readonly retryable = false;
+  constructor(
+    readonly threadId: string,
+    readonly version: number,
+    reached: number,
+  ) {
+    super(`thread ${threadId} has no state at version ${version} (log ends at ${reached})`);
+    this.name = 'VersionGoneError';
   }
 }

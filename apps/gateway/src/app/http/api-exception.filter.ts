@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { VersionGoneError } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException, statusOf } from './api.exception';
 
 const RETRY_AFTER_SECONDS = 1;
@@ -72,6 +73,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
                 : ApiErrorCode.Internal;
       const message = status === 404 ? 'no such route' : exception.message;
       return { status, body: { error: { code, message } } };
+    }
+    if (exception instanceof VersionGoneError) {
+      // A checkpoint of a compacted history (or past the log): not there, whoever asks.
+      return this.toBody(new ApiException(ApiErrorCode.NotFound, exception.message));
     }
     if (isPoolExhausted(exception)) {
       return this.toBody(

@@ -65,12 +65,8 @@ export type ThreadSearch = z.infer<typeof ThreadSearchSchema>;
 /** `POST /threads/prune` (langgraph-sdk 1.x's `threads.prune`). */
 export const ThreadPruneSchema = z.object({
   thread_ids: z.array(z.string().uuid('thread_ids: every id must be a UUID')).min(1).max(1000),
-  strategy: z
-    .enum(['delete', 'keep_latest'])
-    .default('delete')
-    .refine((s) => s === 'delete', {
-      message: '"keep_latest" is not supported: delete the threads, or let history retention compact them',
-    }),
+  // delete: the threads go; keep_latest: each keeps its latest state only (its history folded).
+  strategy: z.enum(['delete', 'keep_latest']).default('delete'),
 });
 export type ThreadPrune = z.infer<typeof ThreadPruneSchema>;
 

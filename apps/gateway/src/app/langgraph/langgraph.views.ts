@@ -182,7 +182,7 @@ export function threadStateView(
           source: checkpoint.from_version !== null ? 'fork' : 'loop',
           step: version,
           run_id: checkpoint.run_id,
-          writes: { [checkpoint.node]: null },
+          writes: checkpoint.node ? { [checkpoint.node]: null } : null,
         }
       : {},
     created_at: iso(checkpoint?.created_at),
@@ -190,7 +190,7 @@ export function threadStateView(
     parent_checkpoint:
       checkpoint && checkpoint.from_version !== null
         ? checkpointOf(threadId, checkpoint.from_version)
-        : version > 1
+        : version > 1 && !checkpoint?.compacted
           ? checkpointOf(threadId, version - 1)
           : null,
     interrupts: waiting ? [interruptOf(waiting)] : [],

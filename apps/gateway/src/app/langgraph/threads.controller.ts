@@ -122,8 +122,10 @@ export class LangGraphThreadsController {
   }
 
   /**
-   * Prune: deletes the threads named (as `DELETE /threads/{id}`, all or none: a run under way in any
-   * of them is a 409 naming it); ids that are not the tenant's are skipped. `{pruned_count}`.
+   * Prune the threads named (all or none: a run under way in any of them is a 409 naming it; ids
+   * that are not the tenant's are skipped): `delete` deletes them (as `DELETE /threads/{id}`),
+   * `keep_latest` keeps each one's latest state only, its earlier checkpoints gone. `{pruned_count}`:
+   * the threads deleted, or those that had history to fold.
    */
   @Post('prune')
   @HttpCode(200)
@@ -141,6 +143,13 @@ export class LangGraphThreadsController {
         ApiErrorCode.Conflict,
         `thread ${busy.id} has a run that is ${busy.last_status} (${busy.last_run_id}): cancel it first`,
       );
+    }
+    if (body.strategy === 'keep_latest') {
+      let folded = 0;
+      for (const t of own) {
+        folded += (await this.threads.keepLatest(tenant.tenantId, t.id, this.states)) ? 1 : 0;
+      }
+      return { pruned_count: folded };
     }
     for (const t of own) {
       await this.deletion.delete(tenant.tenantId, t.id);

@@ -181,6 +181,8 @@ export class ThreadsController {
         node: r.node,
         created_at: new Date(r.created_at).toISOString(),
         ...(r.from_version !== null ? { from_version: r.from_version } : {}),
+        // The first version of a compacted history (its run and node are gone with the versions before it).
+        ...(r.compacted ? { compacted: true } : {}),
       })),
     };
   }

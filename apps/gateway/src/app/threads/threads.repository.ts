@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
-import { deleteThreads } from '@switchyard/persistence';
+import { type PgStateSource, compactHistory, deleteThreads } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { RunRecord } from '../runs/runs.service';
 
@@ -26,13 +26,16 @@ export interface RunAgentRecord {
 /** A version of the thread's log: which run's which node wrote it, and a fork's origin. */
 export interface VersionRecord {
   version: number;
-  run_id: string;
-  node: string;
+  /** Null for the first version of a compacted history (its delta is gone). */
+  run_id: string | null;
+  node: string | null;
   created_at: Date;
   /** For a `fork` version: the version it branched from. */
   from_version: number | null;
   /** The nodes its action routed to (what runs next from it; empty where its run ended). */
   next: string[] | null;
+  /** The first version of a compacted history: the versions before it are gone. */
+  compacted: boolean;
 }
 
 /** The queries of Switchyard's thread resources (the controllers hold no SQL). */
@@ -79,6 +82,27 @@ export class ThreadsRepository {
       const runs = await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
       await deleteThreads(m, [threadId]);
       return runs.map((r) => r.id);
+    });
+  }
+
+  /**
+   * Keeps only the thread's latest version (LangGraph's prune `keep_latest`): its history folded
+   * into one snapshot at the thread's version, the older deltas and snapshots deleted — the state
+   * reads as before, the earlier checkpoints can no longer be read or forked from. 404 for a
+   * thread that is not the tenant's; 409 while a run of it is active. Answers whether there was
+   * history to fold (a thread without versions has none).
+   */
+  async keepLatest(tenantId: string, threadId: string, states: PgStateSource): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
+      const [{ version }] = (await m.query('SELECT version FROM threads WHERE id = $1', [threadId])) as {
+        version: number;
+      }[];
+      if (version < 1) {
+        return false;
+      }
+      await compactHistory(m, states, threadId, version, 1);
+      return true;
     });
   }
 
@@ -182,10 +206,19 @@ export class ThreadsRepository {
 
   /** Versions at or below `atMost`, newest first. */
   async versions(threadId: string, atMost: number, limit: number): Promise<VersionRecord[]> {
+    // A compacted history (retention, LangGraph's prune keep_latest) starts at a snapshot whose
+    // delta is gone: that version is listed too, as the first one left.
     return (await this.ds.query(
-      `SELECT version, run_id, node, created_at, delta->'action'->'next' AS next,
-              CASE WHEN node = 'fork' THEN (delta->'action'->'result'->>'from_version')::int END AS from_version
-       FROM state_deltas WHERE thread_id = $1 AND version <= $2 ORDER BY version DESC LIMIT $3`,
+      `SELECT * FROM (
+         SELECT version, run_id, node, created_at, delta->'action'->'next' AS next,
+                CASE WHEN node = 'fork' THEN (delta->'action'->'result'->>'from_version')::int END AS from_version,
+                false AS compacted
+         FROM state_deltas WHERE thread_id = $1 AND version <= $2
+         UNION ALL
+         SELECT s.version, NULL, NULL, s.created_at, NULL, NULL, true FROM state_snapshots s
+         WHERE s.thread_id = $1 AND s.version <= $2 AND s.version > 0
+           AND NOT EXISTS (SELECT 1 FROM state_deltas d WHERE d.thread_id = $1 AND d.version = s.version)
+       ) v ORDER BY version DESC LIMIT $3`,
       [threadId, atMost, limit],
     )) as VersionRecord[];
   }
