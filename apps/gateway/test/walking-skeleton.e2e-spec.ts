@@ -282,6 +282,7 @@ describe('node registry', () => {
         http_get: 'tool-executor',
         http_request: 'tool-executor',
         sql_query: 'tool-executor',
+        extract_data_by_path: 'tool-executor',
         preprocess: 'tool-executor',
         reflection: 'reflection',
         memory: 'retrieval',
@@ -314,6 +315,7 @@ describe('tool catalogue', () => {
     expect(tools.map((t) => t.name)).toEqual([
       'ask_user',
       'calculator',
+      'extract_data_by_path',
       'http_get',
       'http_request',
       'retrieval',

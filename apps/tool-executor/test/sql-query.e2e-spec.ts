@@ -359,6 +359,73 @@ describe('sql_query', () => {
   });
 });
 
+describe('full data by reference (seed 001: extract_data_by_path)', () => {
+  it('answers from row 4,000 of a 5,000-row result the action shows only a preview of', async () => {
+    await onDb(DB, async (c) => {
+      await c.query('CREATE TABLE big (id int PRIMARY KEY, customer text NOT NULL)');
+      await c.query(`INSERT INTO big SELECT i, 'customer ' || i FROM generate_series(1, 5000) i`);
+    });
+    const ds = await stack.api('POST', '/v1/data-sources', {
+      name: 'warehouse',
+      kind: 'postgres',
+      dsn,
+      options: { max_rows: 10_000 },
+    });
+    expect(ds.status).toBe(201);
+
+    const r = await run('[sql-big] which customer placed order 4000?');
+    expect(r.status).toBe('succeeded');
+    const sql = r.sql.result as { output_truncated: boolean; output_shape: string; reference: string };
+    expect(sql.output_truncated).toBe(true);
+    expect(sql.output_shape).toContain('rows: array(5000) of array(2)');
+    // The planner saw the data catalogue (its rule asks for it) and read one row by reference.
+    const extract = r.actions.find((a) => a.node === 'extract_data_by_path');
+    expect(extract?.error).toBeUndefined();
+    expect(extract?.result).toEqual({
+      reference: sql.reference,
+      path: '/rows/3999',
+      value: [4000, 'customer 4000'],
+    });
+    const answer = r.actions.filter((a) => a.node === 'planner').at(-1)?.result as { content?: string };
+    expect(answer.content).toContain('customer 4000');
+  });
+
+  it('says where a path breaks, and finds no output of another thread or tenant', async () => {
+    const first = await run('[sql-big] which customer placed order 4000?');
+    const reference = (first.sql.result as { reference: string }).reference;
+    /** A run of `prompt` (as `key`'s tenant, on `threadId`): its extract_data_by_path action. */
+    const extract = async (prompt: string, opts: { key?: string; threadId?: string } = {}) => {
+      const as = opts.key ? { Authorization: `Bearer ${opts.key}` } : undefined;
+      const body = { input: { prompt }, ...(opts.threadId ? { thread_id: opts.threadId } : {}) };
+      const res = await stack.api('POST', '/v1/runs', body, as);
+      expect(res.status).toBe(202);
+      const runId = res.body.run_id as string;
+      const ended = async () => (await stack.api('GET', `/v1/runs/${runId}`, undefined, as)).body.status;
+      await waitFor('the run to end', async () => ['succeeded', 'failed'].includes(await ended()));
+      const actions = (await stack.api('GET', `/v1/runs/${runId}/actions`, undefined, as)).body
+        .actions as Action[];
+      return actions.find((a) => a.node === 'extract_data_by_path') as Action;
+    };
+    // A new thread (a run posted without thread_id makes its own): the output is not its thread's.
+    const elsewhere = await extract(`[extract] ref=${reference} path=/rows/0`);
+    expect(elsewhere.error).toEqual({
+      code: 'data_not_found',
+      message: `${reference} is not kept for this thread (unknown, or pruned by retention)`,
+    });
+    const otherTenant = await extract(`[extract] ref=${reference} path=/rows/0`, { key: otherKey });
+    expect(otherTenant.error?.code).toBe('data_not_found');
+    // On the thread that made it, a path past the rows says what is there instead.
+    const threadId = (await stack.api('GET', `/v1/runs/${first.runId}`)).body.thread_id as string;
+    const broken = await extract(`[extract] ref=${reference} path=/rows/9999`, { threadId });
+    expect(broken.error).toEqual({
+      code: 'data_not_found',
+      message: `${reference} has nothing at "/rows/9999": "/rows" holds an array of 5000`,
+    });
+    const columns = await extract(`[extract] ref=${reference} path=/columns`, { threadId });
+    expect(columns.result).toEqual({ reference, path: '/columns', value: ['id', 'customer'] });
+  });
+});
+
 describe("a graph agent's ExeSQL (RAGFlow) on the tenant's data source", () => {
   /** Runs an ExeSQL agent (exeSqlAgent): the run as it ended and ExeSQL:Q's outputs. */
   async function exeSql(params: Record<string, unknown>) {

@@ -88,3 +88,61 @@ describe('plannerBackground', () => {
     expect(earlierConversation(chat, 'now', 1_000)).toEqual({ history: chat.slice(0, 2), omitted: 0 });
   });
 });
+
+describe('dataCatalogue', () => {
+  const action = (id: number, node: string, result: unknown) =>
+    ({
+      id,
+      node,
+      summary: '',
+      preparation: '',
+      result,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      next: [],
+      started_at: '2026-01-01T00:00:00.000Z',
+      finished_at: '2026-01-01T00:00:00.000Z',
+      attempt: 1,
+    }) as unknown as RuntimeState['action_history'][number][number];
+  const kept = (ref: string) => ({
+    preview: {},
+    output_truncated: true,
+    output_bytes: 523_402,
+    output_shape: '{columns: array(2) of string, rows: array(5000) of array(2)}',
+    reference: `tool-output:${ref}`,
+  });
+  const ref1 = '00000000-0000-4000-8000-00000000000a';
+  const ref2 = '00000000-0000-4000-8000-00000000000b';
+  const withKept = state({
+    action_history: [
+      [action(3, 'sql_query', kept(ref1))],
+      [action(7, 'calculator', { value: 2 }), action(9, 'http_get', kept(ref2))],
+    ],
+  });
+
+  it("lists the thread's outputs kept whole, newest first, with size and shape, when the tool is offered", () => {
+    const bg = plannerBackground(withKept, {
+      historyTokens: 100,
+      collections: [],
+      retrievalOffered: false,
+      extractOffered: true,
+    });
+    const section = bg.sections.find((s) => s.startsWith('Data kept whole'));
+    expect(section?.split('\n').slice(1)).toEqual([
+      `- action #9 (http_get): tool-output:${ref2} — 523402 bytes, {columns: array(2) of string, rows: array(5000) of array(2)}`,
+      `- action #3 (sql_query, turn 1): tool-output:${ref1} — 523402 bytes, {columns: array(2) of string, rows: array(5000) of array(2)}`,
+    ]);
+    expect(section).toContain('extract_data_by_path {reference, path}');
+  });
+
+  it('says nothing when the tool is not offered, or nothing was kept', () => {
+    const off = plannerBackground(withKept, { historyTokens: 100, collections: [], retrievalOffered: false });
+    expect(off.sections.some((s) => s.startsWith('Data kept whole'))).toBe(false);
+    const none = plannerBackground(state(), {
+      historyTokens: 100,
+      collections: [],
+      retrievalOffered: false,
+      extractOffered: true,
+    });
+    expect(none.sections.some((s) => s.startsWith('Data kept whole'))).toBe(false);
+  });
+});

@@ -145,6 +145,7 @@ export class PlannerController {
     const background = plannerBackground(state, {
       historyTokens: this.config.historyTokens,
       retrievalOffered,
+      extractOffered: catalog.names.includes('extract_data_by_path'),
       collections: retrievalOffered ? await this.collections.forTenant(run.tenant_id) : [],
     });
     const step: StepPlan = {

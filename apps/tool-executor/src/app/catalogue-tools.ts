@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { NodeOutput } from '@switchyard/worker';
 import { SqlDataSources } from '@switchyard/sql-sources';
 import type { ToolContext, ToolDeclaration } from '@switchyard/worker';
 import { calculatorInputSchema, calculatorTool, evaluateExpression } from '../tools/calculator.tool';
+import { extractData, extractDataInputSchema, extractDataTool } from '../tools/extract-data.tool';
 import { httpGet, httpGetInputSchema, httpGetTool } from '../tools/http-get.tool';
 import { httpRequest, httpRequestInputSchema, httpRequestTool } from '../tools/http-request.tool';
 import { sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
@@ -44,6 +46,7 @@ export class CatalogueTools {
   constructor(
     @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
     @Inject(SqlDataSources) private readonly dataSources: SqlDataSources,
+    @Inject(DataSource) private readonly ds: DataSource,
   ) {
     this.tools = new Map(
       [
@@ -113,6 +116,16 @@ export class CatalogueTools {
               `${res.row_count} row(s) of ${res.columns.length} column(s) from "${source.name}"` +
               (res.truncated ? ` (truncated by ${res.truncated_by})` : ''),
             result: res,
+          };
+        }),
+        tool(extractDataTool, extractDataInputSchema, async (args, { runId }) => {
+          const { value, tool: made, bytes } = await extractData(this.ds, runId, args);
+          const shown = JSON.stringify(value) ?? 'null';
+          return {
+            preparation: `Read ${args.path || 'the whole'} of ${args.reference} (${made}'s output, ${bytes} bytes).`,
+            summary: `${args.reference}${args.path}: ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`,
+            result: { reference: args.reference, path: args.path, value },
+            relevance: 1,
           };
         }),
       ].map((t) => [t.decl.name, t]),

@@ -10,6 +10,7 @@ import {
   toolArgs,
 } from '@switchyard/worker';
 import { calculatorTool } from '../tools/calculator.tool';
+import { extractDataTool } from '../tools/extract-data.tool';
 import { httpGetTool } from '../tools/http-get.tool';
 import { httpRequestTool } from '../tools/http-request.tool';
 import { sqlQueryTool } from '../tools/sql/sql-query.tool';
@@ -57,6 +58,11 @@ export class ToolsController {
   @NodeHandler(handler(sqlQueryTool))
   sqlQuery(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.execute(sqlQueryTool.name, data, ctx);
+  }
+
+  @NodeHandler(handler(extractDataTool))
+  extractData(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
+    return this.execute(extractDataTool.name, data, ctx);
   }
 
   private execute(name: string, data: unknown, ctx: JetStreamContext): Promise<void> {

@@ -1,4 +1,4 @@
-import { jsonBytes, shrinkToFit, truncatedResult } from './output-cap';
+import { jsonBytes, shapeOf, shrinkToFit, truncatedResult } from './output-cap';
 
 describe('shrinkToFit', () => {
   it('returns a value that fits unchanged', () => {
@@ -48,5 +48,32 @@ describe('truncatedResult', () => {
     expect(out.output_bytes).toBe(jsonBytes(result));
     expect(out.reference).toBe('tool-output:00000000-0000-4000-8000-000000000000');
     expect((out.preview as typeof result).rows.length).toBeGreaterThan(0);
+  });
+});
+
+describe('shapeOf', () => {
+  it('says what a value is made of, two levels deep, arrays by their first element', () => {
+    expect(
+      shapeOf({ columns: ['id', 'note'], rows: [[1, 'a']], row_count: 1, truncated: false, source: null }),
+    ).toBe(
+      '{columns: array(2) of string, rows: array(1) of array(2), row_count: number, truncated: boolean, source: null}',
+    );
+    expect(shapeOf([{ a: { b: 1 } }])).toBe('array(1) of {a: object(1 keys)}');
+    expect(shapeOf('x')).toBe('string');
+  });
+
+  it('stays within a line', () => {
+    const wide = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`a_rather_long_key_${i}`, 'v']));
+    expect(shapeOf(wide).length).toBeLessThanOrEqual(300);
+    expect(shapeOf(wide)).toMatch(/…$/);
+  });
+
+  it('is in every truncated result', () => {
+    const out = truncatedResult(
+      { rows: Array.from({ length: 500 }, (_, i) => [i, 'x'.repeat(50)]) },
+      4096,
+      'tool-output:00000000-0000-4000-8000-000000000000',
+    );
+    expect(out.output_shape).toBe('{rows: array(500) of array(2)}');
   });
 });

@@ -91,8 +91,40 @@ export interface TruncatedResult {
   output_truncated: true;
   /** Size of the full result as JSON. */
   output_bytes: number;
-  /** `tool-output:<id>`: fetch the full result with GET /v1/runs/:run_id/tool-outputs/:ref. */
+  /** What the full result is made of (`shapeOf`): what the agent may ask a part of. */
+  output_shape: string;
+  /**
+   * `tool-output:<id>`: the agent reads a part with `extract_data_by_path`; a client fetches the
+   * whole with GET /v1/runs/:run_id/tool-outputs/:ref.
+   */
   reference: string;
+}
+
+const SHAPE_MAX = 300;
+
+/**
+ * A value's shape in a line: `{columns: array(2) of string, rows: array(5000) of array(2), …}`.
+ * Two levels deep, an array described by its first element, at most SHAPE_MAX characters.
+ */
+export function shapeOf(value: unknown, depth = 2): string {
+  const text = shape(value, depth);
+  return text.length > SHAPE_MAX ? `${text.slice(0, SHAPE_MAX - 1)}…` : text;
+}
+
+function shape(value: unknown, depth: number): string {
+  if (Array.isArray(value)) {
+    const of = value.length > 0 && depth > 0 ? ` of ${shape(value[0], depth - 1)}` : '';
+    return `array(${value.length})${of}`;
+  }
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (depth === 0) {
+      return `object(${entries.length} keys)`;
+    }
+    const shown = entries.slice(0, 12).map(([k, v]) => `${k}: ${shape(v, depth - 1)}`);
+    return `{${shown.join(', ')}${entries.length > 12 ? ', …' : ''}}`;
+  }
+  return value === null ? 'null' : typeof value;
 }
 
 /** The truncated form of a result whose JSON is larger than `maxBytes`: the whole envelope fits. */
@@ -101,6 +133,7 @@ export function truncatedResult(result: unknown, maxBytes: number, reference: st
     preview: null,
     output_truncated: true,
     output_bytes: jsonBytes(result),
+    output_shape: shapeOf(result),
     reference,
   };
   const room = Math.max(0, maxBytes - jsonBytes(envelope));
