@@ -359,7 +359,13 @@ export class AgentComponent {
   /** Switchyard's catalogue tools the tool-executors serve (not a tenant's MCP tools). */
   private catalogueEntries(): NodeRegistration[] {
     return (this.directory?.list() ?? []).filter(
-      (n) => n.tool && n.tenant_id === undefined && n.service === TOOL_EXECUTOR && !n.name.includes('.'),
+      (n) =>
+        n.tool &&
+        n.tenant_id === undefined &&
+        n.service === TOOL_EXECUTOR &&
+        !n.name.includes('.') &&
+        // It reads outputs a tool node kept whole; an Agent's tool calls keep none to read.
+        n.name !== 'extract_data_by_path',
     );
   }
 
