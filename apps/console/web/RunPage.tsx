@@ -31,7 +31,12 @@ function useRunEvents(client: SwitchyardClient, runId: string): RunEvent[] {
           }
         }
       } catch {
-        // aborted (the page was left) or the stream gave up: the queries below still refresh
+        // aborted (the page was left) or the stream gave up: the run query below polls meanwhile
+      } finally {
+        // Whatever ended the stream, what is shown is read once more (it may have missed the end).
+        if (!stop.signal.aborted) {
+          void queries.invalidateQueries({ queryKey: ['run', runId] });
+        }
       }
     })();
     return () => stop.abort();
@@ -44,6 +49,8 @@ export function RunPage({ client, runId }: { client: SwitchyardClient; runId: st
   const run = useQuery({
     queryKey: ['run', runId, 'run'],
     queryFn: () => client.runs.get(runId),
+    // The stream refreshes it as the run moves; a slow poll covers a stream that gave up.
+    refetchInterval: (q) => (q.state.data && TERMINAL.includes(q.state.data.status) ? false : 5_000),
   });
   const actions = useQuery({
     queryKey: ['run', runId, 'actions'],

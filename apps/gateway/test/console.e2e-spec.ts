@@ -60,8 +60,19 @@ async function attrs(selector: string, name: string): Promise<(string | null)[]>
   return out;
 }
 
-const statusIs = (status: string) =>
-  page.waitForSelector(`[data-testid="run-status"]:text-is("${status}")`, { timeout: 30_000 });
+/** Waits for the run page to show `status`; on a timeout, says what the API says of the run. */
+async function statusIs(status: string): Promise<void> {
+  try {
+    await page.waitForSelector(`[data-testid="run-status"]:text-is("${status}")`, { timeout: 45_000 });
+  } catch (err) {
+    const runId = /#\/runs\/([0-9a-f-]{36})$/.exec(page.url())?.[1];
+    const api = runId ? await stack.api('GET', `/v1/runs/${runId}`) : undefined;
+    throw new Error(
+      `the page did not show "${status}" (${(err as Error).message.split('\n')[0]}); ` +
+        `it shows "${await byTest('run-status').textContent()}", the API says ${JSON.stringify(api?.body)}`,
+    );
+  }
+}
 
 describe('console', () => {
   it('serves the app at /console and refuses a wrong key at sign-in', async () => {
