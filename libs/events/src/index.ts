@@ -1,8 +1,2 @@
-export {
-  RunEventWriter,
-  RunEventReader,
-  eventsKey,
-  compareSeq,
-  DEFAULT_EVENTS_TTL_SECONDS,
-} from './lib/run-events';
+export { RunEventWriter, RunEventReader, eventsKey, DEFAULT_EVENTS_TTL_SECONDS } from './lib/run-events';
 export { RunEventHub, type RunEventHubOptions } from './lib/run-event-hub';

@@ -86,6 +86,13 @@ export const EventPayloadSchemas = {
 
 export type EventPayload<T extends EventType> = z.infer<(typeof EventPayloadSchemas)[T]>;
 
+/** Compares run event seqs (Redis Stream ids, `<ms>-<n>`): negative when `a` came first. */
+export function compareSeq(a: string, b: string): number {
+  const [am, an] = a.split('-').map(Number);
+  const [bm, bn] = b.split('-').map(Number);
+  return am !== bm ? am - bm : an - bn;
+}
+
 export interface RunEvent<T extends EventType = EventType> {
   run_id: string;
   seq: string;

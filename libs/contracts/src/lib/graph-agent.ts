@@ -87,6 +87,13 @@ export function graphNodeName(componentId: string): string {
   return `${GRAPH_NODE_PREFIX}.${out}`;
 }
 
+/**
+ * The nodes whose tokens are a run's answer: the default agent's output node, or a graph agent's
+ * components (Messages are its only streaming ones).
+ */
+export const isAnswerNode = (node: string): boolean =>
+  node === 'output' || componentIdOfNode(node) !== undefined;
+
 const DECODED_MAX = 10_000;
 const decoded = new Map<string, string>();
 

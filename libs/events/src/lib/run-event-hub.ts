@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import type { RunEvent } from '@switchyard/contracts';
-import { RunEventReader, compareSeq, eventsKey } from './run-events';
+import { type RunEvent, compareSeq } from '@switchyard/contracts';
+import { RunEventReader, eventsKey } from './run-events';
 
 type Listener = (events: RunEvent[]) => void;
 

@@ -25,13 +25,6 @@ export function toEvent(runId: string, id: string, fields: Fields): RunEvent {
   };
 }
 
-/** Compares Redis Stream ids (`<ms>-<n>`). */
-export function compareSeq(a: string, b: string): number {
-  const [am, an] = a.split('-').map(Number);
-  const [bm, bn] = b.split('-').map(Number);
-  return am !== bm ? am - bm : an - bn;
-}
-
 // KEYS: the start counter, the run's events. ARGV: counter TTL, deliveries, node_started payload, ts.
 const START_TASK = `
 local starts = redis.call('INCR', KEYS[1])

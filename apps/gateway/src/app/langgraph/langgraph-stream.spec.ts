@@ -1,5 +1,6 @@
 import type { EventType, RunEvent, RunStatus } from '@switchyard/contracts';
-import { LangGraphEncoding, type LgStreamOptions, compareSeq } from './langgraph-stream';
+import { compareSeq } from '@switchyard/contracts';
+import { LangGraphEncoding, type LgStreamOptions } from './langgraph-stream';
 
 const RUN = '11111111-1111-4111-8111-111111111111';
 const THREAD = '22222222-2222-4222-8222-222222222222';

@@ -1,5 +1,4 @@
-import type { RunEvent, RunStatus } from '@switchyard/contracts';
-import { isAnswerNode } from '../runs/answer-nodes';
+import { type RunEvent, type RunStatus, compareSeq, isAnswerNode } from '@switchyard/contracts';
 import type { StreamEncoding } from '../runs/run-event-stream';
 import type { StreamMode } from './langgraph.schemas';
 
@@ -11,13 +10,6 @@ import type { StreamMode } from './langgraph.schemas';
 //   action       updates {<node>: {action}}             (one per committed action)
 //   question     values {__interrupt__} and updates {__interrupt__}
 //   done         error {error, message} when the run failed, or values (the final values)
-
-/** Redis stream ids (`<ms>-<n>`) in order. */
-export function compareSeq(a: string, b: string): number {
-  const [am, an] = a.split('-').map(Number);
-  const [bm, bn] = b.split('-').map(Number);
-  return am !== bm ? am - bm : an - bn;
-}
 
 export interface LgPart {
   event: string;

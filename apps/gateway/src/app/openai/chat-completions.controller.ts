@@ -7,6 +7,7 @@ import {
   type RunStatus,
   type Usage,
   UserIdSchema,
+  isAnswerNode,
   isUuid,
 } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
@@ -14,7 +15,6 @@ import type { WaitingClientCall } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { isAnswerNode } from '../runs/answer-nodes';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
 import { AgentModels, type ResolvedModel } from './agent-models.service';
