@@ -2,14 +2,25 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { SwitchyardApiError } from '@switchyard/client';
 import { clientFor, session } from './api';
+import { ChatPage } from './chat/ChatPage';
 import { RunPage } from './RunPage';
 import { RunsPage } from './RunsPage';
 
-/** `#/` (runs) or `#/runs/<id>` (a run). */
-function useRoute(): { runId?: string } {
-  const read = () => {
-    const m = /^#\/runs\/([0-9a-f-]{36})/.exec(window.location.hash);
-    return m ? { runId: m[1] } : {};
+type Route = { page: 'runs' } | { page: 'run'; runId: string } | { page: 'chat'; threadId?: string };
+
+/** `#/` (runs), `#/runs/<id>` (a run), `#/chat` or `#/chat/<threadId>` (the end user's chat). */
+function useRoute(): Route {
+  const read = (): Route => {
+    const hash = window.location.hash;
+    const run = /^#\/runs\/([0-9a-f-]{36})/.exec(hash);
+    if (run) {
+      return { page: 'run', runId: run[1] };
+    }
+    const chat = /^#\/chat(?:\/([0-9a-f-]{36}))?$/.exec(hash);
+    if (chat) {
+      return chat[1] ? { page: 'chat', threadId: chat[1] } : { page: 'chat' };
+    }
+    return { page: 'runs' };
   };
   const [route, setRoute] = useState(read);
   useEffect(() => {
@@ -42,7 +53,7 @@ export function App() {
           Switchyard
         </a>
         <nav>
-          <a href="#/">Runs</a>
+          <a href="#/">Runs</a> <a href="#/chat">Chat</a>
         </nav>
         <button
           data-testid="sign-out"
@@ -57,7 +68,13 @@ export function App() {
         </button>
       </header>
       <main>
-        {route.runId ? <RunPage client={client} runId={route.runId} /> : <RunsPage client={client} />}
+        {route.page === 'run' ? (
+          <RunPage client={client} runId={route.runId} />
+        ) : route.page === 'chat' ? (
+          <ChatPage client={client} {...(route.threadId ? { threadId: route.threadId } : {})} />
+        ) : (
+          <RunsPage client={client} />
+        )}
       </main>
     </div>
   );

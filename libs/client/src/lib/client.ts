@@ -6,12 +6,14 @@ import type {
   ForkRequest,
   ForkResult,
   ListRunsQuery,
+  ListThreadsQuery,
   ResetEvent,
   Run,
   RunAction,
   RunEvent,
   RunPage,
   Thread,
+  ThreadPage,
   ThreadState,
   ThreadVersion,
 } from './types';
@@ -115,6 +117,12 @@ export class SwitchyardClient {
   };
 
   readonly threads = {
+    /** The tenant's threads, newest first; pass `cursor: next_cursor` for the next page. */
+    list: (query: ListThreadsQuery = {}): Promise<ThreadPage> =>
+      this.request<ThreadPage>('GET', `/v1/threads${queryString(query)}`, { idempotent: true }),
+    /** Deletes the thread and what its runs wrote (409 while one of its runs is under way). */
+    delete: (threadId: string): Promise<{ deleted: true; thread_id: string; runs_deleted: number }> =>
+      this.request('DELETE', `/v1/threads/${enc(threadId)}`, { idempotent: true }),
     get: (threadId: string): Promise<Thread> =>
       this.request<Thread>('GET', `/v1/threads/${enc(threadId)}`, { idempotent: true }),
     runs: (threadId: string): Promise<{ runs: Run[] }> =>

@@ -6,8 +6,15 @@ import type { RunEvent } from '@switchyard/contracts';
  * earlier attempt died mid-answer) replace that task's earlier text instead of running on after
  * it, and a late token of a replaced attempt is dropped.
  */
+/** What a {@link TokenText} holds, as JSON (to keep it across a page's reload). */
+export type TokenTextState = [taskId: string, task: { attempt: number; text: string; restarted?: boolean }][];
+
 export class TokenText {
-  private readonly tasks = new Map<string, { attempt: number; text: string; restarted?: boolean }>();
+  private readonly tasks: Map<string, { attempt: number; text: string; restarted?: boolean }>;
+
+  constructor(state: TokenTextState = []) {
+    this.tasks = new Map(state.map(([id, t]) => [id, { ...t }]));
+  }
 
   /**
    * Takes any run event; `token` events change the text, and a task's `node_started` after it
@@ -36,5 +43,10 @@ export class TokenText {
 
   get text(): string {
     return [...this.tasks.values()].map((t) => t.text).join('');
+  }
+
+  /** The text's making so far, to carry on from with `new TokenText(state)`. */
+  state(): TokenTextState {
+    return [...this.tasks.entries()].map(([id, t]) => [id, { ...t }]);
   }
 }

@@ -73,9 +73,32 @@ export interface ResetEvent {
   ts: number;
 }
 
+/** A thread (`GET /v1/threads/:id`). */
 export interface Thread {
   thread_id: string;
-  [key: string]: unknown;
+  agent_id: string;
+  created_at: string;
+  /** Runs started on it. */
+  turns: number;
+  version: number;
+  /** The run under way (queued, running or waiting), if any. */
+  active_run_id: string | null;
+  /** Made from the first turn (null until then). */
+  title: string | null;
+}
+
+/** `GET /v1/threads` (docs/api.md). */
+export interface ListThreadsQuery {
+  agent_id?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export interface ThreadPage {
+  threads: Thread[];
+  next_cursor: string | null;
 }
 
 /** The thread's state at a version (`GET /v1/threads/:id/state`): the RuntimeState itself. */
