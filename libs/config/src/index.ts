@@ -26,4 +26,6 @@ export {
   objectStoresEnvSchema,
   objectStoreConnections,
   objectStoreEnvPrefix,
+  type FileStoreLocation,
+  fileStoreLocation,
 } from './lib/object-stores';

@@ -7,6 +7,7 @@ import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { ConfigMap, Namespace, Service } from 'kubernetes-models/v1';
+import { fileStoreLocation, objectStoreConnections } from '@switchyard/config';
 import { STREAMS } from '@switchyard/contracts';
 import { type K8sObject, portProblems, writableProblems } from './containers';
 import { parseDockerfile } from './dockerfile';
@@ -215,6 +216,22 @@ describe('the offline validation itself', () => {
   it('finds the consumers the services declare', () => {
     expect(nodeConsumer).toBe(true);
     expect(orchestratorConsumers).toEqual(['orchestrator-runs', 'orchestrator-deltas']);
+  });
+
+  it("keeps files where the overlay's own configuration can reach them: Postgres in base and dev, S3 in prod", () => {
+    const config = (o: K8sObject[]) =>
+      o.find((x) => x.kind === 'ConfigMap' && x.metadata.name === 'switchyard-config')!.data as Record<
+        string,
+        string
+      >;
+    // The services' own parser, with the Secret's keys as an operator would supply them.
+    const secrets = { SWITCHYARD_S3_AWS_ACCESS_KEY_ID: 'k', SWITCHYARD_S3_AWS_SECRET_ACCESS_KEY: 's' };
+    expect(fileStoreLocation(config(render('overlays/dev')))).toBeNull();
+    const prod = { ...config(render('overlays/prod')), ...secrets };
+    expect(fileStoreLocation(prod)).toEqual({ provider: 'aws', bucket: 'switchyard-files', prefix: 'prod/' });
+    expect(objectStoreConnections(prod)).toEqual([
+      expect.objectContaining({ provider: 'aws', region: 'eu-central-1' }),
+    ]);
   });
 
   it('lets dev scale down to one replica and pins the image in prod', () => {

@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import { RunEventHub } from '@switchyard/events';
+import { FileStore, fileStoreFromEnv } from '@switchyard/persistence';
 import { NodeDirectory } from '@switchyard/platform';
 import { AdminTokenGuard } from './auth/admin-token.guard';
 import { ApiKeyGuard } from './auth/api-key.guard';
@@ -33,6 +34,8 @@ const PROVIDERS = [
   RunEventStreams,
   HttpDrain,
   NodeDirectory,
+  // The tenant's files: uploads (a run's input files), and the files runs made.
+  { provide: FileStore, useFactory: (ds: DataSource) => fileStoreFromEnv(ds), inject: [DataSource] },
   { provide: McpGatewayConfig, useFactory: () => new McpGatewayConfig() },
   {
     provide: RunEventHub,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FileStore } from '@switchyard/persistence';
+import { FileStore, fileStoreFromEnv } from '@switchyard/persistence';
 import { KnowledgeStore } from '@switchyard/knowledge';
 import { EmbeddingModels, ModelsModule } from '@switchyard/models';
 import { GraphNodesRegistrar, NodeDirectory, PlatformModule, ServiceConfig } from '@switchyard/platform';
@@ -59,7 +59,7 @@ import { UserProfileLoader } from './user-profile.loader';
     DocsGeneratorComponent,
     ExcelProcessorComponent,
     // DocGenerator and ExcelProcessor keep the files they make in the tenant's files.
-    { provide: FileStore, useFactory: (ds: DataSource) => new FileStore(ds), inject: [DataSource] },
+    { provide: FileStore, useFactory: (ds: DataSource) => fileStoreFromEnv(ds), inject: [DataSource] },
     {
       // ExeSQL queries the tenant's data sources with sql_query's guards (libs/sql-sources).
       provide: SqlDataSources,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PgStateSource } from '@switchyard/persistence';
+import { FileStore, PgStateSource, fileStoreFromEnv } from '@switchyard/persistence';
 import { GraphNodesRegistrar, NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
@@ -42,6 +42,7 @@ import { ExpirySweepJob } from './expiry-sweep.job';
     TaskReaper,
     RetentionJob,
     ExpirySweepJob,
+    { provide: FileStore, useFactory: (ds: DataSource) => fileStoreFromEnv(ds), inject: [DataSource] },
     DelayedRunsJob,
     OrchestratorGauges,
     HumanNodesRegistrar,

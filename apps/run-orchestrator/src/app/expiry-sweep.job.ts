@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { deleteThreads } from '@switchyard/persistence';
+import { FileStore, deleteThreads } from '@switchyard/persistence';
 import { PeriodicJob } from '@switchyard/platform';
 
 // How often the orchestrator sweeps, and how much a statement takes.
@@ -13,12 +13,16 @@ const ITEMS_PER_STATEMENT = 1000;
  * (`on_completion: "delete"`, the default) once every run of theirs has ended — their versions,
  * snapshots, receipts, then the thread (its runs, tasks and files go with it by cascade; a thread
  * that waits for an answer is kept until it ends) — and the store's expired items (reads skip
- * them at once; the sweep frees their rows). Replicas share the work (`SKIP LOCKED`); run events
+ * them at once; the sweep frees their rows), and the objects of files whose rows went (any cascade
+ * records them in `file_objects_gone`). Replicas share the work (`SKIP LOCKED`); run events
  * expire from Redis by themselves.
  */
 @Injectable()
 export class ExpirySweepJob extends PeriodicJob {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(FileStore) private readonly files: FileStore,
+  ) {
     super();
   }
 
@@ -29,6 +33,23 @@ export class ExpirySweepJob extends PeriodicJob {
   protected async pass(): Promise<void> {
     await this.sweepThreads();
     await this.sweepStore();
+    await this.sweepFileObjects();
+  }
+
+  /** Deletes the objects of files whose rows went (any cascade); a failure is logged and retried next pass. */
+  async sweepFileObjects(): Promise<number> {
+    const { deleted, failed } = await this.files.sweepObjects();
+    if (deleted) {
+      this.logger.log({ msg: 'file objects deleted', count: deleted });
+    }
+    for (const f of failed) {
+      this.logger.warn({
+        msg: 'file object not deleted; tried again next pass',
+        object: f.objectKey,
+        error: f.error,
+      });
+    }
+    return deleted;
   }
 
   /** Deletes the store's expired items; answers how many went. */

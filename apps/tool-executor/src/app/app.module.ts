@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { FileStore, fileStoreFromEnv } from '@switchyard/persistence';
 import { SqlDataSources, SqlDataSourcesLifecycle } from '@switchyard/sql-sources';
 import { PlatformModule, ServiceConfig } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
@@ -16,6 +17,8 @@ import { ToolLimits, ToolRunner } from '@switchyard/worker';
   controllers: [ToolsController, PreprocessController],
   providers: [
     { provide: ToolExecutorConfig, useFactory: () => new ToolExecutorConfig() },
+    // Uploaded files a run names (`file_id`) are read from the tenant's file store.
+    { provide: FileStore, useFactory: (ds: DataSource) => fileStoreFromEnv(ds), inject: [DataSource] },
     {
       provide: ToolLimits,
       useFactory: (cfg: ToolExecutorConfig) => new ToolLimits(cfg.toolTimeoutMs, cfg.toolOutputMaxBytes),

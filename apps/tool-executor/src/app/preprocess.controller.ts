@@ -2,6 +2,8 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { FileStore } from '@switchyard/persistence';
+import { FileSourceError } from '../preprocess/file-source';
 import { ObjectStores } from '../preprocess/object-store';
 import { preprocessFiles } from '../preprocess/preprocess';
 import { ToolExecutorConfig } from './tool-executor.config';
@@ -18,6 +20,7 @@ export class PreprocessController {
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ToolExecutorConfig) private readonly config: ToolExecutorConfig,
+    @Inject(FileStore) private readonly files: FileStore,
   ) {
     this.objects = new ObjectStores(config.objectStores);
   }
@@ -31,11 +34,12 @@ export class PreprocessController {
     return this.runtime.execute(data, ctx, (input) => this.preprocess(input));
   }
 
-  private async preprocess({ state, signal }: NodeInput): Promise<NodeOutput> {
+  private async preprocess({ task, state, signal }: NodeInput): Promise<NodeOutput> {
     const out = await preprocessFiles(state, {
       root: this.config.filesRoot,
       maxBytes: this.config.filesMaxBytes,
       objects: this.objects,
+      uploads: { read: (id, max) => this.readUpload(task.tenant_id, id, max) },
       signal,
     });
     const stores = this.config.objectStores.map((c) => c.provider);
@@ -53,5 +57,26 @@ export class PreprocessController {
       ...(out.context.length > 0 ? { context: out.context } : {}),
       next: NEXT,
     };
+  }
+
+  /** An uploaded file of the task's tenant (another tenant's is not found), within the size cap. */
+  private async readUpload(tenantId: string | undefined, fileId: string, maxBytes: number): Promise<Buffer> {
+    if (!tenantId) {
+      throw new FileSourceError('the task names no tenant: its uploaded files cannot be read');
+    }
+    const file = await this.files.get(tenantId, fileId);
+    if (!file) {
+      throw new FileSourceError(`uploaded file ${fileId} not found`);
+    }
+    if (file.size > maxBytes) {
+      throw new FileSourceError(
+        `uploaded file ${fileId} is ${file.size} bytes, over the limit of ${maxBytes} bytes`,
+      );
+    }
+    const read = await this.files.read(tenantId, fileId);
+    if (!read) {
+      throw new FileSourceError(`uploaded file ${fileId} not found`);
+    }
+    return read.content;
   }
 }

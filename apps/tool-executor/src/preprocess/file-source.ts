@@ -6,12 +6,19 @@ import type { ObjectReader } from './object-store';
 /** A file that cannot be read: refused, missing, too large, or in a store this deployment does not read. */
 export class FileSourceError extends Error {}
 
+/** Reads the run's tenant's uploaded files by id. */
+export interface UploadReader {
+  read(fileId: string, maxBytes: number): Promise<Buffer>;
+}
+
 export interface FileSourceOptions {
   /** Directory local files are read from; nothing outside it is read. */
   root: string;
   maxBytes: number;
   /** The object stores (mapping.provider other than local); none: such a file cannot be read. */
   objects?: ObjectReader;
+  /** The tenant's uploaded files (`file_id`); none: such a file cannot be read. */
+  uploads?: UploadReader;
   signal?: AbortSignal;
 }
 
@@ -35,11 +42,17 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * Reads a file of the run: from its object store (an object store mapping, `<bucket>/<key>`), else
- * from under the root. Refuses paths that leave the root (`..`, absolute paths elsewhere, symlinks
+ * Reads a file of the run: an upload from the tenant's file store (`file_id`), from its object store
+ * (an object store mapping, `<bucket>/<key>`), else from under the root. Refuses paths that leave the root (`..`, absolute paths elsewhere, symlinks
  * pointing out) and files over the size cap.
  */
 export async function readOriginFile(file: OriginFile, opts: FileSourceOptions): Promise<Buffer> {
+  if (file.file_id !== undefined) {
+    if (!opts.uploads) {
+      throw new FileSourceError('uploaded files cannot be read here');
+    }
+    return opts.uploads.read(file.file_id, opts.maxBytes);
+  }
   const mapping = file.mapping;
   if (mapping && mapping.provider !== 'local') {
     if (!opts.objects) {

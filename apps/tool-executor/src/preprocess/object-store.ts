@@ -1,7 +1,8 @@
-import { GetObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { ObjectStoreConnection, ObjectStoreProvider } from '@switchyard/config';
 import { objectLocationOf } from '@switchyard/contracts';
+import { s3ClientFor } from '@switchyard/persistence';
 import { FileSourceError } from './file-source';
 
 /** Reads a run's files from the object stores the deployment enabled (SWITCHYARD_OBJECT_STORES). */
@@ -71,14 +72,7 @@ export class ObjectStores implements ObjectReader {
           `object store "${provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`,
         );
       }
-      client = new S3Client({
-        region: c.region,
-        ...(c.endpoint ? { endpoint: c.endpoint } : {}),
-        forcePathStyle: c.forcePathStyle,
-        credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
-        // Its own retries stay (throttling, 5xx); what is left is retried with the task.
-        maxAttempts: 3,
-      });
+      client = s3ClientFor(c);
       this.clients.set(provider, client);
     }
     return client;

@@ -1,5 +1,5 @@
 import { ConfigException, loadConfig } from './load-config';
-import { objectStoreConnections, objectStoresEnvSchema } from './object-stores';
+import { fileStoreLocation, objectStoreConnections, objectStoresEnvSchema } from './object-stores';
 
 const problems = (env: NodeJS.ProcessEnv): string[] => {
   try {
@@ -86,5 +86,49 @@ describe(objectStoreConnections.name, () => {
     expect(problems({ SWITCHYARD_OBJECT_STORES: 'tencent', ...keys })).toEqual([
       expect.stringMatching(/^SWITCHYARD_S3_TENCENT_ENDPOINT \(not set\)/),
     ]);
+  });
+});
+
+describe('SWITCHYARD_FILE_STORE', () => {
+  const where = (env: NodeJS.ProcessEnv) => {
+    try {
+      return fileStoreLocation(env);
+    } catch (err) {
+      if (err instanceof ConfigException) {
+        return err.problems;
+      }
+      throw err;
+    }
+  };
+
+  it('is Postgres by default or when said', () => {
+    expect(where({})).toBeNull();
+    expect(where({ SWITCHYARD_FILE_STORE: 'postgres' })).toBeNull();
+  });
+
+  it('names an enabled store, a bucket and an optional prefix (one trailing slash)', () => {
+    const env = { SWITCHYARD_OBJECT_STORES: 'aws,gcs' };
+    expect(where({ ...env, SWITCHYARD_FILE_STORE: 'aws:sy-files' })).toEqual({
+      provider: 'aws',
+      bucket: 'sy-files',
+      prefix: '',
+    });
+    expect(where({ ...env, SWITCHYARD_FILE_STORE: 'gcs:sy.files/prod/tenants/' })).toEqual({
+      provider: 'gcs',
+      bucket: 'sy.files',
+      prefix: 'prod/tenants/',
+    });
+  });
+
+  it('refuses a store not enabled, or a value of another shape, naming the variable', () => {
+    expect(where({ SWITCHYARD_OBJECT_STORES: 'aws', SWITCHYARD_FILE_STORE: 'tencent:files' })).toEqual([
+      'SWITCHYARD_FILE_STORE ("tencent:files"): "tencent" is not an object store this deployment enabled (SWITCHYARD_OBJECT_STORES: aws)',
+    ]);
+    expect(where({ SWITCHYARD_FILE_STORE: 's3://files' })).toEqual([
+      'SWITCHYARD_FILE_STORE ("s3://files"): must be "postgres" or <provider>:<bucket>[/<prefix>]',
+    ]);
+    expect(where({ SWITCHYARD_OBJECT_STORES: 'aws', SWITCHYARD_FILE_STORE: 'aws:No_Bucket' })).toHaveLength(
+      1,
+    );
   });
 });

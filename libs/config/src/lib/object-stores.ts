@@ -96,3 +96,50 @@ export function objectStoreConnections(env: NodeJS.ProcessEnv = process.env): Ob
     };
   });
 }
+
+/** Where the tenant's files (uploads and the files runs make) keep their bytes. */
+export interface FileStoreLocation {
+  provider: ObjectStoreProvider;
+  bucket: string;
+  /** Put before every key (`''`, or ending in `/`). */
+  prefix: string;
+}
+
+const FILE_STORE = /^([a-z]+):([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/;
+
+/**
+ * `SWITCHYARD_FILE_STORE`: `postgres` (the default: bytes in the `files` table, for development
+ * and small deployments) or `<provider>:<bucket>[/<prefix>]` — an object store this deployment
+ * enabled in SWITCHYARD_OBJECT_STORES (its connection from `SWITCHYARD_S3_<PROVIDER>_*`).
+ * Null for postgres; a bad value throws ConfigException naming the variable.
+ */
+export function fileStoreLocation(env: NodeJS.ProcessEnv = process.env): FileStoreLocation | null {
+  const schema = z.object({
+    SWITCHYARD_FILE_STORE: z
+      .string()
+      .default('postgres')
+      .transform((v, ctx) => {
+        const value = v.trim();
+        if (value === '' || value === 'postgres') {
+          return null;
+        }
+        const m = FILE_STORE.exec(value);
+        if (!m) {
+          ctx.addIssue({ code: 'custom', message: 'must be "postgres" or <provider>:<bucket>[/<prefix>]' });
+          return z.NEVER;
+        }
+        const provider = m[1] as ObjectStoreProvider;
+        const enabled = loadConfig(objectStoresEnvSchema, env).SWITCHYARD_OBJECT_STORES;
+        if (!enabled.includes(provider)) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${m[1]}" is not an object store this deployment enabled (SWITCHYARD_OBJECT_STORES: ${enabled.join(', ') || 'none'})`,
+          });
+          return z.NEVER;
+        }
+        const prefix = (m[3] ?? '').replace(/^\/+|\/+$/g, '');
+        return { provider, bucket: m[2], prefix: prefix ? `${prefix}/` : '' };
+      }),
+  });
+  return loadConfig(schema, env).SWITCHYARD_FILE_STORE;
+}

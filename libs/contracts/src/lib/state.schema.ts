@@ -113,6 +113,8 @@ export const OriginFileSchema = z.object({
   name: z.string().min(1),
   type: z.string().min(1),
   local_path: z.string().optional(),
+  /** A file the tenant uploaded (`POST /v1/files`), read from the deployment's file store. */
+  file_id: z.string().uuid().optional(),
   mapping: z
     .object({
       provider: z.enum(['aliyun', 'tencent', 'aws', 'gcs', 'local']),

@@ -27,6 +27,7 @@ import { Webhooks1700000000051 } from '../migrations/1700000000051-webhooks';
 import { DelayedRuns1700000000052 } from '../migrations/1700000000052-delayed-runs';
 import { Crons1700000000053 } from '../migrations/1700000000053-crons';
 import { NodeTimeouts1700000000054 } from '../migrations/1700000000054-node-timeouts';
+import { FileObjects1700000000055 } from '../migrations/1700000000055-file-objects';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -81,6 +82,7 @@ export const MIGRATIONS = [
   DelayedRuns1700000000052,
   Crons1700000000053,
   NodeTimeouts1700000000054,
+  FileObjects1700000000055,
 ];
 
 export function dataSourceOptions(

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 
 // s3rver ships no types: what is used of it.
 interface S3rverInstance {
@@ -64,6 +70,25 @@ export class S3Server {
 
   async put(bucket: string, key: string, body: string | Buffer): Promise<void> {
     await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+  }
+
+  /** The object's bytes, or null when there is none. */
+  async get(bucket: string, key: string): Promise<Buffer | null> {
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return Buffer.from(await res.Body!.transformToByteArray());
+    } catch (err) {
+      if ((err as { name?: string }).name === 'NoSuchKey') {
+        return null;
+      }
+      throw err;
+    }
+  }
+
+  /** Every key in the bucket, sorted. */
+  async keys(bucket: string): Promise<string[]> {
+    const res = await this.client.send(new ListObjectsV2Command({ Bucket: bucket }));
+    return (res.Contents ?? []).map((o) => o.Key as string).sort();
   }
 
   async stop(): Promise<void> {

@@ -24,7 +24,7 @@ import {
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
-import { PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persistence';
+import { FileStore, PgStateSource, type RunInput, type RunWaiting } from '@switchyard/persistence';
 import {
   SpanKind,
   inSpan,
@@ -96,15 +96,31 @@ export class RunsService {
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
+    @Inject(FileStore) private readonly files: FileStore,
   ) {}
 
   /**
-   * A run's files must be where the deployment can read them: an object store mapping names a
-   * provider in SWITCHYARD_OBJECT_STORES and a `<bucket>/<key>` path — refused now (400 naming the
-   * file), not when the preprocess step finds it cannot read the file.
+   * A run's files must be where the deployment can read them: an uploaded file (`file_id`) is one
+   * of the tenant's, an object store mapping names a provider in SWITCHYARD_OBJECT_STORES and a
+   * `<bucket>/<key>` path — refused now (400 naming the file), not when the preprocess step finds
+   * it cannot read the file.
    */
-  private assertFilesReachable(files: readonly OriginFile[]): void {
+  private async assertFilesReachable(tenantId: string, files: readonly OriginFile[]): Promise<void> {
+    const uploads = files.flatMap((f) => (f.file_id ? [f.file_id] : []));
+    const known = uploads.length ? await this.files.existing(tenantId, uploads) : new Set<string>();
     files.forEach((file, i) => {
+      if (file.file_id && (file.local_path !== undefined || file.mapping)) {
+        throw ApiException.invalidField(
+          `input.files.${i}`,
+          'a file is one of: file_id (an upload), local_path, or mapping — not several',
+        );
+      }
+      if (file.file_id && !known.has(file.file_id)) {
+        throw ApiException.invalidField(
+          `input.files.${i}.file_id`,
+          `no file ${file.file_id} of this tenant: upload it with POST /v1/files first`,
+        );
+      }
       const mapping = file.mapping;
       if (!mapping || mapping.provider === 'local') {
         return;
@@ -154,7 +170,7 @@ export class RunsService {
     branch: { fork: RunFork; pinned?: PinnedAgent } | undefined,
     traceParent: string | null,
   ): Promise<{ created: boolean; run: CreatedRun }> {
-    this.assertFilesReachable(body.input.files ?? []);
+    await this.assertFilesReachable(tenantId, body.input.files ?? []);
     const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
     const runId = randomUUID();
     let held = false;
