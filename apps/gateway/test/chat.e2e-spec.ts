@@ -220,6 +220,27 @@ describe('chat', () => {
     ]);
   });
 
+  it('attaches a file: uploaded at once, read by the run that the message starts', async () => {
+    await page.getByTestId('new-chat').click();
+    const notes = '# Field notes\n\nThe hangar door sticks in the cold.\n';
+    await page.getByTestId('chat-attach').setInputFiles({
+      name: 'notes.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(notes),
+    });
+    await page.waitForSelector('[data-testid="chat-attachment"]:has-text("notes.md")');
+    await page.getByTestId('chat-input').fill('what is 2+3*4?');
+    await page.getByTestId('chat-send').click();
+    await page.waitForURL(/#\/chat\/[0-9a-f-]{36}$/);
+    await answered(page, 1);
+    expect(await page.getByTestId('chat-attachment').count()).toBe(0);
+    const state = await stack.api('GET', `/v1/threads/${threadOf(page)}/state`);
+    expect(state.body.origin_files).toEqual([
+      { name: 'notes.md', type: 'text/markdown', file_id: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    ]);
+    expect(state.body.preprocessed_files.documents['notes.md']).toMatchObject({ text: notes });
+  });
+
   it('threw no errors in the page all along', () => {
     expect(pageErrors).toEqual([]);
   });

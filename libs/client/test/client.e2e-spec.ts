@@ -152,6 +152,35 @@ describe('@switchyard/client against the gateway', () => {
     });
   });
 
+  it('lists and deletes threads and uploads, reads and deletes files, with the shapes its types say', async () => {
+    const sy = client();
+    const run = await sy.runs.create({ input: { prompt: 'what is 2+3*4?' } });
+    await sy.runs.wait(run.run_id);
+    const page = await sy.threads.list({ limit: 200 });
+    const thread = page.threads.find((t) => t.thread_id === run.thread_id)!;
+    // Exactly the fields `Thread` declares, with their types.
+    expect(Object.keys(thread).sort()).toEqual(
+      ['active_run_id', 'agent_id', 'created_at', 'thread_id', 'title', 'turns', 'version'].sort(),
+    );
+    expect(thread).toMatchObject({ agent_id: 'default', active_run_id: null, turns: 1 });
+    expect(typeof thread.version).toBe('number');
+    expect(await sy.threads.get(run.thread_id)).toEqual(thread);
+
+    const file = await sy.files.upload(new Blob(['hello'], { type: 'text/plain' }), 'hello.txt');
+    expect(Object.keys(file).sort()).toEqual(['created_at', 'id', 'mime_type', 'name', 'run_id', 'size']);
+    expect(file).toMatchObject({ name: 'hello.txt', mime_type: 'text/plain', size: 5, run_id: null });
+    expect(await sy.files.get(file.id)).toEqual(file);
+    await sy.files.delete(file.id);
+    expect(await sy.files.get(file.id).catch((e: unknown) => e)).toMatchObject({ status: 404 });
+
+    expect(await sy.threads.delete(run.thread_id)).toEqual({
+      deleted: true,
+      thread_id: run.thread_id,
+      runs_deleted: 1,
+    });
+    expect(await sy.threads.get(run.thread_id).catch((e: unknown) => e)).toMatchObject({ status: 404 });
+  });
+
   it("ends a stream at its lifetime with a close event, and the client carries on to the run's end", async () => {
     const sy = client();
     const run = await sy.runs.create({ input: { prompt: '[ask] greet me' } });

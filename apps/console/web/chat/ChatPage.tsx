@@ -14,6 +14,8 @@ import { type ActiveRun, activeRunKey, activeRuns } from './active-runs';
 import { useTypewriter } from './typewriter';
 
 type Message = { role: 'user' | 'assistant' | 'system'; content: string };
+/** A file attached to a message: uploaded at once, read by the run as `input.files[].file_id`. */
+type Attachment = { name: string; type: string; file_id: string };
 
 const errorText = (err: unknown): string =>
   err instanceof SwitchyardApiError ? err.message : `the gateway could not be reached: ${String(err)}`;
@@ -61,19 +63,36 @@ function ThreadList({ client, current }: { client: SwitchyardClient; current?: s
   );
 }
 
-/** The box a message is written in; Enter sends, Shift+Enter breaks the line. */
+/** The box a message is written in; Enter sends, Shift+Enter breaks the line; files attach to it. */
 function Composer({
+  client,
   onSend,
   disabled,
   children,
 }: {
-  onSend: (prompt: string) => Promise<void>;
+  client: SwitchyardClient;
+  onSend: (prompt: string, files: Attachment[]) => Promise<void>;
   disabled: boolean;
   children?: React.ReactNode;
 }) {
   const [prompt, setPrompt] = useState('');
+  const [files, setFiles] = useState<Attachment[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const attach = async (chosen: FileList | null) => {
+    setError('');
+    setBusy(true);
+    try {
+      for (const f of Array.from(chosen ?? [])) {
+        const stored = await client.files.upload(f, f.name);
+        setFiles((prev) => [...prev, { name: stored.name, type: stored.mime_type, file_id: stored.id }]);
+      }
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  };
   const send = async (e?: FormEvent) => {
     e?.preventDefault();
     const text = prompt.trim();
@@ -83,8 +102,9 @@ function Composer({
     setBusy(true);
     setError('');
     try {
-      await onSend(text);
+      await onSend(text, files);
       setPrompt('');
+      setFiles([]);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -107,9 +127,38 @@ function Composer({
         onChange={(e) => setPrompt(e.target.value)}
         onKeyDown={onKey}
       />
+      <label className="attach">
+        Attach
+        <input
+          type="file"
+          multiple
+          data-testid="chat-attach"
+          disabled={busy}
+          onChange={(e) => {
+            void attach(e.target.files);
+            e.target.value = '';
+          }}
+        />
+      </label>
       <button data-testid="chat-send" disabled={busy || disabled || !prompt.trim()}>
         Send
       </button>
+      {files.length > 0 && (
+        <div className="attachments">
+          {files.map((f) => (
+            <span key={f.file_id} className="attachment" data-testid="chat-attachment">
+              {f.name}
+              <button
+                type="button"
+                title="Remove"
+                onClick={() => setFiles((prev) => prev.filter((x) => x.file_id !== f.file_id))}
+              >
+                ×
+              </button>
+            </span>
+          ))}
+        </div>
+      )}
       {children}
       {error && (
         <p className="error" data-testid="chat-error">
@@ -122,8 +171,8 @@ function Composer({
 
 function NewConversation({ client }: { client: SwitchyardClient }) {
   const queries = useQueryClient();
-  const send = async (prompt: string) => {
-    const run = await client.runs.create({ input: { prompt } });
+  const send = async (prompt: string, files: Attachment[]) => {
+    const run = await client.runs.create({ input: { prompt, ...(files.length ? { files } : {}) } });
     activeRuns.put(run.thread_id, {
       prompt,
       before: 0,
@@ -136,7 +185,7 @@ function NewConversation({ client }: { client: SwitchyardClient }) {
     <div className="conversation">
       <h2 data-testid="chat-title">New conversation</h2>
       <div className="messages" />
-      <Composer onSend={send} disabled={false} />
+      <Composer client={client} onSend={send} disabled={false} />
     </div>
   );
 }
@@ -313,8 +362,11 @@ function Conversation({ client, threadId }: { client: SwitchyardClient; threadId
     active?.before ?? (active ? Math.max(0, history.map((m) => m.role).lastIndexOf('user')) : history.length);
   const shown = active ? history.slice(0, before) : history;
   const prompt = active ? (history[before]?.role === 'user' ? history[before].content : active.prompt) : null;
-  const send = async (text: string) => {
-    const run = await client.runs.create({ input: { prompt: text }, thread_id: threadId });
+  const send = async (text: string, files: Attachment[]) => {
+    const run = await client.runs.create({
+      input: { prompt: text, ...(files.length ? { files } : {}) },
+      thread_id: threadId,
+    });
     start({ prompt: text, before: history.length, transcript: new RunTranscript(run.run_id).snapshot() });
   };
   const running = view && !view.ended;
@@ -348,7 +400,7 @@ function Conversation({ client, threadId }: { client: SwitchyardClient; threadId
           </p>
         )}
       </div>
-      <Composer onSend={send} disabled={!!running}>
+      <Composer client={client} onSend={send} disabled={!!running}>
         {running && (
           <button
             type="button"

@@ -12,6 +12,7 @@ import type {
   RunAction,
   RunEvent,
   RunPage,
+  StoredFile,
   Thread,
   ThreadPage,
   ThreadState,
@@ -183,6 +184,20 @@ export class SwitchyardClient {
       this.request('POST', `/v1/collections/${enc(id)}/search`, { body, idempotent: true }),
   };
 
+  /** The tenant's files: uploads a run reads (`input.files[].file_id`, a graph run's Begin form), files runs made. */
+  readonly files = {
+    /** Uploads a file (≤ 20 MiB); not retried (each upload is a new file). */
+    upload: (content: Blob, name: string): Promise<StoredFile> => {
+      const form = new FormData();
+      form.append('file', content, name);
+      return this.request<StoredFile>('POST', '/v1/files', { body: form, idempotent: false });
+    },
+    get: (id: string): Promise<StoredFile> =>
+      this.request<StoredFile>('GET', `/v1/files/${enc(id)}`, { idempotent: true }),
+    delete: (id: string): Promise<unknown> =>
+      this.request('DELETE', `/v1/files/${enc(id)}`, { idempotent: true }),
+  };
+
   readonly tools = {
     list: (): Promise<unknown> => this.request('GET', '/v1/tools', { idempotent: true }),
   };
@@ -281,7 +296,8 @@ export class SwitchyardClient {
       Accept: 'application/json',
       Authorization: `Bearer ${opts.admin ? (this.opts.adminToken ?? '') : this.opts.apiKey}`,
     };
-    if (opts.body !== undefined) {
+    const form = opts.body instanceof FormData;
+    if (opts.body !== undefined && !form) {
       headers['Content-Type'] = 'application/json';
     }
     const attempts = opts.idempotent ? this.maxAttempts : 1;
@@ -291,7 +307,10 @@ export class SwitchyardClient {
         res = await this.fetch(`${this.baseUrl}${path}`, {
           method,
           headers,
-          ...(opts.body !== undefined ? { body: JSON.stringify(opts.body) } : {}),
+          // A form sets its own multipart Content-Type (with the boundary).
+          ...(opts.body !== undefined
+            ? { body: form ? (opts.body as FormData) : JSON.stringify(opts.body) }
+            : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
         });
       } catch (err) {

@@ -73,6 +73,17 @@ export interface ResetEvent {
   ts: number;
 }
 
+/** A file of the tenant (`POST /v1/files`, `GET /v1/files/:id`). */
+export interface StoredFile {
+  id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  /** The run whose component made it; null for an upload. */
+  run_id: string | null;
+  created_at: string;
+}
+
 /** A thread (`GET /v1/threads/:id`). */
 export interface Thread {
   thread_id: string;
