@@ -390,6 +390,21 @@ describe('full data by reference (seed 001: extract_data_by_path)', () => {
     expect(answer.content).toContain('customer 4000');
   });
 
+  it('the output node reads kept data itself when the planner answered without it', async () => {
+    const r = await run('[sql-big-output] who placed order 4000?');
+    expect(r.status).toBe('succeeded');
+    // The planner did not read it: the output node did, with the same tool, before answering.
+    expect(r.actions.some((a) => a.node === 'extract_data_by_path')).toBe(false);
+    const output = r.actions.find((a) => a.node === 'output')!;
+    const reference = (r.sql.result as { reference: string }).reference;
+    expect(output.preparation).toContain(`read kept data: ${reference}/rows/3999`);
+    expect((output.result as { answer: string }).answer).toBe('Order 4000: [4000,"customer 4000"]');
+    // Offered the tool (its rule needs it); the reference it read came from the prompt's catalogue.
+    const requests = (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { rule: string | null }[];
+    expect(requests.filter((q) => q.rule === 'output-bigout-extract')).toHaveLength(1);
+    expect(requests.filter((q) => q.rule === 'output-bigout-answer')).toHaveLength(1);
+  });
+
   it('says where a path breaks, and finds no output of another thread or tenant', async () => {
     const first = await run('[sql-big] which customer placed order 4000?');
     const reference = (first.sql.result as { reference: string }).reference;

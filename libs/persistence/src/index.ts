@@ -13,3 +13,11 @@ export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from
 export { preparedQuery, statementName } from './lib/prepared-query';
 export { deleteThreads } from './lib/thread-deletion';
 export { writeSnapshot, compactHistory } from './lib/state-snapshots';
+export {
+  DataNotFoundError,
+  EXTRACT_DATA_TOOL,
+  type ExtractDataInput,
+  extractData,
+  extractDataInputSchema,
+  pointerTokens,
+} from './lib/tool-output-extract';

@@ -23,3 +23,4 @@ export {
   type AttemptFailure,
 } from './lib/todo-graph';
 export { rewindPatch, forkDelta } from './lib/fork';
+export { dataCatalogue } from './lib/data-catalogue';

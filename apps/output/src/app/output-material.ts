@@ -5,6 +5,7 @@ import {
   type Todo,
   describeUserContext,
 } from '@switchyard/contracts';
+import { dataCatalogue } from '@switchyard/state';
 
 /** Everything of the turn an output tool writes from (seed 003: the end node hands it all over). */
 export interface OutputMaterial {
@@ -26,6 +27,8 @@ export interface OutputMaterial {
   unfinished: string[];
   /** Raw results (or errors) of the turn's tool steps. */
   results: string[];
+  /** The thread's outputs kept whole (a preview in their action): what `extract_data_by_path` reads ('' without). */
+  catalogue: string;
 }
 
 // Nodes whose actions are bookkeeping, not results to answer from.
@@ -60,6 +63,7 @@ export function gatherMaterial(state: Readonly<RuntimeState>): OutputMaterial {
     results: actions
       .filter((a) => !NON_EVIDENCE.has(a.node))
       .map((a) => cut(`- ${a.node}: ${a.error ? `error: ${a.error.message}` : text(a.result)}`)),
+    catalogue: dataCatalogue(state),
   };
 }
 
@@ -76,6 +80,7 @@ export function materialSections(m: OutputMaterial): string {
     section('Failed tasks (say in the answer what could not be done, and why)', m.failed),
     section('Tasks not finished', m.unfinished),
     m.results.length ? section('Results', m.results) : 'No tool was used.',
+    m.catalogue,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -60,7 +60,9 @@ export class OutputController {
 
     // The three calls are independent: run them side by side so the title costs no latency.
     const [markdown, structured, title] = await Promise.all([
-      choice.tools.includes('output') ? this.markdown.write(material, emitToken, signal) : undefined,
+      choice.tools.includes('output')
+        ? this.markdown.write(material, emitToken, signal, task.run_id)
+        : undefined,
       format
         ? this.structuredTool.respond(format, material, signal)
         : choice.tools.includes('output_structured')
@@ -89,6 +91,9 @@ export class OutputController {
     const notes = [
       `Output tools: ${choice.tools.join(', ')}${choice.dropped.length ? ` (not served: ${choice.dropped.join(', ')})` : ''}`,
       `material: ${material.context.length} context entries, ${material.completed.length} completed and ${material.failed.length} failed todos, ${material.results.length} results`,
+      markdown?.reads.length
+        ? `read kept data: ${markdown.reads.map((r) => `${r.reference}${r.path}${r.error ? ` (${r.error})` : ''}`).join(', ')}`
+        : '',
       structured ? structured.note : '',
       title ? title.note : 'kept the thread title',
       `model ${this.models.modelName}`,
