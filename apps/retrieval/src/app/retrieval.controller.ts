@@ -77,7 +77,8 @@ export class RetrievalController implements OnApplicationBootstrap {
     return this.runtime.execute(data, ctx, (input: NodeInput) =>
       this.tools.run(RETRIEVAL_TOOL, input, async () => {
         const args = toolArgs(input.state, input.task, RetrievalArgsSchema);
-        const tenantId = await this.tenantOf(input.task.run_id);
+        // The task names its tenant; a task published before it did is looked up by its run.
+        const tenantId = input.task.tenant_id ?? (await this.tenantOf(input.task.run_id));
         const blocks = await this.store.getCollections(
           tenantId,
           args.data_source.map((d) => d.id),
