@@ -1,3 +1,4 @@
+import Ajv from 'ajv';
 import OpenAI from 'openai';
 import type { RunEvent } from '@switchyard/contracts';
 import { TestStack, readSse, waitFor } from '@switchyard/testing';
@@ -674,6 +675,73 @@ describe('OpenAPI and resume', () => {
     const ui = await fetch(`${stack.gatewayUrl}/docs`);
     expect(ui.status).toBe(200);
     expect(await ui.text()).toContain('swagger');
+  });
+
+  it('answers what its OpenAPI document says: real responses validate against the documented schemas', async () => {
+    const doc = (await http('GET', '/docs/json')).json;
+    // OpenAPI 3.0 schemas (nullable), objects closed: a field the API sends but the document lacks fails.
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    // OpenAPI 3.0 says `exclusiveMinimum: true` beside `minimum`; JSON Schema (ajv) wants the bound.
+    const jsonSchema = (v: unknown): unknown => {
+      if (Array.isArray(v)) {
+        return v.map(jsonSchema);
+      }
+      if (!v || typeof v !== 'object') {
+        return v;
+      }
+      const o = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsonSchema(x)]));
+      for (const [flag, bound] of [
+        ['exclusiveMinimum', 'minimum'],
+        ['exclusiveMaximum', 'maximum'],
+      ]) {
+        if (o[flag] === true) {
+          o[flag] = o[bound];
+          delete o[bound];
+        } else if (o[flag] === false) {
+          delete o[flag];
+        }
+      }
+      return o;
+    };
+    const check = (path: string, method: string, status: number, value: unknown) => {
+      const schema = doc.paths[path][method].responses[status].content['application/json'].schema;
+      const valid = ajv.validate(jsonSchema(schema) as object, value);
+      expect({ path, method, status, errors: valid ? null : ajv.errors }).toEqual({
+        path,
+        method,
+        status,
+        errors: null,
+      });
+    };
+    const t = await tenantWithKey('openapi-shapes');
+    const created = await http('POST', '/v1/runs', {
+      key: t.key,
+      body: { input: { prompt: 'what is 2+3*4?' } },
+    });
+    check('/v1/runs', 'post', 202, created.json);
+    await waitFor('the run to end', async () => {
+      const r = await http('GET', `/v1/runs/${created.json.run_id}`, { key: t.key });
+      return r.json.status === 'succeeded';
+    });
+    check(
+      '/v1/runs/{run_id}',
+      'get',
+      200,
+      (await http('GET', `/v1/runs/${created.json.run_id}`, { key: t.key })).json,
+    );
+    check('/v1/runs', 'get', 200, (await http('GET', '/v1/runs', { key: t.key })).json);
+    check(
+      '/v1/threads/{thread_id}/runs',
+      'get',
+      200,
+      (await http('GET', `/v1/threads/${created.json.thread_id}/runs`, { key: t.key })).json,
+    );
+    check(
+      '/v1/runs/{run_id}/actions',
+      'get',
+      200,
+      (await http('GET', `/v1/runs/${created.json.run_id}/actions`, { key: t.key })).json,
+    );
   });
 
   it('answers 409 run_not_waiting to a resume of a run that is not waiting', async () => {

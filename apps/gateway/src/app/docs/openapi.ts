@@ -8,6 +8,7 @@ import {
   CreateCollectionSchema,
   IngestDocumentsSchema,
   IngestedSchema,
+  ReindexSchema,
   SearchRequestSchema,
   SearchResponseSchema,
 } from '../knowledge/collections.controller';
@@ -37,22 +38,9 @@ import {
 import { CreateRunSchema, ResumeSchema, RunPrioritySchema } from '../runs/run.dto';
 import { ForkSchema } from '../threads/threads.controller';
 import { StoredFileSchema } from '../files/files.controller';
-import { ApiErrorCode } from '../http/api.exception';
+import { langGraphPaths } from './openapi-langgraph';
+import { body, common, err, id, ok, query } from './openapi-parts';
 
-// The OpenAPI description is generated from the zod schemas the gateway validates with, so the
-// two cannot drift apart.
-const json = (s: z.ZodType) =>
-  z.toJSONSchema(s, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' });
-const out = (s: z.ZodType) =>
-  z.toJSONSchema(s, { target: 'openapi-3.0', io: 'output', unrepresentable: 'any' });
-
-const ErrorSchema = z.object({
-  error: z.object({
-    code: z.enum(Object.values(ApiErrorCode) as [string, ...string[]]),
-    message: z.string(),
-    details: z.unknown().optional(),
-  }),
-});
 const Usage = z.object({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
@@ -74,6 +62,8 @@ const RunSchema = z.object({
   run_id: z.string().uuid(),
   thread_id: z.string().uuid(),
   agent_id: z.string(),
+  // The agent version the run pinned (null: the built-in agent, or a draft).
+  agent_version_id: z.string().uuid().nullable(),
   turn: z.number().nullable(),
   status: RunStatusSchema,
   priority: RunPrioritySchema,
@@ -97,40 +87,10 @@ const RunSchema = z.object({
 });
 const RunWithModelUsageSchema = RunSchema.extend({ usage_by_model: UsageByModelSchema });
 
-const err = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: out(ErrorSchema) } },
-});
 const WebhookSecretSchema = z.object({ secret: z.string(), header: z.literal('X-Switchyard-Signature') });
 
-const ok = (description: string, schema?: z.ZodType) => ({
-  description,
-  ...(schema ? { content: { 'application/json': { schema: out(schema) } } } : {}),
-});
-const body = (schema: z.ZodType) => ({
-  required: true,
-  content: { 'application/json': { schema: json(schema) } },
-});
-const id = (name: string) => ({
-  name,
-  in: 'path',
-  required: true,
-  schema: { type: 'string', format: 'uuid' },
-});
-const query = (name: string, schema: Record<string, unknown>, description?: string) => ({
-  name,
-  in: 'query',
-  required: false,
-  schema,
-  ...(description ? { description } : {}),
-});
 const admin = {
   401: err('missing or wrong admin token'),
-};
-const common = {
-  401: err('missing, unknown or revoked API key'),
-  404: err('no such resource for this tenant'),
-  429: err('rate limited (see Retry-After)'),
 };
 
 export function buildOpenApi(): OpenAPIObject {
@@ -886,6 +846,18 @@ export function buildOpenApi(): OpenAPIObject {
           },
         },
       },
+      '/v1/collections/{id}/reindex': {
+        post: {
+          summary: "Index the collection's stored documents again (every index set, or the one named)",
+          parameters: [id('id')],
+          requestBody: body(ReindexSchema),
+          responses: {
+            202: ok("the index sets' statuses"),
+            400: err('unknown index set (details name index_name)'),
+            ...common,
+          },
+        },
+      },
       '/v1/collections/{id}/search': {
         post: {
           summary: 'Search a collection (vector, fulltext or hybrid)',
@@ -911,6 +883,26 @@ export function buildOpenApi(): OpenAPIObject {
           responses: { 200: ok('`{secret, header}`', WebhookSecretSchema), ...common },
         },
       },
+      '/mcp': {
+        post: {
+          summary:
+            "The tenant's agents as an MCP server (Streamable HTTP, stateless): JSON-RPC tools/list, tools/call",
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: {
+            200: {
+              description: 'the JSON-RPC answer, or its progress and answer as text/event-stream',
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'text/event-stream': { schema: { type: 'string' } },
+              },
+            },
+            401: common[401],
+          },
+        },
+        get: { summary: 'No server-initiated stream (stateless)', responses: { 405: ok('POST only') } },
+        delete: { summary: 'No session to end (stateless)', responses: { 405: ok('POST only') } },
+      },
+      ...langGraphPaths(),
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },
       '/readyz': {
         get: {
