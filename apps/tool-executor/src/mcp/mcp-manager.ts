@@ -120,7 +120,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
 
   async call({ task, state, signal }: NodeInput): Promise<NodeOutput> {
     const args = toolArgs(state, task, AnyArgs);
-    const { spec, found, result } = await this.callTool(task.run_id, task.node, args, signal);
+    const { spec, found, result } = await this.callTool(task.run_id, task.tenant_id, task.node, args, signal);
     const out = capToolOutput(result, spec.maxOutputBytes);
     const texts = out.content.flatMap((b) =>
       b.type === 'text' ? [b.text] : b.type === 'resource' && b.text !== undefined ? [b.text] : [],
@@ -151,7 +151,13 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Calls node's tool for a run of the server's tenant; a tool's own error is an McpCallError. */
-  private async callTool(runId: string, node: string, args: Record<string, unknown>, signal: AbortSignal) {
+  private async callTool(
+    runId: string,
+    tenantId: string | undefined,
+    node: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ) {
     let found = this.byNode.get(node);
     if (!found) {
       // Another replica registered the node while this one is still connecting: wait for the list.
@@ -170,7 +176,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
       );
     }
     const spec = served.conn.spec;
-    await this.checkTenant(runId, spec);
+    await this.checkTenant(runId, tenantId, spec);
     const result = await served.conn.call(found.tool, args, signal);
     if (result.isError) {
       throw new McpCallError(
@@ -205,6 +211,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     try {
       const { spec, result } = await this.callTool(
         req.run_id,
+        req.tenant_id,
         req.node,
         req.args,
         AbortSignal.timeout(req.timeout_ms),
@@ -219,12 +226,17 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   // The planner offers a tenant's tools to its own runs only; this holds even if a run names
-  // another tenant's node some other way.
-  private async checkTenant(runId: string, spec: McpServerSpec): Promise<void> {
-    const rows = (await this.ds.query('SELECT tenant_id FROM runs WHERE id = $1', [runId])) as {
-      tenant_id: string;
-    }[];
-    if (rows[0]?.tenant_id !== spec.tenantId) {
+  // another tenant's node some other way. The task (or request) names the run's tenant; one
+  // published before it did is looked up by its run.
+  private async checkTenant(runId: string, tenantId: string | undefined, spec: McpServerSpec): Promise<void> {
+    const tenant =
+      tenantId ??
+      (
+        (await this.ds.query('SELECT tenant_id FROM runs WHERE id = $1', [runId])) as {
+          tenant_id: string;
+        }[]
+      )[0]?.tenant_id;
+    if (tenant !== spec.tenantId) {
       throw new McpCallError('mcp_forbidden', `MCP server ${spec.name} belongs to another tenant`);
     }
   }
