@@ -10,6 +10,7 @@ export {
 export { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './lib/graph.exception';
 export { componentsFromGraph, parseCanvas } from './lib/normalize-dsl';
 export { KNOWN_COMPONENTS, canvasProblems, validateCanvas } from './lib/validate-canvas';
+export { COMPONENTS, type ComponentFacts, componentsWith } from './lib/components';
 export {
   type VariableScope,
   type TemplateSegment,

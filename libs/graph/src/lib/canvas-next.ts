@@ -1,3 +1,4 @@
+import { componentsWith } from './components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { structuredOutputSchema } from './structured-output';
 import { referencedComponents } from './variable-ref';
@@ -76,7 +77,7 @@ export function successorsOf(canvas: Canvas, id: string, outcome: ComponentOutco
 }
 
 /** Components that never skip: they collect input rather than read upstream outputs. */
-const NEVER_SKIPPED = new Set(['Begin', 'UserFillUp']);
+const NEVER_SKIPPED = componentsWith('neverSkipped');
 
 /**
  * RAGFlow's skip rule: a component whose text references name a component that has not run

@@ -1,3 +1,4 @@
+import { COMPONENTS } from './components';
 import { KNOWN_COMPONENTS } from './validate-canvas';
 
 // How long one component may run, in four levels (RAGFlow's Go port; the Python reference has
@@ -8,20 +9,10 @@ import { KNOWN_COMPONENTS } from './validate-canvas';
 
 const S = 1000;
 
-/** The per-class defaults of RAGFlow's `@timeout` decorators (seconds, here in ms). */
-export const COMPONENT_TIMEOUT_TABLE_MS: Readonly<Record<string, number>> = {
-  Switch: 3 * S,
-  VariableAggregator: 3 * S,
-  TavilySearch: 12 * S,
-  TavilyExtract: 600 * S,
-  YahooFinance: 60 * S,
-  // Upstream decorates Invoke with 3 s but requests with its own `timeout` param (60 s default);
-  // the param's default is the one that holds here, so a default Invoke can finish its request.
-  Invoke: 60 * S,
-  ExeSQL: 60 * S,
-  Retrieval: 12 * S,
-  Agent: 1200 * S,
-};
+/** The per-class defaults of RAGFlow's `@timeout` decorators (seconds, here in ms): COMPONENTS' `timeoutMs`. */
+export const COMPONENT_TIMEOUT_TABLE_MS: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(COMPONENTS).flatMap(([name, f]) => (f.timeoutMs === undefined ? [] : [[name, f.timeoutMs]])),
+);
 
 export const DEFAULT_COMPONENT_TIMEOUT_MS = 600 * S;
 const PER_CLASS = /^SWITCHYARD_GRAPH_TIMEOUT_([A-Z0-9]+)_MS$/;

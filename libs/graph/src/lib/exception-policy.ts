@@ -1,10 +1,11 @@
+import { componentsWith } from './components';
 // RAGFlow's exception policy (agent/component/base.py `exception_handler`,
 // `get_exception_default_value`; agent/canvas.py after each component): what a component's
 // failure does to the run, from its params `exception_method`, `exception_default_value` and
 // `exception_goto`.
 
 /** Components that catch their own failure and record `_ERROR` (so a default is not `result`). */
-const SELF_CATCHING = new Set(['Invoke', 'CodeExec', 'TavilySearch', 'YahooFinance']);
+const SELF_CATCHING = componentsWith('selfCatching');
 /** Components whose default value stands in for their `content` (LLM, Agent). */
 const CONTENT_DEFAULT = new Set(['LLM', 'Agent']);
 

@@ -1,47 +1,13 @@
 import { llmRetryProblem } from './llm-retry';
 import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
-import { type z } from 'zod';
-import { WEB_TOOL_COMPONENTS } from '@switchyard/contracts';
-import { CategorizeParamsSchema } from './categorize';
-import { DocGeneratorParamsSchema, ExcelProcessorParamsSchema } from './file-components';
+import { COMPONENTS } from './components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './graph.exception';
 import { parseCanvas } from './normalize-dsl';
-import { SwitchParamsSchema } from './switch';
 import { variableRefPattern } from './variable-ref';
 
-/**
- * RAGFlow's agent components (`agent/component`, `agent/tools`) and its web tools
- * (WEB_TOOL_COMPONENTS), all of which run here: anything else is unknown, refused on save.
- */
-export const KNOWN_COMPONENTS = new Set([
-  'Begin',
-  'Message',
-  'LLM',
-  'Agent',
-  'Switch',
-  'Categorize',
-  'UserFillUp',
-  'VariableAssigner',
-  'VariableAggregator',
-  'StringTransform',
-  'Iteration',
-  'IterationItem',
-  'Loop',
-  'LoopItem',
-  'ExitLoop',
-  'ListOperations',
-  'DataOperations',
-  'Invoke',
-  'Retrieval',
-  'CodeExec',
-  'ExeSQL',
-  'DocGenerator',
-  'ExcelProcessor',
-  'TavilySearch',
-  'YahooFinance',
-  ...WEB_TOOL_COMPONENTS,
-]);
+/** The component classes that run here (COMPONENTS): anything else is unknown, refused on save. */
+export const KNOWN_COMPONENTS: ReadonlySet<string> = new Set(Object.keys(COMPONENTS));
 
 /** An ExeSQL's `db_type` that cannot be queried here (as a component or an Agent's tool). */
 function exeSqlProblem(c: NormalizedComponent, params: unknown, field: string): GraphProblem[] {
@@ -74,18 +40,11 @@ function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
 // Component ids become node names and appear in references, so they keep to RAGFlow's ref syntax.
 const COMPONENT_ID = /^[A-Za-z0-9_:]+$/;
 
-const PARAM_SCHEMAS: Record<string, z.ZodType | undefined> = {
-  Switch: SwitchParamsSchema,
-  Categorize: CategorizeParamsSchema,
-  DocGenerator: DocGeneratorParamsSchema,
-  ExcelProcessor: ExcelProcessorParamsSchema,
-};
-
 function requiredParams(c: NormalizedComponent): GraphProblem[] {
   const problems: GraphProblem[] = [];
   const missing = (field: string, message: string) =>
     problems.push({ code: GraphErrorCode.MissingParam, component: c.id, field, message });
-  const schema = PARAM_SCHEMAS[c.name];
+  const schema = COMPONENTS[c.name]?.params;
   if (schema) {
     const parsed = schema.safeParse(c.params);
     if (!parsed.success) {
