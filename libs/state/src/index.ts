@@ -24,3 +24,5 @@ export {
 } from './lib/todo-graph';
 export { rewindPatch, forkDelta } from './lib/fork';
 export { dataCatalogue } from './lib/data-catalogue';
+export { MemoryStateSource } from './lib/memory-state-source';
+export { type StateSourceUnderTest, stateSourceConformance } from './lib/state-source.conformance';

@@ -9,7 +9,7 @@ import {
   type RuntimeState,
   ZERO_USAGE,
 } from '@switchyard/contracts';
-import { StateCache, applyDelta, emptyState, openTurnPatch } from '@switchyard/state';
+import { StateCache, applyDelta, emptyState, openTurnPatch, stateSourceConformance } from '@switchyard/state';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from './data-source';
 import { PgStateSource } from './pg-state.source';
 import { testDatabaseUrl } from '@switchyard/testing';
@@ -398,4 +398,32 @@ describe(PgStateSource.name, () => {
       }
     });
   });
+});
+
+// The contract every StateSource keeps (the in-memory one passes the same suite).
+stateSourceConformance('PgStateSource', async () => {
+  const url = testDatabaseUrl();
+  await ensureDatabase(url);
+  const ds = await createDataSource(url, { poolSize: 2, name: 'switchyard-conformance' });
+  await runMigrationsLocked(ds);
+  const threads: string[] = [];
+  return {
+    source: new PgStateSource(ds),
+    write: async (threadId, log, snapshots) => {
+      threads.push(threadId);
+      await insertDeltas(
+        ds,
+        threadId,
+        log.map((delta) => ({ task_id: randomUUID(), run_id: randomUUID(), delta })),
+      );
+      for (const state of snapshots) {
+        await insertSnapshot(ds, state);
+      }
+    },
+    close: async () => {
+      await ds.query('DELETE FROM state_deltas WHERE thread_id = ANY($1::uuid[])', [threads]);
+      await ds.query('DELETE FROM state_snapshots WHERE thread_id = ANY($1::uuid[])', [threads]);
+      await ds.destroy();
+    },
+  };
 });
