@@ -13,4 +13,4 @@ echo
 echo "The stack keeps running (logs in tmp/logs/). Ask again (from any shell, in $(pwd)): node dist/tools/demo/src/main.js \"what is 7*6?\""
 echo "Stop it with: bash tools/scripts/stack.sh down"
 echo
-echo "Console: http://127.0.0.1:${GATEWAY_PORT}/console/ (sign in with the API key above)"
+echo "Console: http://127.0.0.1:${GATEWAY_PORT}/console/ (sign in with the API key above); chat: /console/#/chat"

@@ -84,6 +84,9 @@ async function main(): Promise<void> {
   }
   // The same run in the console (sign in with the key; it is kept in the browser tab only).
   out(`\n${bold('console')}: ${gateway}/console/#/runs/${created.run_id}   ${dim(`API key: ${key}`)}\n`);
+  out(
+    `${bold('chat')}: ${gateway}/console/#/chat/${created.thread_id}   ${dim('(the end user’s side: the same thread)')}\n`,
+  );
 }
 
 main().catch((err: Error) => {
