@@ -1340,8 +1340,8 @@ describe('threads.prune with langgraph-sdk 1.15.0', () => {
   });
 });
 
-describe('assistants: count, and the routes not answered yet', () => {
-  it('counts assistants as search finds them; refuses create, update, delete, latest, graph and schemas naming them', async () => {
+describe('assistants: count, graph and schemas, and the routes not answered yet', () => {
+  it('counts assistants as search finds them; refuses create, update, delete and latest naming them', async () => {
     const client = new Client2({
       apiUrl: stack.gatewayUrl,
       apiKey: stack.key,
@@ -1359,13 +1359,108 @@ describe('assistants: count, and the routes not answered yet', () => {
       ['PATCH /assistants/{id}', () => client.assistants.update('agent', { name: 'x' })],
       ['DELETE /assistants/{id}', () => client.assistants.delete('agent')],
       ['POST /assistants/{id}/latest', () => client.assistants.setLatest('agent', 1)],
-      ['GET /assistants/{id}/graph', () => client.assistants.getGraph('agent')],
-      ['GET /assistants/{id}/graph', () => client.assistants.getSchemas('agent')],
     ];
     for (const [route, call] of refused) {
       const err = await rejection(call());
       expect(err.status).toBe(400);
       expect(err.message).toContain(route);
     }
+  });
+
+  it("draws an agent's graph as LangGraph does, and gives its schemas", async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    // The default agent's topology (an agent with a prompt is one too).
+    const plain = (await client.assistants.getGraph('agent')) as unknown as {
+      nodes: { id: string; type: string }[];
+      edges: { source: string; target: string; conditional?: boolean }[];
+    };
+    expect(plain.nodes[0]).toEqual({ id: '__start__', type: 'schema', data: { title: '__start__' } });
+    expect(plain.nodes.map((n) => n.id)).toEqual(
+      expect.arrayContaining(['start', 'intake', 'planner', 'tools', 'reflection', 'output', '__end__']),
+    );
+    expect(plain.edges).toEqual(
+      expect.arrayContaining([
+        { source: 'planner', target: 'tools', conditional: true },
+        { source: 'tools', target: 'reflection' },
+        { source: 'reflection', target: 'planner' },
+      ]),
+    );
+    expect(await client.assistants.getGraph('default', { xray: true })).toEqual(plain);
+
+    // A canvas: its components and edges; the Switch chooses, so its edges are conditional.
+    const canvas = await stack.api('POST', '/v1/agents', {
+      name: 'yes-or-no',
+      kind: 'graph',
+      dsl: {
+        components: {
+          begin: {
+            obj: { component_name: 'Begin', params: { inputs: { city: { type: 'line', name: 'City' } } } },
+            downstream: ['Switch:S'],
+            upstream: [],
+          },
+          'Switch:S': {
+            obj: {
+              component_name: 'Switch',
+              params: {
+                conditions: [
+                  {
+                    logical_operator: 'and',
+                    items: [{ cpn_id: 'sys.query', operator: 'contains', value: 'yes' }],
+                    to: ['Message:Yes'],
+                  },
+                ],
+                end_cpn_ids: ['Message:No'],
+              },
+            },
+            downstream: ['Message:Yes', 'Message:No'],
+            upstream: ['begin'],
+          },
+          'Message:Yes': {
+            obj: { component_name: 'Message', params: { content: ['yes!'] } },
+            downstream: [],
+            upstream: ['Switch:S'],
+          },
+          'Message:No': {
+            obj: { component_name: 'Message', params: { content: ['no.'] } },
+            downstream: [],
+            upstream: ['Switch:S'],
+          },
+        },
+      },
+    });
+    expect(canvas.status).toBe(201);
+    const drawn = (await client.assistants.getGraph('yes-or-no')) as unknown as typeof plain;
+    expect(drawn.nodes.map((n) => n.id)).toEqual([
+      '__start__',
+      'begin',
+      'Switch:S',
+      'Message:Yes',
+      'Message:No',
+      '__end__',
+    ]);
+    expect(drawn.edges).toEqual([
+      { source: '__start__', target: 'begin' },
+      { source: 'begin', target: 'Switch:S' },
+      { source: 'Switch:S', target: 'Message:Yes', conditional: true },
+      { source: 'Switch:S', target: 'Message:No', conditional: true },
+      { source: 'Message:Yes', target: '__end__' },
+      { source: 'Message:No', target: '__end__' },
+    ]);
+    const schemas = await client.assistants.getSchemas('yes-or-no');
+    expect(schemas.graph_id).toBe('yes-or-no');
+    expect((schemas.input_schema as { required: string[] }).required).toEqual(['messages']);
+    expect(
+      (schemas.input_schema as { properties: { inputs: { properties: object; required: string[] } } })
+        .properties.inputs,
+    ).toMatchObject({ properties: { city: { description: 'City' } }, required: ['city'] });
+    expect(Object.keys((schemas.state_schema as { properties: object }).properties)).toEqual(
+      expect.arrayContaining(['messages', 'todos', 'graph']),
+    );
+    expect(await client.assistants.getSubgraphs('yes-or-no')).toEqual({});
+    expect((await rejection(client.assistants.getGraph('nobody'))).status).toBe(404);
   });
 });

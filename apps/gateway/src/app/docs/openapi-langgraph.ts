@@ -234,16 +234,24 @@ export function langGraphPaths(): Record<string, unknown> {
       post: { ...refused('POST /assistants/{id}/latest'), parameters: [A] },
     },
     '/assistants/{assistant_id}/graph': {
-      get: { ...refused('GET /assistants/{id}/graph'), parameters: [A] },
+      get: op(
+        "The agent's topology: __start__, its nodes (a canvas's components, a workflow's edges, the default agent's nodes), __end__, and edges (conditional where a node chooses)",
+        { 200: ok('{nodes: [{id, type, data, metadata?}], edges: [{source, target, conditional?}]}') },
+        { parameters: [A, query('xray', { type: 'boolean' }, 'accepted; there are no subgraphs')] },
+      ),
     },
     '/assistants/{assistant_id}/schemas': {
-      get: { ...refused('GET /assistants/{id}/schemas'), parameters: [A] },
+      get: op(
+        "What a run takes (messages, a canvas's Begin form) and what its thread's values hold",
+        { 200: ok('{graph_id, input_schema, output_schema, state_schema, config_schema, context_schema}') },
+        { parameters: [A] },
+      ),
     },
     '/assistants/{assistant_id}/subgraphs': {
-      get: { ...refused('GET /assistants/{id}/subgraphs'), parameters: [A] },
+      get: op('No agent has subgraphs', { 200: ok('{}') }, { parameters: [A] }),
     },
     '/assistants/{assistant_id}/subgraphs/{path}': {
-      get: { ...refused('GET /assistants/{id}/subgraphs/{namespace}'), parameters: [A, path('path')] },
+      get: op('No agent has subgraphs', { 200: ok('{}') }, { parameters: [A, path('path')] }),
     },
     '/threads': {
       post: op(

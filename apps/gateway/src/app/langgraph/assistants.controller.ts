@@ -13,11 +13,12 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { DEFAULT_AGENT_ID } from '@switchyard/contracts';
+import { type AgentConfig, DEFAULT_AGENT_ID } from '@switchyard/contracts';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { agentGraph, agentSchemas } from './assistant-graph';
 import { LangGraphRepository } from './langgraph.repository';
 import {
   AssistantCountSchema,
@@ -116,17 +117,32 @@ export class LangGraphAssistantsController {
     );
   }
 
-  @Get([
-    ':assistant_id/graph',
-    ':assistant_id/schemas',
-    ':assistant_id/subgraphs',
-    ':assistant_id/subgraphs/*',
-  ])
-  refuseGraph(): never {
-    throw notYet(
-      'GET /assistants/{id}/graph, /schemas and /subgraphs',
-      'GET /v1/agents/{id} returns the agent and its DSL',
-    );
+  /** The agent's topology in LangGraph's graph JSON (`xray` changes nothing: there are no subgraphs). */
+  @Get(':assistant_id/graph')
+  async graph(@Tenant() tenant: TenantContext, @Param('assistant_id') id: string) {
+    return agentGraph(await this.configOf(tenant.tenantId, id));
+  }
+
+  @Get(':assistant_id/schemas')
+  async schemas(@Tenant() tenant: TenantContext, @Param('assistant_id') id: string) {
+    const config = await this.configOf(tenant.tenantId, id);
+    return agentSchemas(config?.name ?? DEFAULT_AGENT_ID, config);
+  }
+
+  /** No agent has subgraphs (a canvas's loops are drawn in its own graph). */
+  @Get([':assistant_id/subgraphs', ':assistant_id/subgraphs/*'])
+  async subgraphs(@Tenant() tenant: TenantContext, @Param('assistant_id') id: string) {
+    await this.configOf(tenant.tenantId, id);
+    return {};
+  }
+
+  /** The latest published configuration of the assistant (null: the built-in agent); 404 when none. */
+  private async configOf(tenantId: string, id: string): Promise<AgentConfig | null> {
+    if (id === DEFAULT_AGENT_ID) {
+      return null;
+    }
+    const agent = await this.repo.agentOrThrow(tenantId, id);
+    return { ...(await this.repo.latestConfig(agent.id)), name: agent.name };
   }
 
   @Get(':assistant_id')

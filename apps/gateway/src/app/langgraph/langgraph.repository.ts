@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { LgThreadStatus } from './langgraph.schemas';
@@ -163,6 +163,17 @@ export class LangGraphRepository {
        ORDER BY version DESC LIMIT $2 OFFSET $3`,
       [agentId, limit, offset],
     )) as AgentVersionRow[];
+  }
+
+  /** The configuration of the agent's latest published version (its draft when it has none). */
+  async latestConfig(agentId: string): Promise<AgentConfig> {
+    const [row] = (await this.ds.query(
+      `SELECT coalesce(
+         (SELECT config FROM agent_versions WHERE agent_id = $1 ORDER BY version DESC LIMIT 1),
+         (SELECT draft FROM agents WHERE id = $1)) AS config`,
+      [agentId],
+    )) as { config: AgentConfig }[];
+    return row.config;
   }
 
   async tenantCreatedAt(tenantId: string): Promise<Date> {
