@@ -8,7 +8,13 @@ export {
 } from './lib/data-source';
 export { PgStateSource, VersionGoneError } from './lib/pg-state.source';
 export { FileStore, type NewFile, type StoredFile, fileStoreFromEnv } from './lib/file-store';
-export { FileObjectError, FileObjects, parseObjectKey, s3ClientFor } from './lib/file-objects';
+export {
+  FileObjectError,
+  FileObjects,
+  S3Clients,
+  parseObjectKey,
+  storeNotConfigured,
+} from './lib/file-objects';
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';
 export { preparedQuery, statementName } from './lib/prepared-query';
 export { deleteThreads } from './lib/thread-deletion';

@@ -1,6 +1,7 @@
 import { open, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { OriginFile } from '@switchyard/contracts';
+import { storeNotConfigured } from '@switchyard/persistence';
 import type { ObjectReader } from './object-store';
 
 /** A file that cannot be read: refused, missing, too large, or in a store this deployment does not read. */
@@ -56,9 +57,7 @@ export async function readOriginFile(file: OriginFile, opts: FileSourceOptions):
   const mapping = file.mapping;
   if (mapping && mapping.provider !== 'local') {
     if (!opts.objects) {
-      throw new FileSourceError(
-        `object store "${mapping.provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`,
-      );
+      throw new FileSourceError(storeNotConfigured(mapping.provider));
     }
     return opts.objects.read(mapping.provider, mapping.path, opts.maxBytes, opts.signal);
   }

@@ -2,7 +2,7 @@ import { GetObjectCommand, type S3Client, S3ServiceException } from '@aws-sdk/cl
 import type { Readable } from 'node:stream';
 import type { ObjectStoreConnection, ObjectStoreProvider } from '@switchyard/config';
 import { objectLocationOf } from '@switchyard/contracts';
-import { s3ClientFor } from '@switchyard/persistence';
+import { S3Clients, storeNotConfigured } from '@switchyard/persistence';
 import { FileSourceError } from './file-source';
 
 /** Reads a run's files from the object stores the deployment enabled (SWITCHYARD_OBJECT_STORES). */
@@ -18,9 +18,11 @@ export interface ObjectReader {
  * as it is, so the task is tried again.
  */
 export class ObjectStores implements ObjectReader {
-  private readonly clients = new Map<ObjectStoreProvider, S3Client>();
+  private readonly clients: S3Clients;
 
-  constructor(private readonly connections: readonly ObjectStoreConnection[]) {}
+  constructor(connections: readonly ObjectStoreConnection[]) {
+    this.clients = new S3Clients(connections);
+  }
 
   async read(
     provider: ObjectStoreProvider,
@@ -64,16 +66,9 @@ export class ObjectStores implements ObjectReader {
   }
 
   private client(provider: ObjectStoreProvider): S3Client {
-    let client = this.clients.get(provider);
+    const client = this.clients.get(provider);
     if (!client) {
-      const c = this.connections.find((x) => x.provider === provider);
-      if (!c) {
-        throw new FileSourceError(
-          `object store "${provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`,
-        );
-      }
-      client = s3ClientFor(c);
-      this.clients.set(provider, client);
+      throw new FileSourceError(storeNotConfigured(provider));
     }
     return client;
   }

@@ -13,17 +13,40 @@ import {
   type ObjectStoreProvider,
 } from '@switchyard/config';
 
-/** An S3 client for one store (AWS S3, or OSS, COS and GCS through their S3-compatible endpoints). */
-export function s3ClientFor(c: ObjectStoreConnection): S3Client {
-  return new S3Client({
-    region: c.region,
-    ...(c.endpoint ? { endpoint: c.endpoint } : {}),
-    forcePathStyle: c.forcePathStyle,
-    credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
-    // Its own retries stay (throttling, 5xx); what is left is the caller's to retry.
-    maxAttempts: 3,
-  });
+/**
+ * One S3 client per configured store (AWS S3, or OSS, COS and GCS through their S3-compatible
+ * endpoints), made on first use and kept: every reader and writer of objects shares this.
+ */
+export class S3Clients {
+  private readonly clients = new Map<ObjectStoreProvider, S3Client>();
+
+  constructor(private readonly connections: readonly ObjectStoreConnection[]) {}
+
+  /** The store's client; undefined when this deployment does not configure it. */
+  get(provider: ObjectStoreProvider): S3Client | undefined {
+    let client = this.clients.get(provider);
+    if (!client) {
+      const c = this.connections.find((x) => x.provider === provider);
+      if (!c) {
+        return undefined;
+      }
+      client = new S3Client({
+        region: c.region,
+        ...(c.endpoint ? { endpoint: c.endpoint } : {}),
+        forcePathStyle: c.forcePathStyle,
+        credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
+        // Its own retries stay (throttling, 5xx); what is left is the caller's to retry.
+        maxAttempts: 3,
+      });
+      this.clients.set(provider, client);
+    }
+    return client;
+  }
 }
+
+/** Why an object of `provider` cannot be reached here. */
+export const storeNotConfigured = (provider: string): string =>
+  `object store "${provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`;
 
 /** A file's object could not be read or written (the row names an object that is not there, a store not configured). */
 export class FileObjectError extends Error {}
@@ -46,13 +69,15 @@ export function parseObjectKey(objectKey: string): {
  * read and deleted wherever a file's row says it is (any store with a connection here).
  */
 export class FileObjects {
-  private readonly clients = new Map<ObjectStoreProvider, S3Client>();
+  private readonly clients: S3Clients;
 
   constructor(
     /** Where new files go (null: they stay in Postgres). */
     readonly writeTo: FileStoreLocation | null,
-    private readonly connections: readonly ObjectStoreConnection[],
-  ) {}
+    connections: readonly ObjectStoreConnection[],
+  ) {
+    this.clients = new S3Clients(connections);
+  }
 
   /** Writes the bytes under `name` (unique per file) and answers the object's location. */
   async put(name: string, content: Buffer, mimeType: string): Promise<string> {
@@ -112,16 +137,9 @@ export class FileObjects {
   }
 
   private client(provider: ObjectStoreProvider): S3Client {
-    let client = this.clients.get(provider);
+    const client = this.clients.get(provider);
     if (!client) {
-      const c = this.connections.find((x) => x.provider === provider);
-      if (!c) {
-        throw new FileObjectError(
-          `object store "${provider}" is not configured here (SWITCHYARD_OBJECT_STORES)`,
-        );
-      }
-      client = s3ClientFor(c);
-      this.clients.set(provider, client);
+      throw new FileObjectError(storeNotConfigured(provider));
     }
     return client;
   }
