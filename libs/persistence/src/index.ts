@@ -7,7 +7,13 @@ export {
   MIGRATIONS,
 } from './lib/data-source';
 export { PgStateSource, VersionGoneError } from './lib/pg-state.source';
-export { FileStore, type NewFile, type StoredFile, fileStoreFromEnv } from './lib/file-store';
+export {
+  FileStore,
+  FileTooLargeError,
+  type NewFile,
+  type StoredFile,
+  fileStoreFromEnv,
+} from './lib/file-store';
 export {
   FileObjectError,
   FileObjects,

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
-import { FileStore } from '@switchyard/persistence';
+import { FileStore, FileTooLargeError } from '@switchyard/persistence';
 import { FileSourceError } from '../preprocess/file-source';
 import { ObjectStores } from '../preprocess/object-store';
 import { preprocessFiles } from '../preprocess/preprocess';
@@ -64,16 +64,15 @@ export class PreprocessController {
     if (!tenantId) {
       throw new FileSourceError('the task names no tenant: its uploaded files cannot be read');
     }
-    const file = await this.files.get(tenantId, fileId);
-    if (!file) {
-      throw new FileSourceError(`uploaded file ${fileId} not found`);
+    let read: Awaited<ReturnType<FileStore['read']>>;
+    try {
+      read = await this.files.read(tenantId, fileId, { maxBytes });
+    } catch (err) {
+      if (err instanceof FileTooLargeError) {
+        throw new FileSourceError(`uploaded ${err.message}`);
+      }
+      throw err;
     }
-    if (file.size > maxBytes) {
-      throw new FileSourceError(
-        `uploaded file ${fileId} is ${file.size} bytes, over the limit of ${maxBytes} bytes`,
-      );
-    }
-    const read = await this.files.read(tenantId, fileId);
     if (!read) {
       throw new FileSourceError(`uploaded file ${fileId} not found`);
     }

@@ -26,6 +26,17 @@ export interface NewFile {
 
 const META = `id, name, mime_type, size, run_id, created_at`;
 
+/** A file over the size a reader takes: its bytes were not read. */
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly file: StoredFile,
+    readonly maxBytes: number,
+  ) {
+    super(`file ${file.id} is ${file.size} bytes, over the limit of ${maxBytes} bytes`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
 interface MetaRow {
   id: string;
   name: string;
@@ -117,14 +128,26 @@ export class FileStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  async read(tenantId: string, id: string): Promise<{ file: StoredFile; content: Buffer } | undefined> {
+  /**
+   * The file with its bytes (undefined: not the tenant's). Past `maxBytes` it throws
+   * FileTooLargeError without reading them.
+   */
+  async read(
+    tenantId: string,
+    id: string,
+    opts: { maxBytes?: number } = {},
+  ): Promise<{ file: StoredFile; content: Buffer } | undefined> {
     const rows = (await this.ds.query(
-      `SELECT ${META}, content, object_key FROM files WHERE tenant_id = $1 AND id = $2`,
-      [tenantId, id],
+      `SELECT ${META}, CASE WHEN $3::bigint IS NULL OR size <= $3 THEN content END AS content, object_key
+       FROM files WHERE tenant_id = $1 AND id = $2`,
+      [tenantId, id, opts.maxBytes ?? null],
     )) as (MetaRow & { content: Buffer | null; object_key: string | null })[];
     const row = rows[0];
     if (!row) {
       return undefined;
+    }
+    if (opts.maxBytes !== undefined && row.size > opts.maxBytes) {
+      throw new FileTooLargeError(meta(row), opts.maxBytes);
     }
     if (row.content) {
       return { file: meta(row), content: row.content };
