@@ -1,6 +1,7 @@
 import { type Action, type CommittedDelta, type RuntimeState, ZERO_USAGE } from '@switchyard/contracts';
 import { applyDelta, emptyState, openTurnPatch } from './apply-delta';
-import { StateCache, type StateSource } from './state-cache';
+import { MemoryStateSource } from './memory-state-source';
+import { StateCache } from './state-cache';
 
 const T0 = '2024-05-01T10:00:00.000Z';
 const THREAD_A = '5c0ffee0-0000-4000-8000-00000000000a';
@@ -44,7 +45,7 @@ const fold = (threadId: string, deltas: CommittedDelta[]): RuntimeState =>
   deltas.reduce(applyDelta, emptyState(threadId, threadId));
 
 /** The cache's own contract over an in-memory log, counting what the cache asks of it. */
-class InMemoryStateSource implements StateSource {
+class InMemoryStateSource extends MemoryStateSource {
   readonly calls: { load: [string, number][]; deltasBetween: [string, number, number][] } = {
     load: [],
     deltasBetween: [],
@@ -52,24 +53,18 @@ class InMemoryStateSource implements StateSource {
   /** Deltas withheld from deltasBetween (to simulate a gap in the log). */
   dropFromRanges = 0;
 
-  constructor(readonly logs: Map<string, CommittedDelta[]>) {}
-
-  async load(threadId: string, version: number): Promise<RuntimeState> {
+  override async load(threadId: string, version: number): Promise<RuntimeState> {
     this.calls.load.push([threadId, version]);
-    const log = this.logs.get(threadId) ?? [];
-    if (version > log.length) {
-      throw new Error(`no version ${version}`);
-    }
-    return fold(threadId, log.slice(0, version));
+    return super.load(threadId, version);
   }
 
-  async deltasBetween(
+  override async deltasBetween(
     threadId: string,
     afterVersion: number,
     uptoVersion: number,
   ): Promise<CommittedDelta[]> {
     this.calls.deltasBetween.push([threadId, afterVersion, uptoVersion]);
-    const slice = (this.logs.get(threadId) ?? []).slice(afterVersion, uptoVersion);
+    const slice = await super.deltasBetween(threadId, afterVersion, uptoVersion);
     return slice.slice(0, Math.max(0, slice.length - this.dropFromRanges));
   }
 }
@@ -168,7 +163,7 @@ describe(StateCache.name, () => {
   it('propagates a failing load and caches nothing', async () => {
     const { source, cache } = setup();
 
-    await expect(cache.get(THREAD_C, 99)).rejects.toThrow('no version 99');
+    await expect(cache.get(THREAD_C, 99)).rejects.toThrow('no state at version 99');
     await cache.get(THREAD_C, 3);
 
     expect(source.calls.load).toEqual([
