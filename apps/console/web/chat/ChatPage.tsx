@@ -14,6 +14,8 @@ import { type ActiveRun, activeRunKey, activeRuns } from './active-runs';
 import { useTypewriter } from './typewriter';
 
 type Message = { role: 'user' | 'assistant' | 'system'; content: string };
+/** How often, at most, a streaming answer's progress is written to localStorage. */
+const SAVE_MS = 200;
 /** A file attached to a message: uploaded at once, read by the run as `input.files[].file_id`. */
 type Attachment = { name: string; type: string; file_id: string };
 
@@ -255,6 +257,9 @@ function useActiveRun(
       finished.current.add(transcript.runId);
       return;
     }
+    // Tokens are kept at most every SAVE_MS (a long answer's every token would rewrite the whole
+    // snapshot): what a reload misses since is replayed after the kept seq, and skipped once seen.
+    let savedAt = 0;
     void (async () => {
       try {
         for await (const e of client.events(transcript.runId, {
@@ -270,8 +275,9 @@ function useActiveRun(
           if (transcript.ended) {
             finished.current.add(transcript.runId);
             activeRuns.clear(threadId, transcript.runId);
-          } else {
+          } else if (e.event_type !== 'token' || Date.now() - savedAt >= SAVE_MS) {
             activeRuns.put(threadId, { ...active, transcript: snapshot });
+            savedAt = Date.now();
           }
           setView(snapshot);
         }
