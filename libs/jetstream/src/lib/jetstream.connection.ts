@@ -273,6 +273,13 @@ export class JetStreamConnection {
       await this.jsm.streams.update(stream, { ...info.config, num_replicas: this.replicas });
     }
     await this.waitForLeader(stream);
+    // A put the cluster does not acknowledge in time (a replicated bucket on a busy cluster, a
+    // leader being elected) is sent again, like an admin call: writing the same value twice is
+    // harmless, and a service must not crash at start-up over a slow ack. A compare-and-set put
+    // (previousSeq) is left to its caller.
+    const put = kv.put.bind(kv);
+    kv.put = (key, data, opts) =>
+      opts?.previousSeq !== undefined ? put(key, data, opts) : this.adminRetry(() => put(key, data, opts));
     return kv;
   }
 
