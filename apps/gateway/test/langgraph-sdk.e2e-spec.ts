@@ -633,11 +633,43 @@ describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version
       expect(err.status).toBe(400);
       expect(err.message).toContain(field);
     }
-    const asNode = await rejection(
-      client.threads.updateState(t.thread_id, { values: {}, asNode: 'planner' }),
-    );
-    expect(asNode.status).toBe(400);
-    expect(asNode.message).toContain('as_node');
+    for (const [asNode, why] of [
+      ['planner', 'chooses its successors at run time'],
+      ['planer', 'is not a node of the agent'],
+    ]) {
+      const err = await rejection(client.threads.updateState(t.thread_id, { values: {}, asNode }));
+      expect(err.status).toBe(400);
+      expect(err.message).toContain('as_node');
+      expect(err.message).toContain(why);
+    }
+
+    // as_node: the update stands for the answer to a question, so the planner runs next.
+    const before = (await client.threads.getState(t.thread_id)).values as { messages: Message[] };
+    await client.threads.updateState(t.thread_id, {
+      values: { messages: [{ type: 'human', content: 'what is 6*8?' }] },
+      asNode: 'ask_user',
+    });
+    const pending = await client.threads.getState(t.thread_id);
+    expect(pending.next).toEqual(['planner']);
+    const [newest] = await client.threads.getHistory(t.thread_id, { limit: 1 });
+    expect(newest.next).toEqual(['planner']);
+    expect(newest.checkpoint.checkpoint_id).toBe(pending.checkpoint.checkpoint_id);
+    // A run without input goes on from there: the planner, then the answer.
+    const run = await client.runs.create(t.thread_id, 'agent', { input: null });
+    expect(await client.runs.join(t.thread_id, run.run_id)).toBeDefined();
+    expect((await client.runs.get(t.thread_id, run.run_id)).status).toBe('success');
+    const after = await client.threads.getState(t.thread_id);
+    expect(after.next).toEqual([]);
+    const messages = (after.values as { messages: Message[] }).messages;
+    expect(messages.slice(0, before.messages.length + 1).map((m) => m.content)).toEqual([
+      ...before.messages.map((m) => m.content),
+      'what is 6*8?',
+    ]);
+    expect(messages).toHaveLength(before.messages.length + 2);
+    expect(messages.at(-1)?.type).toBe('ai');
+    const steps = await client.threads.getHistory(t.thread_id, { limit: 10 });
+    const ranAfter = steps.filter((s) => s.metadata?.run_id === run.run_id);
+    expect(ranAfter.map((s) => Object.keys(s.metadata?.writes ?? {})[0]).reverse()).toContain('planner');
   }, 60_000);
 });
 

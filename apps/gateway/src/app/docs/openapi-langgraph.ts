@@ -304,8 +304,8 @@ export function langGraphPaths(): Record<string, unknown> {
     '/threads/{thread_id}/state': {
       get: op('The thread’s latest checkpoint', { 200: ok('the state', ThreadState) }, { parameters: [T] }),
       post: op(
-        'Update the state: a new checkpoint with values written',
-        { 200: ok('{checkpoint}'), 400: err('as_node, or values not written') },
+        'Update the state: a new checkpoint with values written (as_node: that node’s successors run next)',
+        { 200: ok('{checkpoint}'), 400: err('values not written, or an as_node without fixed successors') },
         { parameters: [T], requestBody: body(UpdateStateSchema) },
       ),
     },

@@ -1,5 +1,10 @@
-import type { AgentConfig } from '@switchyard/contracts';
-import { isPuppyWorkflow, parseCanvas, validateWorkflow } from '@switchyard/graph';
+import { type AgentConfig, graphNodeName } from '@switchyard/contracts';
+import {
+  isPuppyWorkflow,
+  parseCanvas,
+  successorsOf as canvasSuccessors,
+  validateWorkflow,
+} from '@switchyard/graph';
 
 // `GET /assistants/{id}/graph` and `/schemas`: an agent's topology and shapes in LangGraph's JSON
 // (what `@langchain/core`'s Graph.toJSON gives for a compiled graph: schema nodes __start__ and
@@ -243,4 +248,57 @@ export function agentSchemas(graphId: string, config: AgentConfig | null) {
     config_schema: { title: 'config', type: 'object', properties: {}, additionalProperties: false },
     context_schema: { title: 'context', type: 'object', properties: {}, additionalProperties: false },
   };
+}
+
+/** Names for an error message: at most 12, sorted. */
+const listed = (names: string[]): string =>
+  [...names.sort().slice(0, 12), ...(names.length > 12 ? [`… ${names.length - 12} more`] : [])].join(', ');
+
+/** Canvas components whose successors depend on what they computed. */
+const DECIDING = new Set([...BRANCHING, 'IterationItem', 'LoopItem']);
+
+/**
+ * `as_node` of a state update: the nodes that run after `node`, as a run's `next` names them —
+ * the default agent's declared successors, or a canvas component's (RAGFlow's routing, the
+ * component `c` being the node `graph.c`). A node that chooses its successors by what it computed
+ * (the planner, the output, Switch, Categorize, a loop's or iteration's item) has no fixed answer
+ * and is refused by name, as is a node the agent lacks; a PuppyEngine workflow's edges run when
+ * their blocks are written, so none stands for a step. `__start__` is what an input would run.
+ * Throws an Error saying why.
+ */
+export function asNodeSuccessors(config: AgentConfig | null, node: string): string[] {
+  if (config?.kind === 'graph') {
+    const dsl = typeof config.dsl === 'string' ? (JSON.parse(config.dsl) as unknown) : config.dsl;
+    if (isPuppyWorkflow(dsl)) {
+      throw new Error(
+        'a PuppyEngine workflow runs each edge once its input blocks are written: no node stands for a step',
+      );
+    }
+    const canvas = parseCanvas(dsl);
+    if (node === START) {
+      return [graphNodeName('begin')];
+    }
+    const c = canvas.components[node];
+    if (!c) {
+      throw new Error(
+        `"${node}" is not a component of the canvas (${listed(Object.keys(canvas.components))})`,
+      );
+    }
+    if (DECIDING.has(c.name)) {
+      throw new Error(`"${node}" (${c.name}) chooses its successors by what it computes`);
+    }
+    return canvasSuccessors(canvas, node).map(graphNodeName);
+  }
+  const g = defaultAgentGraph();
+  const tools = config?.tools ?? [];
+  const name = node === START ? 'start' : tools.includes(node) ? 'tools' : node;
+  if (!g.nodes.some((n) => n.id === name && n.type === 'runnable')) {
+    const known = g.nodes.filter((n) => n.type === 'runnable').map((n) => n.id);
+    throw new Error(`"${node}" is not a node of the agent (${[START, ...known, ...tools].join(', ')})`);
+  }
+  const out = g.edges.filter((e) => e.source === name);
+  if (out.some((e) => e.conditional)) {
+    throw new Error(`"${node}" chooses its successors at run time (${out.map((e) => e.target).join(', ')})`);
+  }
+  return out.map((e) => e.target).filter((t) => t !== END);
 }

@@ -2,13 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { forbiddenAddressReason, normalizeHost } from '@switchyard/net-guard';
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { PgStateSource } from '@switchyard/persistence';
 import { DataSource } from 'typeorm';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
+import { asNodeSuccessors } from './assistant-graph';
 import type { LgPart } from './langgraph-stream';
 import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
 import type { RunCreate } from './langgraph.schemas';
@@ -16,7 +17,7 @@ import { interruptOf, valuesOf } from './langgraph.views';
 import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-create';
 import { editsOfValues } from './update-state';
 import { ForksService } from '../threads/forks.service';
-import { ThreadsRepository } from '../threads/threads.repository';
+import { type RunAgentRecord, ThreadsRepository } from '../threads/threads.repository';
 import { GatewayConfig } from '../gateway.config';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 
@@ -231,14 +232,16 @@ export class LangGraphRuns {
 
   /**
    * `POST /threads/{id}/state`: a new checkpoint parented on the head or the given checkpoint,
-   * with `values` written — a branch that only records (its run ends at once). Answered once the
-   * orchestrator wrote it, with its checkpoint.
+   * with `values` written — a branch that only records (its run ends at once). What runs next
+   * from it is what was pending at the checkpoint, or with `as_node` that node's successors.
+   * Answered once the orchestrator wrote it, with its checkpoint.
    */
   async updateState(
     tenantId: string,
     thread: ThreadRow,
     checkpointId: string | undefined,
     values: unknown,
+    asNode?: string | null,
   ): Promise<{ version: number }> {
     const version =
       checkpointId === undefined ? thread.version : checkpointVersion(thread.version, checkpointId);
@@ -253,6 +256,7 @@ export class LangGraphRuns {
       editsField: 'values',
       multitask: 'reject',
       metadata: {},
+      ...(asNode ? { next: (agent: RunAgentRecord) => asNodeNext(agent.agent_config, asNode) } : {}),
     });
     const runId = forked.run.run_id;
     const deadline = Date.now() + UPDATE_WAIT_MS;
@@ -389,4 +393,13 @@ export function uuidOf(text: string): string {
   b[8] = (b[8] & 0x3f) | 0x80;
   const h = b.subarray(0, 16).toString('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+/** `as_node`'s successors, or a 400 naming it (see asNodeSuccessors). */
+function asNodeNext(config: AgentConfig, node: string): string[] {
+  try {
+    return asNodeSuccessors(config, node);
+  } catch (err) {
+    throw ApiException.invalidField('as_node', (err as Error).message);
+  }
 }

@@ -277,8 +277,8 @@ export class LangGraphThreadsController {
 
   /**
    * Update state: a new checkpoint parented on the head (or `checkpoint`), with `values` written
-   * (see editsOfValues). `as_node` is refused: what runs next is what was pending at the
-   * checkpoint, whichever node is named.
+   * (see editsOfValues); what runs next is what was pending at the checkpoint, or with `as_node`
+   * that node's successors.
    */
   @Post(':thread_id/state')
   @HttpCode(200)
@@ -287,15 +287,14 @@ export class LangGraphThreadsController {
     @Param('thread_id') threadId: string,
     @Body(new ZodPipe(UpdateStateSchema)) body: UpdateState,
   ) {
-    if (body.as_node !== undefined && body.as_node !== null) {
-      throw new ApiException(
-        ApiErrorCode.InvalidRequest,
-        'as_node: not supported — the next steps are what was pending at the checkpoint',
-        [{ field: 'as_node', message: 'not supported' }],
-      );
-    }
     const t = await this.repo.threadOrThrow(tenant.tenantId, threadId);
-    const { version } = await this.runs.updateState(tenant.tenantId, t, checkpointIdOf(body), body.values);
+    const { version } = await this.runs.updateState(
+      tenant.tenantId,
+      t,
+      checkpointIdOf(body),
+      body.values,
+      body.as_node,
+    );
     return { checkpoint: checkpointOf(t.id, version), configurable: checkpointOf(t.id, version) };
   }
 

@@ -7,7 +7,7 @@ import { DeltaRejectedException, forkDelta } from '@switchyard/state';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody } from '../runs/run.dto';
 import { type CreatedRun, RunsService } from '../runs/runs.service';
-import { ThreadsRepository } from './threads.repository';
+import { type RunAgentRecord, ThreadsRepository } from './threads.repository';
 
 export interface ForkRequest {
   /** The version the branch starts from (a step boundary). */
@@ -23,6 +23,11 @@ export interface ForkRequest {
   metadata: Record<string, unknown>;
   /** How the caller's API names the edits in errors (default `edits`). */
   editsField?: string;
+  /**
+   * What runs after the branch's first version, from the agent of the run at the fork point
+   * (default: what was pending there). LangGraph's `as_node` names a node whose successors run.
+   */
+  next?: (agent: RunAgentRecord) => string[];
 }
 
 export interface ForkResponse {
@@ -78,9 +83,10 @@ export class ForksService {
         `version ${req.version} is inside turn ${at.turn} (${point.next.join(', ')} still to run): continue the turn without input, or fork at a version that ends a turn`,
       );
     }
+    const next = req.next ? req.next(await this.threads.runAgent(point.run_id)) : point.next;
     try {
       // The edits checked against the state they will apply to (the rewind makes it that one).
-      forkDelta({ head: at, at, runId: threadId, edits: req.edits, next: point.next });
+      forkDelta({ head: at, at, runId: threadId, edits: req.edits, next });
     } catch (err) {
       if (err instanceof DeltaRejectedException) {
         throw invalid(req.editsField ?? 'edits', err.message);
@@ -92,7 +98,7 @@ export class ForksService {
       edits: req.edits,
       mode: req.mode,
       task_id: randomUUID(),
-      next: point.next,
+      next,
     };
     let created: Awaited<ReturnType<RunsService['create']>>;
     if (req.mode === 'turn') {
@@ -134,7 +140,7 @@ export class ForksService {
       created: created.created,
       thread_id: threadId,
       from_version: req.version,
-      pending: point.next,
+      pending: next,
       run: created.run,
     };
   }
