@@ -107,6 +107,57 @@ describe('POST /v1/threads/:id/fork', () => {
     expect(state.run_id).toBe(res.body.run.run_id);
   });
 
+  it('stops at a breakpoint; a fork at the head without input goes on from there', async () => {
+    const res = await stack.api('POST', '/v1/runs', {
+      input: { prompt: 'what is 2+3*4?' },
+      breakpoints: { after: ['calculator'] },
+    });
+    expect(res.status).toBe(202);
+    const stopped = (await stack.ended(res.body.run_id)) as { status: string; output: unknown };
+    expect(stopped).toMatchObject({
+      status: 'succeeded',
+      output: { breakpoint: { when: 'after', nodes: ['calculator'], next: ['reflection'] } },
+    });
+    expect((await actions(res.body.run_id)).map((a) => a.node)).toEqual([
+      'start',
+      'intake',
+      'memory',
+      'planner',
+      'calculator',
+    ]);
+    const threadId = res.body.thread_id as string;
+    const head = (await stack.api('GET', `/v1/threads/${threadId}`)).body as { version: number };
+    const goOn = await stack.api('POST', `/v1/threads/${threadId}/fork`, { version: head.version });
+    expect(goOn.status).toBe(201);
+    expect(goOn.body.pending).toEqual(['reflection']);
+    const run = await finished(goOn.body.run.run_id);
+    expect(run.output?.answer).toContain('14');
+    expect((await actions(goOn.body.run.run_id)).map((a) => a.node)).toEqual([
+      'fork',
+      'reflection',
+      'planner',
+      'output',
+    ]);
+
+    for (const [path, body, field] of [
+      [
+        '/v1/runs',
+        { input: { prompt: 'x' }, breakpoints: { before: ['planner', 'nope'] } },
+        'breakpoints.before[1]',
+      ],
+      ['/v1/runs', { input: { prompt: 'x' }, breakpoints: { at: ['planner'] } }, 'breakpoints'],
+      [
+        `/v1/threads/${threadId}/fork`,
+        { version: 1, continue: false, breakpoints: { before: '*' } },
+        'breakpoints',
+      ],
+    ] as const) {
+      const bad = await stack.api('POST', path, body);
+      expect(bad.status).toBe(400);
+      expect(JSON.stringify(bad.body)).toContain(field);
+    }
+  }, 90_000);
+
   it('keeps the original history readable: its versions, its state, its run', async () => {
     const old = (await stack.api('GET', `/v1/threads/${original.threadId}/state?version=8`))
       .body as RuntimeState;

@@ -7,6 +7,7 @@ import { useStream as useStream2 } from '@langchain/langgraph-sdk/react';
 import { useStream as useStream1 } from 'langgraph-sdk-1/react';
 import { createElement } from 'react';
 import { type ReactTestRenderer, act, create } from 'react-test-renderer';
+import { graphNodeName } from '@switchyard/contracts';
 import { eventsKey } from '@switchyard/events';
 import { TestStack, waitFor } from '@switchyard/testing';
 
@@ -30,7 +31,26 @@ beforeAll(async () => {
   });
   const agent = await stack.api('POST', '/v1/agents', { name: 'agent', system_prompt: 'Be brief.' });
   expect(agent.status).toBe(201);
+  const canvas = await stack.api('POST', '/v1/agents', {
+    name: CANVAS_AGENT,
+    kind: 'graph',
+    dsl: {
+      components: {
+        begin: { obj: { component_name: 'Begin', params: {} }, downstream: [CANVAS_STOP], upstream: [] },
+        [CANVAS_STOP]: {
+          obj: { component_name: 'Message', params: { content: ['hello there'] } },
+          downstream: [],
+          upstream: ['begin'],
+        },
+      },
+    },
+  });
+  expect(canvas.status).toBe(201);
 }, 120_000);
+
+/** A canvas agent whose Message a breakpoint stops before. */
+const CANVAS_AGENT = 'stops';
+const CANVAS_STOP = 'Message:Hello';
 
 afterAll(async () => {
   await stack?.stop();
@@ -477,7 +497,7 @@ describe.each(SDKS)('@langchain/langgraph-sdk %s', (_version, SdkClient) => {
       ['checkpoint.checkpoint_ns', { checkpoint: { checkpoint_id: '1', checkpoint_ns: 'sub' } }],
       // A new turn only from a checkpoint that ends one (version 1 opened the first turn).
       ['input', { checkpoint: { checkpoint_id: '1', checkpoint_ns: '' } }],
-      ['interrupt_before', { interruptBefore: ['planner'] }],
+      ['interrupt_before[0]', { interruptBefore: ['planer'] }],
       ['webhook', { webhook: 'http://192.168.7.7/hook' }],
       ['input.files', { input: { messages: [{ role: 'user', content: 'x' }], files: [] } }],
       ['stream_mode', { streamMode: ['debug'] }],
@@ -590,6 +610,93 @@ describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version
     const err = await rejection(client.runs.wait(empty.thread_id, 'default', { input: null } as never));
     expect(err.status).toBe(400);
     expect(err.message).toContain('input is required');
+  }, 60_000);
+
+  it('stops at static breakpoints; a run without input goes on from there', async () => {
+    const t = await client.threads.create();
+    const contents = async () =>
+      ((await client.threads.getState(t.thread_id)).values as { messages: Message[] }).messages.map(
+        (m) => m.content,
+      );
+    const first = await client.runs.create(t.thread_id, 'default', {
+      input: human('what is 6*7?'),
+      interruptBefore: ['planner'],
+    });
+    await client.runs.join(t.thread_id, first.run_id);
+    expect((await client.runs.get(t.thread_id, first.run_id)).status).toBe('success');
+    let state = await client.threads.getState(t.thread_id);
+    expect(state.next).toEqual(['planner']);
+    expect(state.tasks.map((task) => task.name)).toEqual(['planner']);
+    expect((await client.threads.get(t.thread_id)).status).toBe('interrupted');
+    expect(await client.threads.search({ ids: [t.thread_id], status: 'interrupted' })).toHaveLength(1);
+    expect(await contents()).toEqual(['what is 6*7?']);
+
+    // Going on, it does not stop before the planner again; it stops after it (and before a tool).
+    const second = await client.runs.create(t.thread_id, 'default', {
+      input: null,
+      interruptBefore: ['planner'],
+      interruptAfter: ['planner'],
+    });
+    await client.runs.join(t.thread_id, second.run_id);
+    state = await client.threads.getState(t.thread_id);
+    expect(state.next).toEqual(['calculator']);
+    const [afterPlanner] = await client.threads.getHistory(t.thread_id, { limit: 1 });
+    expect(Object.keys(afterPlanner.metadata?.writes ?? {})).toEqual(['planner']);
+    expect(await contents()).toEqual(['what is 6*7?']);
+
+    const third = await client.runs.create(t.thread_id, 'default', {
+      input: null,
+      interruptBefore: ['tools'],
+    });
+    await client.runs.join(t.thread_id, third.run_id);
+    // `tools` stands for the calculator, but the run goes on with it: it stops at the next tool, if any.
+    const last = await client.runs.create(t.thread_id, 'default', { input: null });
+    await client.runs.join(t.thread_id, last.run_id);
+    state = await client.threads.getState(t.thread_id);
+    expect(state.next).toEqual([]);
+    expect((await client.threads.get(t.thread_id)).status).toBe('idle');
+    const done = await contents();
+    expect(done).toHaveLength(2);
+    expect(done[1]).toContain('42');
+
+    // Breakpoints name the agent's nodes; a resume keeps the waiting run's.
+    for (const [options, field] of [
+      [{ interruptBefore: ['planer'] }, 'interrupt_before[0]'],
+      [{ interruptAfter: ['calculator', 'Switch:Route'] }, 'interrupt_after[1]'],
+      [{ command: { resume: 'x' }, interruptBefore: ['planner'] }, 'interrupt_before'],
+    ] as const) {
+      const err = await rejection(
+        client.runs.create(t.thread_id, 'default', {
+          ...('command' in options ? {} : { input: human('x') }),
+          ...options,
+        } as never),
+      );
+      expect(err.status).toBe(400);
+      expect(err.message).toContain(field);
+    }
+  }, 90_000);
+
+  it('stops before a canvas component named by its id', async () => {
+    const t = await client.threads.create();
+    const run = await client.runs.create(t.thread_id, CANVAS_AGENT, {
+      input: { messages: [{ type: 'human', content: 'hi' }] },
+      interruptBefore: [CANVAS_STOP],
+    });
+    await client.runs.join(t.thread_id, run.run_id);
+    const state = await client.threads.getState(t.thread_id);
+    expect(state.next).toEqual([graphNodeName(CANVAS_STOP)]);
+    const stopped = await stack.api('GET', `/v1/runs/${run.run_id}`);
+    expect(stopped.body).toMatchObject({
+      status: 'succeeded',
+      output: { breakpoint: { when: 'before', nodes: [graphNodeName(CANVAS_STOP)] } },
+    });
+    const goOn = await client.runs.create(t.thread_id, CANVAS_AGENT, { input: null });
+    await client.runs.join(t.thread_id, goOn.run_id);
+    const after = await client.threads.getState(t.thread_id);
+    expect(after.next).toEqual([]);
+    const ran = await stack.api('GET', `/v1/runs/${goOn.run_id}`);
+    expect(ran.body).toMatchObject({ status: 'succeeded', output: { answer: 'hello there' } });
+    expect((await client.runs.get(t.thread_id, goOn.run_id)).status).toBe('success');
   }, 60_000);
 
   it('updates the state as a new checkpoint parented on the head or on the given one', async () => {
@@ -1279,6 +1386,14 @@ describe('crons with @langchain/langgraph-sdk 2.0.0', () => {
       });
       expect(noInput.status).toBe(400);
       expect(JSON.stringify(noInput.body)).toContain('input');
+      const stop = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: '0 9 * * *',
+        input: human('x'),
+        interrupt_after: ['planner', 'planer'],
+      });
+      expect(stop.status).toBe(400);
+      expect(JSON.stringify(stop.body)).toContain('interrupt_after[1]');
       const later = await stack.api('POST', '/runs/crons', {
         assistant_id: 'agent',
         schedule: '0 9 * * *',

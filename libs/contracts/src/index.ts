@@ -6,6 +6,7 @@ export * from './lib/node-registry.schema';
 export * from './lib/zod-error.util';
 export * from './lib/tool-call';
 export * from './lib/human-input';
+export * from './lib/breakpoints';
 export * from './lib/client-tools';
 export * from './lib/agent.schema';
 export * from './lib/graph-agent';

@@ -1,4 +1,4 @@
-import type { Action, NodeRegistration, RuntimeState } from '@switchyard/contracts';
+import type { Action, Breakpoints, NodeRegistration, RuntimeState } from '@switchyard/contracts';
 import { emptyState } from '@switchyard/state';
 import { RunFailureCode } from './orchestrator.exception';
 import { type StepInput, type StepRoute, nodesToResolve, routeStep, unionOfNext } from './route-step';
@@ -24,6 +24,7 @@ const REGISTRY = new Map([
   ['http_get', reg('http_get', 'tool-executor')],
   ['reflection', reg('reflection', 'reflection')],
   ['output', reg('output', 'output')],
+  ['graph.x', reg('graph.x', 'planner')],
   ['ask_user', reg('ask_user', 'gateway', 'human')],
   ['client_tool', reg('client_tool', 'gateway', 'human')],
 ]);
@@ -62,6 +63,7 @@ function route(
     state?: RuntimeState;
     nodeTimeouts?: Record<string, number>;
     registrations?: typeof REGISTRY;
+    breakpoints?: Breakpoints;
   } = {},
 ) {
   let ids = 0;
@@ -74,6 +76,7 @@ function route(
       tenant_id: 'tenant-1',
       priority: 'batch',
       node_timeouts: opts.nodeTimeouts ?? null,
+      ...(opts.breakpoints ? { input: { breakpoints: opts.breakpoints } } : {}),
     },
     state: opts.state ?? { ...emptyState('thread-1', 'run-1'), version: 7 },
     actions,
@@ -377,5 +380,83 @@ describe(unionOfNext.name, () => {
     ],
   ])('%j → %j', (nexts, want) => {
     expect(unionOfNext(nexts.map((next) => ({ next })))).toEqual(want);
+  });
+});
+
+describe('static breakpoints', () => {
+  const stopped = (when: 'before' | 'after', nodes: string[], next: string[]) => ({
+    kind: 'finish',
+    steps: 4,
+    status: 'succeeded',
+    error: null,
+    output: { breakpoint: { when, nodes, next } },
+  });
+
+  it.each<[string, Action[], Breakpoints, ReturnType<typeof stopped> | 'next']>([
+    [
+      'before the planner',
+      [action('reflection', ['planner'])],
+      { before: ['planner'] },
+      stopped('before', ['planner'], ['planner']),
+    ],
+    [
+      'before any node',
+      [action('reflection', ['planner'])],
+      { before: '*' },
+      stopped('before', ['planner'], ['planner']),
+    ],
+    [
+      'before a tool (tools)',
+      [action('planner', ['calculator', 'output'])],
+      { before: ['tools'] },
+      stopped('before', ['calculator'], ['calculator', 'output']),
+    ],
+    [
+      'tools is not the agent’s own nodes',
+      [action('reflection', ['planner'])],
+      { before: ['tools'] },
+      'next',
+    ],
+    ['tools is not a graph component', [action('graph.begin', ['graph.x'])], { before: ['tools'] }, 'next'],
+    [
+      'after the planner',
+      [action('planner', ['calculator'])],
+      { after: ['planner'] },
+      stopped('after', ['planner'], ['calculator']),
+    ],
+    [
+      'after any node',
+      [action('planner', ['calculator'])],
+      { after: '*' },
+      stopped('after', ['planner'], ['calculator']),
+    ],
+    [
+      'not before other nodes',
+      [action('reflection', ['planner'])],
+      { before: ['output'], after: ['output'] },
+      'next',
+    ],
+    [
+      'not before what a run with no input continues',
+      [action('fork', ['planner'])],
+      { before: ['planner'] },
+      'next',
+    ],
+    ['after the start is not a node', [action('start', ['planner'])], { after: '*' }, 'next'],
+  ])('%s', (_name, actions, breakpoints, expected) => {
+    const r = route(actions, { breakpoints });
+    expect(expected === 'next' ? r.kind : summary(r)).toEqual(expected);
+  });
+
+  it('an ended run does not stop (nothing is pending)', () => {
+    expect(summary(route([action('output', [])], { breakpoints: { after: '*' } }))).toMatchObject({
+      status: 'succeeded',
+      output: null,
+    });
+  });
+
+  it('the step limit comes first', () => {
+    const r = route([action('reflection', ['planner'])], { steps: 99, breakpoints: { before: '*' } });
+    expect(summary(r)).toMatchObject({ status: 'failed', error: RunFailureCode.MaxStepsExceeded });
   });
 });

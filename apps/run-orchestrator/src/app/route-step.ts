@@ -1,6 +1,8 @@
 import {
   ASK_USER,
+  type BreakpointStop,
   CLIENT_TOOL,
+  FORK_NODE,
   CLIENT_TOOL_OUTPUTS_JSON_SCHEMA,
   type Action,
   type NodeRegistration,
@@ -8,6 +10,7 @@ import {
   describeZodError,
   findToolCall,
   taskSubject,
+  breaksAt,
   unionOfNext,
 } from '@switchyard/contracts';
 import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
@@ -37,7 +40,12 @@ export type StepRoute =
     };
 
 export interface StepInput {
-  run: Pick<RunRow, 'id' | 'thread_id' | 'steps' | 'max_steps' | 'tenant_id' | 'priority' | 'node_timeouts'>;
+  run: Pick<
+    RunRow,
+    'id' | 'thread_id' | 'steps' | 'max_steps' | 'tenant_id' | 'priority' | 'node_timeouts'
+  > & {
+    input?: Pick<RunRow['input'], 'breakpoints'>;
+  };
   /** The state after the step's deltas. */
   state: RuntimeState;
   /** The step's actions, in dispatch order (at least one). */
@@ -97,6 +105,11 @@ export function routeStep(input: StepInput): StepRoute {
       code: RunFailureCode.MaxStepsExceeded,
       message: `the run reached its limit of ${run.max_steps} steps`,
     });
+  }
+  const stop = breakpointStop(run.input?.breakpoints, actions, next);
+  if (stop) {
+    // The run ends here with `next` pending at the thread's head: a run with no input goes on.
+    return { kind: 'finish', steps, status: 'succeeded', error: null, output: { breakpoint: stop } };
   }
 
   const callCounts = new Map<string, number>();
@@ -183,6 +196,30 @@ export function routeStep(input: StepInput): StepRoute {
 }
 
 export { unionOfNext };
+
+/**
+ * A static breakpoint the step reaches: one of `after`'s nodes ran in it, or one of `before`'s
+ * would run next. A step that goes on from a checkpoint (the `fork` action of a run with no
+ * input) does not stop before what it continues with, or no run could get past a breakpoint.
+ */
+export function breakpointStop(
+  breakpoints: RunRow['input']['breakpoints'],
+  actions: readonly Pick<Action, 'node'>[],
+  next: string[],
+): BreakpointStop | null {
+  if (!breakpoints) {
+    return null;
+  }
+  const ran = [...new Set(actions.map((a) => a.node).filter((n) => breaksAt(breakpoints.after, n)))];
+  if (ran.length) {
+    return { when: 'after', nodes: ran, next };
+  }
+  if (actions.length === 1 && actions[0].node === FORK_NODE) {
+    return null;
+  }
+  const ahead = [...new Set(next.filter((n) => breaksAt(breakpoints.before, n)))];
+  return ahead.length ? { when: 'before', nodes: ahead, next } : null;
+}
 
 /** An action's result when it is an answer (`{answer, …}`), else undefined. */
 function answerOf(action: Pick<Action, 'result'>): Record<string, unknown> | undefined {

@@ -1,4 +1,5 @@
 import type {
+  Breakpoints,
   ClientRequestOptions,
   RunFork,
   RunPriority,
@@ -24,6 +25,7 @@ export interface RunRow {
     files?: unknown[];
     history?: { role: 'user' | 'assistant' | 'system'; content: string }[];
     fork?: RunFork;
+    breakpoints?: Breakpoints;
   };
   /** Its agent's task deadlines per node (`node_timeouts_ms`), pinned at creation; null: none. */
   node_timeouts?: Readonly<Record<string, number>> | null;

@@ -1,4 +1,4 @@
-import { type AgentConfig, graphNodeName } from '@switchyard/contracts';
+import { type AgentConfig, DEFAULT_AGENT_NODES, TOOLS_NODE, graphNodeName } from '@switchyard/contracts';
 import {
   isPuppyWorkflow,
   parseCanvas,
@@ -44,18 +44,8 @@ const runnable = (id: string, name: string, metadata?: Record<string, unknown>):
  * retrieval, MCP tools, …), each a node of its own in a run.
  */
 export function defaultAgentGraph(): LgGraph {
-  const nodes = [
-    'start',
-    'intake',
-    'preprocess',
-    'memory',
-    'planner',
-    'tools',
-    'reflection',
-    'ask_user',
-    'output',
-    'archive',
-  ];
+  // `tools` follows the planner, which calls them.
+  const nodes = ['start', ...DEFAULT_AGENT_NODES].flatMap((n) => (n === 'planner' ? [n, TOOLS_NODE] : [n]));
   return {
     nodes: [
       schemaNode(START),

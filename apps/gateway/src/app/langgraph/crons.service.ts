@@ -72,7 +72,11 @@ export class Crons extends PeriodicJob {
     } else {
       payload['on_completion'] = body.on_run_completed ?? 'delete';
     }
-    this.runBodyOf(assistantId, payload, threadId === null);
+    await this.runs.checkBreakpoints(
+      tenantId,
+      assistantId,
+      this.runBodyOf(assistantId, payload, threadId === null),
+    );
     const endTime = body.end_time ? new Date(body.end_time) : null;
     const row = {
       id: randomUUID(),
@@ -121,7 +125,11 @@ export class Crons extends PeriodicJob {
     if (cron.thread_id === null && patch.on_run_completed) {
       payload['on_completion'] = patch.on_run_completed;
     }
-    this.runBodyOf(cron.assistant_id, payload, cron.thread_id === null);
+    await this.runs.checkBreakpoints(
+      tenantId,
+      cron.assistant_id,
+      this.runBodyOf(cron.assistant_id, payload, cron.thread_id === null),
+    );
     const endTime =
       patch.end_time === undefined ? cron.end_time : patch.end_time ? new Date(patch.end_time) : null;
     const next = {

@@ -2,7 +2,13 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { forbiddenAddressReason, normalizeHost } from '@switchyard/net-guard';
 import { Inject, Injectable } from '@nestjs/common';
-import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import {
+  type AgentConfig,
+  type Breakpoints,
+  DEFAULT_AGENT_ID,
+  type RunStatus,
+  isUuid,
+} from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { PgStateSource } from '@switchyard/persistence';
 import { DataSource } from 'typeorm';
@@ -14,7 +20,14 @@ import type { LgPart } from './langgraph-stream';
 import { LangGraphRepository, type ThreadRow } from './langgraph.repository';
 import type { RunCreate } from './langgraph.schemas';
 import { interruptOf, valuesOf } from './langgraph.views';
-import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+import {
+  breakpointsOf,
+  checkpointIdOf,
+  refuseUnsupported,
+  resumeOf,
+  turnInputOf,
+  withLangGraphFields,
+} from './run-create';
 import { editsOfValues } from './update-state';
 import { ForksService } from '../threads/forks.service';
 import { type RunAgentRecord, ThreadsRepository } from '../threads/threads.repository';
@@ -81,6 +94,14 @@ export class LangGraphRuns {
       await this.webhooks.schedule(started.runId, tenantId, body.webhook);
     }
     return started;
+  }
+
+  /** The body's breakpoints checked against the agent's latest version (a cron's). */
+  async checkBreakpoints(tenantId: string, agentId: string, body: RunCreate): Promise<void> {
+    const breakpoints = breakpointsOf(body);
+    if (breakpoints) {
+      await withLangGraphFields(this.runs.checkBreakpoints(tenantId, agentId, breakpoints));
+    }
   }
 
   /** A webhook to a private address literal is refused at once, unless its host is allowed. */
@@ -150,7 +171,14 @@ export class LangGraphRuns {
     ) {
       throw ApiException.invalidField('after_seconds', 'only a run with new input can be delayed');
     }
+    const breakpoints = breakpointsOf(body);
     if (resume) {
+      if (breakpoints) {
+        throw ApiException.invalidField(
+          body.interrupt_before ? 'interrupt_before' : 'interrupt_after',
+          'a resume goes on with the waiting run, whose breakpoints hold: set them when creating a run',
+        );
+      }
       if (checkpointId !== undefined) {
         throw new ApiException(
           ApiErrorCode.InvalidRequest,
@@ -160,7 +188,7 @@ export class LangGraphRuns {
       return this.resume(tenantId, thread, agentId, resume.value);
     }
     if (checkpointId !== undefined) {
-      return this.fork(tenantId, thread, agentId, checkpointId, body);
+      return withLangGraphFields(this.fork(tenantId, thread, agentId, checkpointId, body, breakpoints));
     }
     if (body.input === undefined || body.input === null) {
       if (thread.version === 0) {
@@ -170,7 +198,9 @@ export class LangGraphRuns {
         );
       }
       // No input: go on from the thread's current checkpoint (what is pending there runs).
-      return this.fork(tenantId, thread, agentId, String(thread.version), body);
+      return withLangGraphFields(
+        this.fork(tenantId, thread, agentId, String(thread.version), body, breakpoints),
+      );
     }
     const turn = turnInputOf(body.input);
     if (turn.history.length && (await this.repo.hasRuns(thread.id))) {
@@ -179,16 +209,19 @@ export class LangGraphRuns {
         'input.messages: the thread already has its messages; send only the new human message',
       );
     }
-    const { run } = await this.runs.create(tenantId, {
-      input: { prompt: turn.prompt, ...(turn.inputs ? { inputs: turn.inputs } : {}) },
-      ...(turn.history.length ? { history: turn.history } : {}),
-      thread_id: thread.id,
-      agent_id: agentId,
-      multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
-      metadata: body.metadata ?? {},
-      ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
-      ...(requestId ? { request_id: requestId } : {}),
-    });
+    const { run } = await withLangGraphFields(
+      this.runs.create(tenantId, {
+        input: { prompt: turn.prompt, ...(turn.inputs ? { inputs: turn.inputs } : {}) },
+        ...(turn.history.length ? { history: turn.history } : {}),
+        thread_id: thread.id,
+        agent_id: agentId,
+        multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
+        metadata: body.metadata ?? {},
+        ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
+        ...(requestId ? { request_id: requestId } : {}),
+        ...(breakpoints ? { breakpoints } : {}),
+      }),
+    );
     return { runId: run.run_id, threadId: thread.id, assistantId: agentId, liveAfter: null, answered: null };
   }
 
@@ -203,6 +236,7 @@ export class LangGraphRuns {
     agentId: string,
     checkpointId: string,
     body: RunCreate,
+    breakpoints: Breakpoints | undefined,
   ): Promise<StartedRun> {
     const version = checkpointVersion(thread.version, checkpointId);
     const turn = body.input === undefined || body.input === null ? null : turnInputOf(body.input);
@@ -220,6 +254,7 @@ export class LangGraphRuns {
       agent_id: agentId,
       multitask: body.multitask_strategy === 'rollback' ? 'reject' : body.multitask_strategy,
       metadata: body.metadata ?? {},
+      ...(breakpoints ? { breakpoints } : {}),
     });
     return {
       runId: forked.run.run_id,

@@ -34,6 +34,8 @@ export interface ThreadRow {
   last_run_id: string | null;
   waiting: RunWaiting | null;
   error: { code: string; message: string } | null;
+  /** Its latest run stopped at a static breakpoint (with nodes pending at the head). */
+  at_breakpoint: boolean | null;
 }
 
 export interface LgRunRow {
@@ -72,15 +74,18 @@ const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
 /** A thread with what its latest run says about it (ThreadRow), for `FROM threads t` queries. */
 const THREAD_SELECT = `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
               greatest(t.created_at, r.created_at, r.finished_at) AS updated_at,
-              r.status AS last_status, r.id AS last_run_id, r.waiting, r.error
+              r.status AS last_status, r.id AS last_run_id, r.waiting, r.error, r.at_breakpoint
        FROM threads t
-       LEFT JOIN LATERAL (SELECT id, status, created_at, finished_at, waiting, error FROM runs
+       LEFT JOIN LATERAL (SELECT id, status, created_at, finished_at, waiting, error,
+                                 COALESCE(output ? 'breakpoint', false) AS at_breakpoint FROM runs
                           WHERE thread_id = t.id ORDER BY created_at DESC LIMIT 1) r ON true`;
 
 /** `lgThreadStatus` of the latest run `r`, in SQL. */
-const THREAD_STATUS_SQL = `CASE r.status ${Object.entries(LG_THREAD_STATUS_OF)
+const THREAD_STATUS_SQL = `CASE WHEN r.at_breakpoint THEN 'interrupted' ELSE CASE r.status ${Object.entries(
+  LG_THREAD_STATUS_OF,
+)
   .map(([run, thread]) => `WHEN '${run}' THEN '${thread}'`)
-  .join(' ')} ELSE 'idle' END`;
+  .join(' ')} ELSE 'idle' END END`;
 
 const THREAD_SORT: Record<ThreadSearchSort, string> = {
   thread_id: 't.id',

@@ -41,8 +41,9 @@ export const LG_THREAD_STATUS_OF: Readonly<Partial<Record<RunStatus, LgThreadSta
   failed: 'error',
 };
 
-export function lgThreadStatus(last: RunStatus | null): LgThreadStatus {
-  return (last && LG_THREAD_STATUS_OF[last]) || 'idle';
+export function lgThreadStatus(last: RunStatus | null, atBreakpoint = false): LgThreadStatus {
+  // A run that stopped at a breakpoint succeeded; its thread waits with nodes pending.
+  return atBreakpoint ? 'interrupted' : (last && LG_THREAD_STATUS_OF[last]) || 'idle';
 }
 
 /** The built-in agent as an assistant: `assistant_id` and `graph_id` are both "default". */
@@ -198,7 +199,7 @@ export function threadStateView(
 }
 
 export function threadView(t: ThreadRow, state: RuntimeState | null) {
-  const status = lgThreadStatus(t.last_status);
+  const status = lgThreadStatus(t.last_status, t.at_breakpoint ?? false);
   return {
     thread_id: t.id,
     created_at: iso(t.created_at),

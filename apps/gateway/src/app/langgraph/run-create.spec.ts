@@ -1,6 +1,13 @@
-import { ApiException } from '../http/api.exception';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { RunCreateSchema } from './langgraph.schemas';
-import { checkpointIdOf, refuseUnsupported, resumeOf, turnInputOf } from './run-create';
+import {
+  breakpointsOf,
+  checkpointIdOf,
+  refuseUnsupported,
+  resumeOf,
+  turnInputOf,
+  withLangGraphFields,
+} from './run-create';
 
 const body = (extra: Record<string, unknown>) => RunCreateSchema.parse({ assistant_id: 'agent', ...extra });
 
@@ -77,7 +84,6 @@ describe('refuseUnsupported', () => {
     ['stream_subgraphs', { stream_subgraphs: true }],
     ['multitask_strategy', { multitask_strategy: 'rollback' }],
     ['on_completion', { on_completion: 'delete' }],
-    ['interrupt_before', { interrupt_before: '*' }],
     ['config', { config: { configurable: { model: 'x' } } }],
     ['context', { context: { user: 'u' } }],
   ])('refuses %s with a 400 naming it', (field, extra) => {
@@ -88,6 +94,31 @@ describe('refuseUnsupported', () => {
     const parsed = RunCreateSchema.safeParse({ assistant_id: 'a', stream_mode: ['values', 'debug'] });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0].message).toMatch(/"debug"/);
+  });
+});
+
+describe('breakpointsOf', () => {
+  it.each([
+    [{}, undefined],
+    [{ interrupt_before: [], interrupt_after: [] }, undefined],
+    [{ interrupt_before: '*' }, { before: '*' }],
+    [
+      { interrupt_before: ['planner'], interrupt_after: ['calculator'] },
+      { before: ['planner'], after: ['calculator'] },
+    ],
+    [{ interrupt_before: [], interrupt_after: '*' }, { after: '*' }],
+  ] as const)('%j → %j', (given, expected) => {
+    expect(breakpointsOf(given as Parameters<typeof breakpointsOf>[0])).toEqual(expected);
+  });
+
+  it("renames a run's breakpoint fields as LangGraph names them", async () => {
+    const err = new ApiException(ApiErrorCode.InvalidRequest, 'breakpoints.after[1]: "x" is not a node', [
+      { field: 'breakpoints.after[1]', message: '"x" is not a node' },
+    ]);
+    const renamed = await withLangGraphFields(Promise.reject(err)).catch((e: ApiException) => e);
+    expect(renamed.message).toBe('interrupt_after[1]: "x" is not a node');
+    expect(renamed.details).toEqual([{ field: 'interrupt_after[1]', message: '"x" is not a node' }]);
+    expect(await withLangGraphFields(Promise.resolve(3))).toBe(3);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '@switchyard/contracts';
+import type { Breakpoints, ChatMessage } from '@switchyard/contracts';
 import { ApiException } from '../http/api.exception';
 import type { RunCreate } from './langgraph.schemas';
 
@@ -20,12 +20,6 @@ export function refuseUnsupported(body: RunCreate): void {
   }
   if (body.on_completion === 'delete') {
     throw invalid('on_completion', '"delete" is for stateless runs (POST /runs…): a thread\'s runs keep it');
-  }
-  for (const key of ['interrupt_before', 'interrupt_after'] as const) {
-    const v = body[key];
-    if (v !== undefined && (v === '*' || v.length > 0)) {
-      throw invalid(key, 'static breakpoints are not supported (agents ask with ask_user)');
-    }
   }
   if (body.feedback_keys?.length) {
     throw invalid('feedback_keys', 'feedback is not supported');
@@ -168,4 +162,34 @@ export function turnInputOf(input: unknown): TurnInput {
     history: read.slice(0, -1),
     ...(inputs ? { inputs: inputs as Record<string, unknown> } : {}),
   };
+}
+
+/** `interrupt_before` / `interrupt_after` as a run's breakpoints (undefined when neither names a node). */
+export function breakpointsOf(
+  body: Pick<RunCreate, 'interrupt_before' | 'interrupt_after'>,
+): Breakpoints | undefined {
+  const named = (v: RunCreate['interrupt_before']) => (v === '*' || (v && v.length > 0) ? v : undefined);
+  const before = named(body.interrupt_before);
+  const after = named(body.interrupt_after);
+  return before || after ? { ...(before ? { before } : {}), ...(after ? { after } : {}) } : undefined;
+}
+
+/**
+ * A request's breakpoint errors named as LangGraph names them (`breakpoints.before[0]` →
+ * `interrupt_before[0]`).
+ */
+export async function withLangGraphFields<T>(work: Promise<T>): Promise<T> {
+  const rename = (s: string) => s.replace(/\bbreakpoints\.(before|after)/g, 'interrupt_$1');
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ApiException && Array.isArray(err.details)) {
+      const details = (err.details as { field?: string; message: string }[]).map((d) => ({
+        ...d,
+        ...(d.field ? { field: rename(d.field) } : {}),
+      }));
+      throw new ApiException(err.code, rename(err.message), details);
+    }
+    throw err;
+  }
 }

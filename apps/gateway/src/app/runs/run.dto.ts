@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  BreakpointsSchema,
   BusinessIdSchema,
   ChatMessageSchema,
   OriginFileSchema,
@@ -38,6 +39,8 @@ export const CreateRunSchema = z
     multitask: z.enum(['reject', 'enqueue', 'interrupt']).default('reject'),
     // Absent = interactive (left optional so the other surfaces' runs need not name it).
     priority: RunPrioritySchema.optional(),
+    // Static breakpoints: the run stops before / after these nodes (resolveBreakpoints checks them).
+    breakpoints: BreakpointsSchema.optional(),
     // A delayed run: queued (cancellable) until this many seconds after its creation.
     after_seconds: z.number().min(0).max(2_592_000, 'after_seconds: at most 30 days').optional(),
     // Echoed back on the run; `user_id` names the user whose profile becomes the thread's user_context;

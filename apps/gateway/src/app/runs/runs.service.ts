@@ -9,6 +9,7 @@ import {
   ClientToolOutputsSchema,
   type Action,
   type AgentConfig,
+  type Breakpoints,
   DEFAULT_AGENT_ID,
   type DeltaMessage,
   type OriginFile,
@@ -35,7 +36,9 @@ import {
   tracingEnabled,
   withTrace,
 } from '@switchyard/telemetry';
+import { NodeDirectory } from '@switchyard/platform';
 import { GatewayConfig } from '../gateway.config';
+import { resolveBreakpoints } from './breakpoints';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { type CreateRunBody, DEFAULT_RUN_PRIORITY, type ListRunsQuery, type RunPriority } from './run.dto';
 
@@ -97,6 +100,7 @@ export class RunsService {
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(GatewayConfig) private readonly config: GatewayConfig,
     @Inject(FileStore) private readonly files: FileStore,
+    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
   ) {}
 
   /**
@@ -172,6 +176,8 @@ export class RunsService {
   ): Promise<{ created: boolean; run: CreatedRun }> {
     await this.assertFilesReachable(tenantId, body.input.files ?? []);
     const agent = branch?.pinned ?? (await this.agentConfig(tenantId, body.agent_id, body.agent_version));
+    const breakpoints =
+      body.breakpoints && (await this.breakpointsFor(tenantId, agent.config, body.breakpoints));
     const runId = randomUUID();
     let held = false;
     const result = await this.ds
@@ -235,6 +241,7 @@ export class RunsService {
               ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
               ...(client.response_format ? { response_format: client.response_format } : {}),
               ...(branch ? { fork: branch.fork } : {}),
+              ...(breakpoints && (breakpoints.before || breakpoints.after) ? { breakpoints } : {}),
             } satisfies RunInput),
             JSON.stringify(body.metadata),
             agent.config.max_steps,
@@ -359,6 +366,21 @@ export class RunsService {
    * The configuration a run pins: the built-in agent, or the tenant's agent at its latest
    * published version, at `draft`, or at a given version id.
    */
+  /**
+   * Breakpoints checked (400 naming a node the agent lacks) for a run of the agent's latest
+   * version: what a cron's firings will run.
+   */
+  async checkBreakpoints(tenantId: string, agentId: string, breakpoints: Breakpoints): Promise<void> {
+    await this.breakpointsFor(tenantId, (await this.agentConfig(tenantId, agentId)).config, breakpoints);
+  }
+
+  private breakpointsFor(tenantId: string, config: AgentConfig, breakpoints: Breakpoints) {
+    return resolveBreakpoints(config, breakpoints, async (node) => {
+      const reg = await this.directory.lookup(node);
+      return reg !== undefined && (!reg.tenant_id || reg.tenant_id === tenantId);
+    });
+  }
+
   private async agentConfig(tenantId: string, agentId: string, agentVersion?: string): Promise<PinnedAgent> {
     if (agentId === DEFAULT_AGENT_ID) {
       if (agentVersion) {

@@ -28,6 +28,8 @@ export interface ForkRequest {
    * (default: what was pending there). LangGraph's `as_node` names a node whose successors run.
    */
   next?: (agent: RunAgentRecord) => string[];
+  /** The run's breakpoints (as a request names them; checked against its agent). */
+  breakpoints?: CreateRunBody['breakpoints'];
 }
 
 export interface ForkResponse {
@@ -115,6 +117,7 @@ export class ForksService {
           ...(req.request_id ? { request_id: req.request_id } : {}),
           multitask: req.multitask,
           metadata: req.metadata,
+          ...(req.breakpoints ? { breakpoints: req.breakpoints } : {}),
         },
         {},
         { fork },
@@ -131,6 +134,7 @@ export class ForksService {
           ...(req.request_id ? { request_id: req.request_id } : {}),
           multitask: req.multitask,
           metadata: req.metadata,
+          ...(req.breakpoints ? { breakpoints: req.breakpoints } : {}),
         },
         {},
         { fork, pinned: { versionId: pinned.agent_version_id, config: pinned.agent_config } },

@@ -61,9 +61,17 @@ export const ForkSchema = z
     request_id: CreateRunSchema.shape.request_id,
     multitask: CreateRunSchema.shape.multitask,
     metadata: CreateRunSchema.shape.metadata,
+    breakpoints: CreateRunSchema.shape.breakpoints,
   })
   .strict()
   .superRefine((b, ctx) => {
+    if (b.breakpoints && !b.input && !b.continue) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['breakpoints'],
+        message: 'a fork that only records runs nothing to stop at',
+      });
+    }
     if (b.input && !b.continue) {
       ctx.addIssue({
         code: 'custom',
@@ -210,6 +218,7 @@ export class ThreadsController {
       ...(body.request_id ? { request_id: body.request_id } : {}),
       multitask: body.multitask,
       metadata: body.metadata,
+      ...(body.breakpoints ? { breakpoints: body.breakpoints } : {}),
     });
     if (!forked.created) {
       res.status(200);

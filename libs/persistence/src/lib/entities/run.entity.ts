@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { ClientRequestOptions, RunFork, RunStatus, Usage } from '@switchyard/contracts';
+import type { Breakpoints, ClientRequestOptions, RunFork, RunStatus, Usage } from '@switchyard/contracts';
 
 export interface RunInput extends ClientRequestOptions {
   prompt: string;
@@ -15,6 +15,8 @@ export interface RunInput extends ClientRequestOptions {
   inputs_json?: string;
   /** A run that branches its thread from an earlier version (`POST /v1/threads/:id/fork`). */
   fork?: RunFork;
+  /** Where the run stops (node names as the run's `next` names them). */
+  breakpoints?: Breakpoints;
 }
 
 /** A client function call a waiting run waits for (its `client_tool` task). */
