@@ -953,9 +953,6 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
         const res = await stack.api('GET', `/threads/${threadId}`);
         return res.status === 404;
       });
-    const threadOf = async (runId: string) =>
-      (await stack.sql<{ thread_id: string }>('SELECT thread_id FROM runs WHERE id = $1', [runId]))[0]
-        ?.thread_id;
 
     const values = (await client.runs.wait(null, 'agent', { input: human('hello') })) as {
       messages: Message[];
@@ -974,7 +971,9 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
     expect(parts[0].event).toBe('metadata');
     expect(parts.at(-1)?.event).toBe('values');
     expect(runId).not.toBe('');
-    const streamed = await threadOf(runId);
+    // (Read from the stream: the run's row may be gone with its thread by now.)
+    const streamed = (parts[0].data as { run_id: string; thread_id: string }).thread_id;
+    expect((parts[0].data as { run_id: string }).run_id).toBe(runId);
     expect(streamed).toEqual(expect.any(String));
     await gone(streamed);
 
@@ -1004,6 +1003,22 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
       client.runs.wait(null, 'agent', { input: null, command: { resume: 'x' } } as never),
     );
     expect(forked.status).toBe(400);
+    const stops = await rejection(
+      client.runs.create(null, 'agent', { input: human('x'), interruptBefore: '*' }),
+    );
+    expect(stops.status).toBe(400);
+    expect(stops.message).toContain('on_completion');
+    // (2.0.0's runs.create sends no on_completion.)
+    const kept = (
+      await stack.api('POST', '/runs', {
+        assistant_id: 'agent',
+        input: human('what is 6*7?'),
+        interrupt_after: ['planner'],
+        on_completion: 'keep',
+      })
+    ).body as { run_id: string; thread_id: string };
+    await client.runs.join(kept.thread_id, kept.run_id);
+    expect((await client.threads.getState(kept.thread_id)).next).toEqual(['calculator']);
     expect((await rejection(client.runs.create(null, 'nobody', { input: human('x') }))).status).toBe(404);
     expect((await rejection(other.runs.get(created.thread_id, created.run_id))).status).toBe(404);
   }, 90_000);

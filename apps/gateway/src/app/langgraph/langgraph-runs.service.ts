@@ -128,6 +128,12 @@ export class LangGraphRuns {
         'a stateless run has no thread to resume or fork: use /threads/{thread_id}/runs',
       );
     }
+    if (breakpointsOf(body) && body.on_completion !== 'keep') {
+      throw ApiException.invalidField(
+        body.interrupt_before ? 'interrupt_before' : 'interrupt_after',
+        'a stateless run\'s thread is deleted when the run ends, with what a breakpoint left pending: send on_completion: "keep"',
+      );
+    }
     const agentId = await this.agentIdOf(tenantId, body.assistant_id);
     // A request made again (a cron's firing) finds the thread it made the first time.
     const threadId = requestId ? uuidOf(`${tenantId}:${requestId}`) : randomUUID();
