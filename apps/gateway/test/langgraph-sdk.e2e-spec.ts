@@ -1502,8 +1502,12 @@ describe('threads.prune with langgraph-sdk 1.15.0', () => {
   });
 });
 
-describe('assistants: count, graph and schemas, and the routes not answered yet', () => {
-  it('counts assistants as search finds them; refuses create, update, delete and latest naming them', async () => {
+describe('assistants with @langchain/langgraph-sdk 2.0.0: made, versioned, drawn, deleted', () => {
+  // What the scripted model server was sent as each request's system text.
+  const systemPrompts = async (): Promise<string[]> =>
+    ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as { system: string }[]).map((r) => r.system);
+
+  it('counts assistants as search finds them', async () => {
     const client = new Client2({
       apiUrl: stack.gatewayUrl,
       apiKey: stack.key,
@@ -1511,23 +1515,135 @@ describe('assistants: count, graph and schemas, and the routes not answered yet'
     });
     const found = (await client.assistants.search({ limit: 100 })).length;
     expect(await client.assistants.count()).toBe(found);
-    expect(await client.assistants.count({ graphId: 'agent' })).toBe(1);
     expect(await client.assistants.count({ graphId: 'default' })).toBe(1);
     expect(await client.assistants.count({ graphId: 'nobody' })).toBe(0);
-    // Thunks, not promises: each call starts only when awaited, so no refusal
-    // is left rejected and unhandled while an earlier one is awaited.
+    expect(await client.assistants.count({ metadata: { nobody: true } })).toBe(0);
+  });
+
+  it('makes an assistant from an agent; versions, latest, update, delete', async () => {
+    const client = new Client2({
+      apiUrl: stack.gatewayUrl,
+      apiKey: stack.key,
+      callerOptions: { maxRetries: 0 },
+    });
+    const tag = randomUUID();
+    const made = await client.assistants.create({
+      graphId: 'agent',
+      name: 'terse',
+      config: { configurable: { system_prompt: `Answer tersely ${tag}.` } },
+      context: { max_steps: 30 },
+      metadata: { tag, team: 'a' },
+      description: 'short answers',
+    });
+    expect(made).toMatchObject({
+      graph_id: 'agent',
+      name: 'terse',
+      version: 1,
+      config: { configurable: { system_prompt: `Answer tersely ${tag}.` } },
+      context: { max_steps: 30 },
+      metadata: { tag, team: 'a' },
+      description: 'short answers',
+    });
+    expect(await client.assistants.get(made.assistant_id)).toEqual(made);
+    expect((await client.assistants.search({ metadata: { tag } })).map((a) => a.assistant_id)).toEqual([
+      made.assistant_id,
+    ]);
+    expect(await client.assistants.count({ graphId: 'agent', metadata: { tag } })).toBe(1);
+    expect(await client.assistants.count({ name: 'terse', metadata: { tag } })).toBe(1);
+
+    // Its runs run with its settings: the model is sent its system prompt; its step limit holds.
+    const t = await client.threads.create();
+    const first = await client.runs.create(t.thread_id, made.assistant_id, { input: human('hello') });
+    await client.runs.join(t.thread_id, first.run_id);
+    expect((await client.runs.get(t.thread_id, first.run_id)).status).toBe('success');
+    expect((await systemPrompts()).some((p) => p.includes(`Answer tersely ${tag}.`))).toBe(true);
+    const [pinned] = await stack.sql<{ max_steps: number }>('SELECT max_steps FROM runs WHERE id = $1', [
+      first.run_id,
+    ]);
+    expect(pinned.max_steps).toBe(30);
+
+    // An update is a new version (metadata merged; what is not sent stays); versions list both.
+    const updated = await client.assistants.update(made.assistant_id, {
+      context: { max_steps: 40 },
+      metadata: { owner: 'b' },
+    });
+    expect(updated).toMatchObject({
+      version: 2,
+      name: 'terse',
+      context: { max_steps: 40 },
+      metadata: { tag, team: 'a', owner: 'b' },
+      config: made.config,
+    });
+    const versions = await client.assistants.getVersions(made.assistant_id);
+    expect(versions.map((v) => [v.version, v.context, v.metadata])).toEqual([
+      [2, { max_steps: 40 }, { tag, team: 'a', owner: 'b' }],
+      [1, { max_steps: 30 }, { tag, team: 'a' }],
+    ]);
+    expect(await client.assistants.getVersions(made.assistant_id, { metadata: { owner: 'b' } })).toHaveLength(
+      1,
+    );
+
+    // Version 1 set latest: the assistant shows it and runs use it again.
+    const back = await client.assistants.setLatest(made.assistant_id, 1);
+    expect(back).toMatchObject({ version: 1, context: { max_steps: 30 }, metadata: { tag, team: 'a' } });
+    const second = await client.runs.create(t.thread_id, made.assistant_id, { input: human('again') });
+    await client.runs.join(t.thread_id, second.run_id);
+    const [again] = await stack.sql<{ max_steps: number }>('SELECT max_steps FROM runs WHERE id = $1', [
+      second.run_id,
+    ]);
+    expect(again.max_steps).toBe(30);
+    expect((await rejection(client.assistants.setLatest(made.assistant_id, 9))).status).toBe(404);
+
+    // Its own id, chosen: taken → 409, or the one there with if_exists do_nothing.
+    const chosen = randomUUID();
+    const own = await client.assistants.create({
+      graphId: 'default',
+      assistantId: chosen,
+      context: { system_prompt: 'Hi.' },
+    });
+    expect(own).toMatchObject({ assistant_id: chosen, graph_id: 'default', name: 'Untitled' });
+    expect(
+      (await rejection(client.assistants.create({ graphId: 'default', assistantId: chosen }))).status,
+    ).toBe(409);
+    expect(
+      (await client.assistants.create({ graphId: 'default', assistantId: chosen, ifExists: 'do_nothing' }))
+        .assistant_id,
+    ).toBe(chosen);
+
+    // Settings that are none, values a setting does not take, a graph that is not there: 400.
     const refused: [string, () => Promise<unknown>][] = [
-      ['POST /assistants', () => client.assistants.create({ graphId: 'agent' })],
-      ['PATCH /assistants/{id}', () => client.assistants.update('agent', { name: 'x' })],
-      ['DELETE /assistants/{id}', () => client.assistants.delete('agent')],
-      ['POST /assistants/{id}/latest', () => client.assistants.setLatest('agent', 1)],
+      [
+        'config.configurable.temperature',
+        () => client.assistants.create({ graphId: 'agent', config: { configurable: { temperature: 1 } } }),
+      ],
+      ['context.max_steps', () => client.assistants.create({ graphId: 'agent', context: { max_steps: 0 } })],
+      ['config.tags', () => client.assistants.create({ graphId: 'agent', config: { tags: ['x'] } })],
+      ['graph_id', () => client.assistants.create({ graphId: 'nobody' })],
+      ['assistant_id', () => client.assistants.update('default', { name: 'x' })],
+      ['assistant_id', () => client.assistants.delete('default')],
     ];
-    for (const [route, call] of refused) {
+    for (const [field, call] of refused) {
       const err = await rejection(call());
       expect(err.status).toBe(400);
-      expect(err.message).toContain(route);
+      expect(err.message).toContain(field);
     }
-  });
+
+    // Deleted: gone from search and get; its runs stay readable; a new run of it is a 404.
+    await client.assistants.delete(made.assistant_id);
+    expect((await rejection(client.assistants.get(made.assistant_id))).status).toBe(404);
+    expect(await client.assistants.search({ metadata: { tag } })).toEqual([]);
+    expect((await client.runs.get(t.thread_id, first.run_id)).status).toBe('success');
+    expect(
+      (await rejection(client.runs.create(t.thread_id, made.assistant_id, { input: human('x') }))).status,
+    ).toBe(404);
+    expect((await client.threads.get(t.thread_id)).thread_id).toBe(t.thread_id);
+
+    // delete_threads: the assistant's threads go with it.
+    const t2 = await client.threads.create();
+    await client.runs.wait(t2.thread_id, chosen, { input: human('hello') });
+    await client.assistants.delete(chosen, { deleteThreads: true });
+    expect((await rejection(client.threads.get(t2.thread_id))).status).toBe(404);
+  }, 90_000);
 
   it("draws an agent's graph as LangGraph does, and gives its schemas", async () => {
     const client = new Client2({

@@ -28,6 +28,7 @@ import { DelayedRuns1700000000052 } from '../migrations/1700000000052-delayed-ru
 import { Crons1700000000053 } from '../migrations/1700000000053-crons';
 import { NodeTimeouts1700000000054 } from '../migrations/1700000000054-node-timeouts';
 import { FileObjects1700000000055 } from '../migrations/1700000000055-file-objects';
+import { Assistants1700000000056 } from '../migrations/1700000000056-assistants';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -83,6 +84,7 @@ export const MIGRATIONS = [
   Crons1700000000053,
   NodeTimeouts1700000000054,
   FileObjects1700000000055,
+  Assistants1700000000056,
 ];
 
 export function dataSourceOptions(

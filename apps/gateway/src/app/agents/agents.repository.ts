@@ -20,6 +20,13 @@ export interface AgentVersionRow {
   created_at: Date;
 }
 
+/**
+ * The version an agent's runs use, in SQL (`a`: an `agents` alias): the one set latest
+ * (LangGraph's `POST /assistants/{id}/latest`), else its newest.
+ */
+export const latestVersionSql = (a: string): string =>
+  `COALESCE(${a}.latest_version, (SELECT max(lv.version) FROM agent_versions lv WHERE lv.agent_id = ${a}.id))`;
+
 /** A tenant's agents: drafts and immutable versions; every query is scoped to the tenant. */
 @Injectable()
 export class AgentsRepository {
@@ -49,7 +56,7 @@ export class AgentsRepository {
     return (await this.ds.query(
       `SELECT a.id, a.name, a.draft, a.created_at, a.updated_at, v.id AS latest_version_id, v.version AS latest_version
        FROM agents a
-       LEFT JOIN LATERAL (SELECT id, version FROM agent_versions WHERE agent_id = a.id ORDER BY version DESC LIMIT 1) v ON true
+       LEFT JOIN LATERAL (SELECT id, version FROM agent_versions WHERE agent_id = a.id AND version = ${latestVersionSql('a')}) v ON true
        WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ($2::uuid IS NULL OR a.id = $2)
        ORDER BY a.created_at`,
       [tenantId, id ?? null],
@@ -76,10 +83,11 @@ export class AgentsRepository {
     await this.ds.query('UPDATE agents SET deleted_at = now() WHERE id = $1', [id]);
   }
 
-  /** Publishes `config` as the agent's next version number. */
+  /** Publishes `config` as the agent's next version number, which runs then use. */
   async publish(id: string, config: AgentConfig): Promise<Omit<AgentVersionRow, 'config'>> {
     const [row] = (await this.ds.query(
-      `INSERT INTO agent_versions (agent_id, version, config)
+      `WITH unpinned AS (UPDATE agents SET latest_version = NULL WHERE id = $1)
+       INSERT INTO agent_versions (agent_id, version, config)
        SELECT $1, COALESCE(max(version), 0) + 1, $2 FROM agent_versions WHERE agent_id = $1
        RETURNING id, version, created_at`,
       [id, JSON.stringify(config)],

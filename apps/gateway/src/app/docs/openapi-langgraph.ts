@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import {
   AssistantCountSchema,
+  AssistantCreateSchema,
+  AssistantLatestSchema,
   AssistantSearchSchema,
+  AssistantUpdateSchema,
   AssistantVersionsSchema,
   CancelManySchema,
   CronCreateSchema,
@@ -94,11 +97,6 @@ const sse = (description: string) => ({
   content: { 'text/event-stream': { schema: { type: 'string' } } },
 });
 const noContent = (description: string) => ({ description });
-const refused = (route: string) => ({
-  tags: TAG,
-  summary: `${route}: not supported yet — 400 naming the route (agents are made under /v1/agents)`,
-  responses: { 400: err('not supported yet'), ...common },
-});
 
 /** `summary` and the answers every LangGraph route shares. */
 const op = (
@@ -199,7 +197,17 @@ export function langGraphPaths(): Record<string, unknown> {
   const threadRuns = runRoutes('/threads/{thread_id}/runs', [T], true);
   const statelessRuns = runRoutes('/runs', [], false);
   return {
-    '/assistants': { post: refused('POST /assistants') },
+    '/assistants': {
+      post: op(
+        'Make an assistant from an agent (graph_id): its configuration with config.configurable and context over it',
+        {
+          200: ok('the assistant', Assistant),
+          400: err('a setting that is none, or no such graph'),
+          409: err('assistant_id taken'),
+        },
+        { requestBody: body(AssistantCreateSchema) },
+      ),
+    },
     '/assistants/search': {
       post: op(
         'Search assistants (agents; the built-in one is `default`)',
@@ -220,8 +228,21 @@ export function langGraphPaths(): Record<string, unknown> {
         { 200: ok('the assistant', Assistant) },
         { parameters: [A] },
       ),
-      patch: { ...refused('PATCH /assistants/{id}'), parameters: [A] },
-      delete: { ...refused('DELETE /assistants/{id}'), parameters: [A] },
+      patch: op(
+        'A new version of the assistant, which runs use from now on',
+        { 200: ok('the assistant', Assistant), 400: err('the built-in assistant, or a bad setting') },
+        { parameters: [A], requestBody: body(AssistantUpdateSchema) },
+      ),
+      delete: op(
+        'Delete the assistant (its runs stay readable); delete_threads=true deletes its threads too',
+        { 204: noContent('deleted'), 409: err('a run under way in one of its threads') },
+        {
+          parameters: [
+            A,
+            { name: 'delete_threads', in: 'query', required: false, schema: { type: 'boolean' } },
+          ],
+        },
+      ),
     },
     '/assistants/{assistant_id}/versions': {
       post: op(
@@ -231,7 +252,11 @@ export function langGraphPaths(): Record<string, unknown> {
       ),
     },
     '/assistants/{assistant_id}/latest': {
-      post: { ...refused('POST /assistants/{id}/latest'), parameters: [A] },
+      post: op(
+        'Runs use this version from now on',
+        { 200: ok('the assistant', Assistant), 404: err('no such version') },
+        { parameters: [A], requestBody: body(AssistantLatestSchema) },
+      ),
     },
     '/assistants/{assistant_id}/graph': {
       get: op(

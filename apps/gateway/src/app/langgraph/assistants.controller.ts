@@ -8,9 +8,12 @@ import {
   Param,
   Patch,
   Post,
+  Query,
   Res,
   UseGuards,
 } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { NodeDirectory } from '@switchyard/platform';
 import type { Response } from 'express';
 import { z } from 'zod';
 import { type AgentConfig, DEFAULT_AGENT_ID } from '@switchyard/contracts';
@@ -18,15 +21,25 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
+import { AgentsRepository } from '../agents/agents.repository';
+import { assertAgentConfig, assertNodeTimeouts } from '../agents/agent-config.validator';
+import { GatewayConfig } from '../gateway.config';
+import { ThreadDeletion } from '../threads/thread-deletion.service';
+import { assistantAgentConfig } from './assistant-config';
 import { agentGraph, agentSchemas } from './assistant-graph';
-import { LangGraphRepository } from './langgraph.repository';
+import { type AgentRow, type AssistantFields, LangGraphRepository } from './langgraph.repository';
 import {
+  type AssistantCreate,
+  AssistantCreateSchema,
   AssistantCountSchema,
+  AssistantLatestSchema,
   type AssistantSearch,
   AssistantSearchSchema,
+  type AssistantUpdate,
+  AssistantUpdateSchema,
   AssistantVersionsSchema,
 } from './langgraph.schemas';
-import { assistantView, builtInAssistant, pick } from './langgraph.views';
+import { assistantVersionView, assistantView, builtInAssistant, pick } from './langgraph.views';
 
 type Assistant = ReturnType<typeof assistantView>;
 
@@ -37,7 +50,13 @@ type Assistant = ReturnType<typeof assistantView>;
 @Controller('assistants')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
 export class LangGraphAssistantsController {
-  constructor(@Inject(LangGraphRepository) private readonly repo: LangGraphRepository) {}
+  constructor(
+    @Inject(LangGraphRepository) private readonly repo: LangGraphRepository,
+    @Inject(AgentsRepository) private readonly agents: AgentsRepository,
+    @Inject(ThreadDeletion) private readonly deletion: ThreadDeletion,
+    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
+  ) {}
 
   @Post('search')
   @HttpCode(200)
@@ -46,17 +65,11 @@ export class LangGraphAssistantsController {
     @Body(new ZodPipe(AssistantSearchSchema)) q: AssistantSearch,
     @Res({ passthrough: true }) res: Response,
   ) {
-    // Assistants carry no metadata: a metadata filter matches none of them.
-    if (q.metadata && Object.keys(q.metadata).length > 0) {
-      return [];
-    }
-    const wanted = q.graph_id ?? q.name;
-    const conflicting = q.graph_id !== undefined && q.name !== undefined && q.graph_id !== q.name;
-    const withBuiltIn = !conflicting && (wanted === undefined || wanted === DEFAULT_AGENT_ID);
     const agents = (
       await this.repo.searchAgents(tenant.tenantId, {
         graphId: q.graph_id,
         name: q.name,
+        metadata: q.metadata,
         // The built-in one comes first: fetch enough agents to fill the page after it.
         limit: q.offset + q.limit + 1,
         offset: 0,
@@ -64,7 +77,7 @@ export class LangGraphAssistantsController {
         sortOrder: q.sort_order,
       })
     ).map(assistantView);
-    const all: Assistant[] = withBuiltIn
+    const all: Assistant[] = builtInMatches(q)
       ? [builtInAssistant(await this.repo.tenantCreatedAt(tenant.tenantId)), ...agents]
       : agents;
     const page = all.slice(q.offset, q.offset + q.limit);
@@ -81,40 +94,144 @@ export class LangGraphAssistantsController {
     @Tenant() tenant: TenantContext,
     @Body(new ZodPipe(AssistantCountSchema)) q: z.infer<typeof AssistantCountSchema>,
   ) {
-    if (q.metadata && Object.keys(q.metadata).length > 0) {
-      return 0;
-    }
-    if (q.graph_id !== undefined && q.name !== undefined && q.graph_id !== q.name) {
-      return 0;
-    }
-    const wanted = q.graph_id ?? q.name;
-    const builtIn = wanted === undefined || wanted === DEFAULT_AGENT_ID ? 1 : 0;
-    return builtIn + (await this.repo.countAgents(tenant.tenantId, wanted));
+    const filters = { graphId: q.graph_id, name: q.name, metadata: q.metadata };
+    return (builtInMatches(q) ? 1 : 0) + (await this.repo.countAgents(tenant.tenantId, filters));
   }
 
-  // Assistants are Switchyard agents, made and changed through /v1/agents (a new version each
-  // change); these LangGraph routes are refused, named, rather than answered with a bare 404.
+  /**
+   * An assistant made from an agent (`graph_id`: its name, or `default`): that agent's
+   * configuration with this one's settings (`config.configurable`, `context`) over it — a new
+   * agent, with version 1, that runs take by its id. `assistant_id` chooses its id (taken → 409,
+   * or the existing one with `if_exists: "do_nothing"`).
+   */
   @Post()
-  refuseCreate(): never {
-    throw notYet('POST /assistants', 'create the agent with POST /v1/agents; it is then an assistant');
+  @HttpCode(200)
+  async create(
+    @Tenant() tenant: TenantContext,
+    @Body(new ZodPipe(AssistantCreateSchema)) body: AssistantCreate,
+  ) {
+    const id = body.assistant_id ?? randomUUID();
+    const taken = await this.repo.agentById(tenant.tenantId, id);
+    if (taken) {
+      if (body.if_exists === 'do_nothing' && !taken.deleted) {
+        return assistantView(await this.repo.agentOrThrow(tenant.tenantId, id));
+      }
+      throw new ApiException(ApiErrorCode.Conflict, `assistant ${id} already exists`);
+    }
+    const graph = await this.graphOf(tenant.tenantId, body.graph_id);
+    const fields: AssistantFields = {
+      graph_id: graph.id,
+      config: body.config ?? {},
+      context: body.context ?? {},
+      metadata: body.metadata ?? {},
+      name: body.name ?? 'Untitled',
+      description: body.description ?? null,
+    };
+    const config = assistantAgentConfig(graph.config, fields.name, fields.config, fields.context);
+    await this.assertRunnable(tenant.tenantId, config);
+    if (!(await this.repo.createAssistant(tenant.tenantId, id, config, fields))) {
+      throw new ApiException(ApiErrorCode.Conflict, `assistant ${id} already exists`);
+    }
+    return assistantView(await this.repo.agentOrThrow(tenant.tenantId, id));
   }
 
+  /**
+   * A new version, which runs use from now on: what is not sent is the current version's
+   * (`metadata` is merged into it). The settings go over the graph's configuration as it is now
+   * — or, for an agent made under /v1/agents that keeps its own graph, over its own.
+   */
   @Patch(':assistant_id')
-  refuseUpdate(): never {
-    throw notYet('PATCH /assistants/{id}', 'publish a new version with PATCH /v1/agents/{id}');
+  async update(
+    @Tenant() tenant: TenantContext,
+    @Param('assistant_id') id: string,
+    @Body(new ZodPipe(AssistantUpdateSchema)) body: AssistantUpdate,
+  ) {
+    const agent = await this.agentOf(tenant.tenantId, id);
+    const current: AssistantFields = agent.assistant ?? {
+      graph_id: agent.graph_id,
+      config: {},
+      context: {},
+      metadata: agent.metadata,
+      name: agent.name,
+      description: agent.description,
+    };
+    const graphId = body.graph_id ?? current.graph_id;
+    const own = agent.assistant === null && graphId === agent.name;
+    const graph = own
+      ? { id: graphId, config: await this.repo.latestConfig(agent.id) }
+      : await this.graphOf(tenant.tenantId, graphId);
+    const fields: AssistantFields = {
+      graph_id: graph.id,
+      config: body.config ?? current.config,
+      context: body.context ?? current.context,
+      metadata: { ...current.metadata, ...(body.metadata ?? {}) },
+      name: body.name ?? current.name,
+      description: body.description === undefined ? current.description : body.description,
+    };
+    const config = assistantAgentConfig(graph.config, fields.name, fields.config, fields.context);
+    await this.assertRunnable(tenant.tenantId, config);
+    await this.repo.publishAssistant(agent.id, config, fields);
+    return assistantView(await this.repo.agentOrThrow(tenant.tenantId, agent.id));
   }
 
+  /**
+   * Deletes the assistant (its runs stay readable; new runs of it are a 404). `delete_threads=true`
+   * deletes its threads first, as `DELETE /threads/{id}` does — all or none: a run under way in
+   * any of them is a 409.
+   */
   @Delete(':assistant_id')
-  refuseDelete(): never {
-    throw notYet('DELETE /assistants/{id}', 'delete the agent with DELETE /v1/agents/{id}');
+  @HttpCode(204)
+  async delete(
+    @Tenant() tenant: TenantContext,
+    @Param('assistant_id') id: string,
+    @Query('delete_threads') deleteThreads?: string,
+  ) {
+    const agent = await this.agentOf(tenant.tenantId, id);
+    if (deleteThreads !== undefined && !['true', 'false'].includes(deleteThreads)) {
+      throw ApiException.invalidField('delete_threads', 'must be true or false');
+    }
+    if (deleteThreads === 'true') {
+      const ids = await this.repo.threadIdsOfAgent(tenant.tenantId, agent.id);
+      const threads = ids.length
+        ? await this.repo.searchThreads(
+            tenant.tenantId,
+            { ids },
+            { by: 'thread_id', order: 'asc' },
+            ids.length,
+            0,
+          )
+        : [];
+      const busy = threads.find(
+        (t) => t.last_status && ['queued', 'running', 'waiting'].includes(t.last_status),
+      );
+      if (busy) {
+        throw new ApiException(
+          ApiErrorCode.Conflict,
+          `thread ${busy.id} has a run that is ${busy.last_status} (${busy.last_run_id}): cancel it first`,
+        );
+      }
+      for (const t of threads) {
+        await this.deletion.delete(tenant.tenantId, t.id);
+      }
+    }
+    await this.agents.softDelete(agent.id);
   }
 
+  /** Runs use `version` from now on (until the next update); the assistant shows that version. */
   @Post(':assistant_id/latest')
-  refuseSetLatest(): never {
-    throw notYet(
-      'POST /assistants/{id}/latest',
-      'the latest published version of an agent is always its latest',
-    );
+  @HttpCode(200)
+  async setLatest(
+    @Tenant() tenant: TenantContext,
+    @Param('assistant_id') id: string,
+    @Body(new ZodPipe(AssistantLatestSchema)) body: z.infer<typeof AssistantLatestSchema>,
+  ) {
+    const agent = await this.agentOf(tenant.tenantId, id);
+    const version = await this.repo.agentVersion(agent.id, body.version);
+    if (!version) {
+      throw ApiException.notFound(`version ${body.version} of assistant "${id}"`);
+    }
+    await this.repo.setLatest(agent.id, version);
+    return assistantView(await this.repo.agentOrThrow(tenant.tenantId, agent.id));
   }
 
   /** The agent's topology in LangGraph's graph JSON (`xray` changes nothing: there are no subgraphs). */
@@ -153,7 +270,7 @@ export class LangGraphAssistantsController {
     return assistantView(await this.repo.agentOrThrow(tenant.tenantId, id));
   }
 
-  /** The agent's published versions, newest first, as assistant versions. */
+  /** The agent's published versions, newest first, each with the fields it was given. */
   @Post(':assistant_id/versions')
   @HttpCode(200)
   async versions(
@@ -165,18 +282,57 @@ export class LangGraphAssistantsController {
       return q.offset === 0 ? [builtInAssistant(await this.repo.tenantCreatedAt(tenant.tenantId))] : [];
     }
     const agent = await this.repo.agentOrThrow(tenant.tenantId, id);
-    if (q.metadata && Object.keys(q.metadata).length > 0) {
-      return [];
+    const rows = await this.repo.agentVersions(agent.id, q.limit, q.offset, q.metadata);
+    return rows.map((v) => assistantVersionView(agent, v));
+  }
+
+  /** An assistant to change: the built-in one cannot be (a 400 saying what to do). */
+  private async agentOf(tenantId: string, id: string): Promise<AgentRow> {
+    if (id === DEFAULT_AGENT_ID) {
+      throw ApiException.invalidField(
+        'assistant_id',
+        'the built-in assistant cannot be changed: create one with graph_id "default"',
+      );
     }
-    const rows = await this.repo.agentVersions(agent.id, q.limit, q.offset);
-    return rows.map((v) => ({
-      ...assistantView({ ...agent, version: v.version, updated_at: v.created_at }),
-      created_at: new Date(v.created_at).toISOString(),
-    }));
+    return this.repo.agentOrThrow(tenantId, id);
+  }
+
+  /** The agent an assistant is made from (`default`: the built-in one), with its configuration. */
+  private async graphOf(tenantId: string, graphId: string): Promise<{ id: string; config: AgentConfig }> {
+    if (graphId === DEFAULT_AGENT_ID) {
+      return {
+        id: DEFAULT_AGENT_ID,
+        config: { name: DEFAULT_AGENT_ID, max_steps: this.config.defaultMaxSteps },
+      };
+    }
+    const agent = await this.repo.agentOrThrow(tenantId, graphId).catch((err: unknown) => {
+      if (err instanceof ApiException && err.code === ApiErrorCode.NotFound) {
+        throw ApiException.invalidField('graph_id', `no agent "${graphId}" to make the assistant from`);
+      }
+      throw err;
+    });
+    return { id: agent.name, config: await this.repo.latestConfig(agent.id) };
+  }
+
+  /** The configuration as an agent's is checked under /v1/agents (400 naming each problem). */
+  private async assertRunnable(tenantId: string, config: AgentConfig): Promise<void> {
+    assertAgentConfig(config);
+    await assertNodeTimeouts(config, async (node) => {
+      const reg = await this.directory.lookup(node);
+      return reg !== undefined && reg.kind === 'service' && (!reg.tenant_id || reg.tenant_id === tenantId);
+    });
   }
 }
 
-/** A LangGraph route Switchyard does not answer yet: a 400 naming it and what to do instead. */
-function notYet(route: string, instead: string): ApiException {
-  return new ApiException(ApiErrorCode.InvalidRequest, `${route} is not supported yet: ${instead}`);
+/** Whether the built-in assistant matches a search: it has no metadata and is `default` by name and graph. */
+function builtInMatches(q: {
+  graph_id?: string;
+  name?: string;
+  metadata?: Record<string, unknown>;
+}): boolean {
+  return (
+    (q.metadata === undefined || Object.keys(q.metadata).length === 0) &&
+    (q.graph_id === undefined || q.graph_id === DEFAULT_AGENT_ID) &&
+    (q.name === undefined || q.name === DEFAULT_AGENT_ID)
+  );
 }

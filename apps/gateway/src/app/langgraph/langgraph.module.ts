@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AgentsRepository } from '../agents/agents.repository';
 import { ThreadsModule } from '../threads/threads.module';
 import { LangGraphAssistantsController } from './assistants.controller';
 import { LangGraphRuns } from './langgraph-runs.service';
@@ -30,6 +31,7 @@ import { WebhooksRepository } from '../webhooks/webhooks.repository';
     LangGraphCronsController,
   ],
   providers: [
+    AgentsRepository,
     LangGraphRepository,
     LangGraphRuns,
     StoreRepository,

@@ -1,23 +1,43 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
+import { latestVersionSql } from '../agents/agents.repository';
 import type { RunWaiting } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { LgThreadStatus } from './langgraph.schemas';
 import { LG_THREAD_STATUS_OF } from './langgraph.views';
 
+/** An agent as an assistant: its row and the version its runs use. */
 export interface AgentRow {
   id: string;
   name: string;
+  /** The agent it was made from (its name), or its own name. */
+  graph_id: string;
+  metadata: Record<string, unknown>;
+  description: string | null;
   created_at: Date;
   updated_at: Date;
   version: number | null;
+  /** That version's assistant fields as the API was given them (null: made under /v1/agents). */
+  assistant: AssistantFields | null;
+}
+
+/** What `POST /assistants` / `PATCH` were given, kept with each version. */
+export interface AssistantFields {
+  graph_id: string;
+  config: Record<string, unknown>;
+  context: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  name: string;
+  description: string | null;
 }
 
 export interface AgentVersionRow {
   id: string;
   version: number;
   created_at: Date;
+  config: AgentConfig;
+  assistant: AssistantFields | null;
 }
 
 export interface ThreadRow {
@@ -57,6 +77,7 @@ export interface LgRunRow {
 export interface AgentSearch {
   graphId?: string;
   name?: string;
+  metadata?: Record<string, unknown>;
   limit: number;
   offset: number;
   sortBy: 'assistant_id' | 'graph_id' | 'name' | 'created_at' | 'updated_at';
@@ -65,11 +86,34 @@ export interface AgentSearch {
 
 const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
   assistant_id: 'a.id',
-  graph_id: 'a.name',
+  graph_id: 'COALESCE(a.graph_id, a.name)',
   name: 'a.name',
   created_at: 'a.created_at',
   updated_at: 'a.updated_at',
 };
+
+/** agents.graph_id of an assistant: NULL when its graph is its own name. */
+const ownGraphId = (f: AssistantFields): string | null => (f.graph_id === f.name ? null : f.graph_id);
+
+/** An agent with the version its runs use (AgentRow), for `FROM agents a` queries. */
+const AGENT_SELECT = `SELECT a.id, a.name, COALESCE(a.graph_id, a.name) AS graph_id, a.metadata, a.description,
+              a.created_at, a.updated_at, lv.version, lv.assistant
+       FROM agents a
+       LEFT JOIN LATERAL (SELECT version, assistant FROM agent_versions
+                          WHERE agent_id = a.id AND version = ${latestVersionSql('a')}) lv ON true`;
+
+// $1 tenant, $2 graph id, $3 name, $4 metadata (contained).
+const AGENT_WHERE = `a.tenant_id = $1 AND a.deleted_at IS NULL
+         AND ($2::text IS NULL OR COALESCE(a.graph_id, a.name) = $2)
+         AND ($3::text IS NULL OR a.name = $3)
+         AND ($4::jsonb IS NULL OR a.metadata @> $4::jsonb)`;
+
+const agentFilterParams = (tenantId: string, q: Pick<AgentSearch, 'graphId' | 'name' | 'metadata'>) => [
+  tenantId,
+  q.graphId ?? null,
+  q.name ?? null,
+  q.metadata && Object.keys(q.metadata).length ? JSON.stringify(q.metadata) : null,
+];
 
 /** A thread with what its latest run says about it (ThreadRow), for `FROM threads t` queries. */
 const THREAD_SELECT = `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
@@ -116,26 +160,23 @@ export class LangGraphRepository {
 
   /** The tenant's agents (not the built-in one) matching the search, in the asked order. */
   async searchAgents(tenantId: string, q: AgentSearch): Promise<AgentRow[]> {
-    const name = q.graphId ?? q.name;
-    if (q.graphId !== undefined && q.name !== undefined && q.graphId !== q.name) {
-      return [];
-    }
     return (await this.ds.query(
-      `SELECT a.id, a.name, a.created_at, a.updated_at,
-              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
-       FROM agents a
-       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ($2::text IS NULL OR a.name = $2)
+      `${AGENT_SELECT}
+       WHERE ${AGENT_WHERE}
        ORDER BY ${SORT_COLUMNS[q.sortBy]} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}, a.id
-       LIMIT $3 OFFSET $4`,
-      [tenantId, name ?? null, q.limit, q.offset],
+       LIMIT $5 OFFSET $6`,
+      [...agentFilterParams(tenantId, q), q.limit, q.offset],
     )) as AgentRow[];
   }
 
-  /** How many of the tenant's agents (not the built-in one) have this name (any name: all). */
-  async countAgents(tenantId: string, name: string | undefined): Promise<number> {
+  /** How many of the tenant's agents (not the built-in one) match. */
+  async countAgents(
+    tenantId: string,
+    q: Pick<AgentSearch, 'graphId' | 'name' | 'metadata'>,
+  ): Promise<number> {
     const [{ n }] = (await this.ds.query(
-      `SELECT count(*)::int AS n FROM agents WHERE tenant_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR name = $2)`,
-      [tenantId, name ?? null],
+      `SELECT count(*)::int AS n FROM agents a WHERE ${AGENT_WHERE}`,
+      agentFilterParams(tenantId, q),
     )) as { n: number }[];
     return n;
   }
@@ -143,9 +184,7 @@ export class LangGraphRepository {
   /** An agent by id or by name (graph id); 404 when none, 400 when several share the name. */
   async agentOrThrow(tenantId: string, idOrName: string): Promise<AgentRow> {
     const rows = (await this.ds.query(
-      `SELECT a.id, a.name, a.created_at, a.updated_at,
-              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
-       FROM agents a
+      `${AGENT_SELECT}
        WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ${isUuid(idOrName) ? 'a.id = $2::uuid' : 'a.name = $2'}
        ORDER BY a.created_at, a.id LIMIT 2`,
       [tenantId, idOrName],
@@ -162,23 +201,145 @@ export class LangGraphRepository {
     return rows[0];
   }
 
-  async agentVersions(agentId: string, limit: number, offset: number): Promise<AgentVersionRow[]> {
+  /** An agent by id, deleted or not (null: none of the tenant's). */
+  async agentById(tenantId: string, id: string): Promise<{ id: string; deleted: boolean } | null> {
+    if (!isUuid(id)) {
+      return null;
+    }
+    const [row] = (await this.ds.query(
+      'SELECT id, deleted_at IS NOT NULL AS deleted FROM agents WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id],
+    )) as { id: string; deleted: boolean }[];
+    return row ?? null;
+  }
+
+  async agentVersions(
+    agentId: string,
+    limit: number,
+    offset: number,
+    metadata?: Record<string, unknown>,
+  ): Promise<AgentVersionRow[]> {
     return (await this.ds.query(
-      `SELECT id, version, created_at FROM agent_versions WHERE agent_id = $1
+      `SELECT id, version, created_at, config, assistant FROM agent_versions
+       WHERE agent_id = $1 AND ($4::jsonb IS NULL OR COALESCE(assistant->'metadata', '{}') @> $4::jsonb)
        ORDER BY version DESC LIMIT $2 OFFSET $3`,
-      [agentId, limit, offset],
+      [agentId, limit, offset, metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : null],
     )) as AgentVersionRow[];
   }
 
-  /** The configuration of the agent's latest published version (its draft when it has none). */
+  async agentVersion(agentId: string, version: number): Promise<AgentVersionRow | undefined> {
+    const [row] = (await this.ds.query(
+      'SELECT id, version, created_at, config, assistant FROM agent_versions WHERE agent_id = $1 AND version = $2',
+      [agentId, version],
+    )) as AgentVersionRow[];
+    return row;
+  }
+
+  /** The configuration of the version the agent's runs use (its draft when it has none). */
   async latestConfig(agentId: string): Promise<AgentConfig> {
     const [row] = (await this.ds.query(
       `SELECT coalesce(
-         (SELECT config FROM agent_versions WHERE agent_id = $1 ORDER BY version DESC LIMIT 1),
+         (SELECT v.config FROM agents a JOIN agent_versions v ON v.agent_id = a.id
+          WHERE a.id = $1 AND v.version = ${latestVersionSql('a')}),
          (SELECT draft FROM agents WHERE id = $1)) AS config`,
       [agentId],
     )) as { config: AgentConfig }[];
     return row.config;
+  }
+
+  /** A new assistant: the agent with version 1 published from `config`; false when the id is taken. */
+  async createAssistant(
+    tenantId: string,
+    id: string,
+    config: AgentConfig,
+    fields: AssistantFields,
+  ): Promise<boolean> {
+    return this.ds.transaction(async (m) => {
+      const made = (await m.query(
+        `INSERT INTO agents (id, tenant_id, name, draft, graph_id, metadata, description)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id`,
+        [
+          id,
+          tenantId,
+          fields.name,
+          JSON.stringify(config),
+          ownGraphId(fields),
+          JSON.stringify(fields.metadata),
+          fields.description,
+        ],
+      )) as { id: string }[];
+      if (made.length === 0) {
+        return false;
+      }
+      await m.query(
+        'INSERT INTO agent_versions (agent_id, version, config, assistant) VALUES ($1, 1, $2, $3)',
+        [id, JSON.stringify(config), JSON.stringify(fields)],
+      );
+      return true;
+    });
+  }
+
+  /** A new version of the assistant, which its runs use from now on; the row follows it. */
+  async publishAssistant(agentId: string, config: AgentConfig, fields: AssistantFields) {
+    await this.ds.transaction(async (m) => {
+      await m.query(
+        `INSERT INTO agent_versions (agent_id, version, config, assistant)
+         SELECT $1, COALESCE(max(version), 0) + 1, $2, $3 FROM agent_versions WHERE agent_id = $1`,
+        [agentId, JSON.stringify(config), JSON.stringify(fields)],
+      );
+      await this.followVersion(m, agentId, null, config, fields);
+    });
+  }
+
+  /** The version runs use is `version` now; the row (name, metadata, …) is that version's. */
+  async setLatest(agentId: string, version: AgentVersionRow) {
+    await this.ds.transaction(async (m) => {
+      await this.followVersion(m, agentId, version.version, version.config, version.assistant);
+    });
+  }
+
+  /**
+   * The tenant's threads of the agent: made for it, run by it, or naming it in their
+   * `metadata.assistant_id`.
+   */
+  async threadIdsOfAgent(tenantId: string, agentId: string): Promise<string[]> {
+    const rows = (await this.ds.query(
+      `SELECT t.id FROM threads t WHERE t.tenant_id = $1
+         AND (t.agent_id = $2 OR t.metadata->>'assistant_id' = $2
+              OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND r.agent_id = $2))`,
+      [tenantId, agentId],
+    )) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * The row follows the version runs use: its configuration and name, and — when the version has
+   * assistant fields — its graph id, metadata and description.
+   */
+  private async followVersion(
+    m: EntityManager,
+    agentId: string,
+    latest: number | null,
+    config: AgentConfig,
+    fields: AssistantFields | null,
+  ): Promise<void> {
+    await m.query(
+      `UPDATE agents SET latest_version = $2, draft = $3, name = $4, updated_at = now(),
+              graph_id = CASE WHEN $5::boolean THEN $6 ELSE graph_id END,
+              metadata = CASE WHEN $5::boolean THEN $7::jsonb ELSE metadata END,
+              description = CASE WHEN $5::boolean THEN $8 ELSE description END
+       WHERE id = $1`,
+      [
+        agentId,
+        latest,
+        JSON.stringify(config),
+        fields?.name ?? config.name,
+        fields !== null,
+        fields && ownGraphId(fields),
+        JSON.stringify(fields?.metadata ?? {}),
+        fields?.description ?? null,
+      ],
+    );
   }
 
   async tenantCreatedAt(tenantId: string): Promise<Date> {

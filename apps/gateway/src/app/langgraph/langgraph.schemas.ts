@@ -31,6 +31,31 @@ export const AssistantVersionsSchema = z.object({
   offset: z.number().int().min(0).default(0),
 });
 
+/** `config` of an assistant: its `configurable` (agent settings) and `recursion_limit` (max_steps). */
+const AssistantConfig = z.record(z.string(), z.unknown());
+
+/** `POST /assistants`: an assistant made from an agent (its graph) with settings of its own. */
+export const AssistantCreateSchema = z.object({
+  graph_id: z.string().min(1).max(200),
+  assistant_id: z.string().uuid('assistant_id must be a UUID').optional(),
+  if_exists: z.enum(['raise', 'do_nothing']).default('raise'),
+  config: AssistantConfig.nullish(),
+  context: z.record(z.string(), z.unknown()).nullish(),
+  metadata: Metadata.nullish(),
+  name: z.string().trim().min(1).max(200).nullish(),
+  description: z.string().max(2000).nullish(),
+});
+export type AssistantCreate = z.infer<typeof AssistantCreateSchema>;
+
+/** `PATCH /assistants/{id}`: a new version; what is not sent is the current version's. */
+export const AssistantUpdateSchema = AssistantCreateSchema.omit({
+  assistant_id: true,
+  if_exists: true,
+}).extend({ graph_id: z.string().min(1).max(200).nullish() });
+export type AssistantUpdate = z.infer<typeof AssistantUpdateSchema>;
+
+export const AssistantLatestSchema = z.object({ version: z.number().int().min(1) });
+
 export const ThreadCreateSchema = z.object({
   thread_id: z.string().uuid('thread_id must be a UUID').optional(),
   metadata: Metadata.default({}),

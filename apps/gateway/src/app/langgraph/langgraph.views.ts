@@ -1,7 +1,7 @@
 import type { RunStatus, RuntimeState } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import type { VersionRecord } from '../threads/threads.repository';
-import type { AgentRow, LgRunRow, ThreadRow } from './langgraph.repository';
+import type { AgentRow, AgentVersionRow, LgRunRow, ThreadRow } from './langgraph.repository';
 import type { LgThreadStatus } from './langgraph.schemas';
 
 // How Switchyard's objects look to a LangGraph client (docs/api.md "LangGraph Platform
@@ -62,19 +62,39 @@ export function builtInAssistant(createdAt: Date) {
   };
 }
 
-/** An agent as an assistant: `graph_id` is its name; `version` its latest published version. */
+/**
+ * An agent as an assistant: `graph_id` the agent it was made from (its own name for an agent
+ * made under /v1/agents), `version` the one its runs use, and the fields it was given.
+ */
 export function assistantView(a: AgentRow) {
   return {
     assistant_id: a.id,
-    graph_id: a.name,
-    config: {},
-    context: {},
-    metadata: {},
+    graph_id: a.graph_id,
+    config: a.assistant?.config ?? {},
+    context: a.assistant?.context ?? {},
+    metadata: a.metadata ?? {},
     version: a.version === null ? 1 : Number(a.version),
     name: a.name,
-    description: null as string | null,
+    description: a.description,
     created_at: iso(a.created_at),
     updated_at: iso(a.updated_at),
+  };
+}
+
+/** One version of an assistant: the fields that version was given (else the agent's). */
+export function assistantVersionView(a: AgentRow, v: AgentVersionRow) {
+  const f = v.assistant;
+  return {
+    assistant_id: a.id,
+    graph_id: f?.graph_id ?? a.graph_id,
+    config: f?.config ?? {},
+    context: f?.context ?? {},
+    metadata: f?.metadata ?? a.metadata ?? {},
+    version: v.version,
+    name: f?.name ?? v.config.name,
+    description: f ? f.description : a.description,
+    created_at: iso(v.created_at),
+    updated_at: iso(v.created_at),
   };
 }
 

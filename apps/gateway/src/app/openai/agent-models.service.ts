@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_AGENT_ID, isUuid } from '@switchyard/contracts';
+import { latestVersionSql } from '../agents/agents.repository';
 import { OpenAiException } from './openai.exception';
 
 /** An agent as an OpenAI model object (`GET /v1/models`). */
@@ -42,7 +43,7 @@ export class AgentModels {
   async list(tenantId: string): Promise<AgentModel[]> {
     const rows = (await this.ds.query(
       `SELECT a.id, a.name, a.created_at,
-              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
+              ${latestVersionSql('a')} AS version
        FROM agents a WHERE a.tenant_id = $1 AND a.deleted_at IS NULL ORDER BY a.created_at, a.id`,
       [tenantId],
     )) as AgentRow[];
@@ -61,7 +62,7 @@ export class AgentModels {
     }
     const rows = (await this.ds.query(
       `SELECT a.id, a.name, a.created_at,
-              (SELECT max(v.version) FROM agent_versions v WHERE v.agent_id = a.id) AS version
+              ${latestVersionSql('a')} AS version
        FROM agents a
        WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ${isUuid(base) ? 'a.id = $2::uuid' : 'a.name = $2'}
        ORDER BY a.created_at, a.id LIMIT 2`,

@@ -38,6 +38,7 @@ import {
 } from '@switchyard/telemetry';
 import { NodeDirectory } from '@switchyard/platform';
 import { GatewayConfig } from '../gateway.config';
+import { latestVersionSql } from '../agents/agents.repository';
 import { resolveBreakpoints } from './breakpoints';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { type CreateRunBody, DEFAULT_RUN_PRIORITY, type ListRunsQuery, type RunPriority } from './run.dto';
@@ -406,7 +407,8 @@ export class RunsService {
     const [version] = (await this.ds.query(
       agentVersion
         ? 'SELECT id, config FROM agent_versions WHERE agent_id = $1 AND id = $2'
-        : 'SELECT id, config FROM agent_versions WHERE agent_id = $1 ORDER BY version DESC LIMIT 1',
+        : `SELECT v.id, v.config FROM agents a JOIN agent_versions v ON v.agent_id = a.id
+           WHERE a.id = $1 AND v.version = ${latestVersionSql('a')}`,
       agentVersion ? [agentId, agentVersion] : [agentId],
     )) as { id: string; config: AgentConfig }[];
     if (!version) {
