@@ -3,12 +3,20 @@ import { type FormEvent, useEffect, useMemo, useState } from 'react';
 import { SwitchyardApiError } from '@switchyard/client';
 import { clientFor, session } from './api';
 import { ChatPage } from './chat/ChatPage';
+import { LangGraphChatPage } from './langgraph/LangGraphChatPage';
 import { RunPage } from './RunPage';
 import { RunsPage } from './RunsPage';
 
-type Route = { page: 'runs' } | { page: 'run'; runId: string } | { page: 'chat'; threadId?: string };
+type Route =
+  | { page: 'runs' }
+  | { page: 'run'; runId: string }
+  | { page: 'chat'; threadId?: string }
+  | { page: 'langgraph'; threadId?: string };
 
-/** `#/` (runs), `#/runs/<id>` (a run), `#/chat` or `#/chat/<threadId>` (the end user's chat). */
+/**
+ * `#/` (runs), `#/runs/<id>` (a run), `#/chat` or `#/chat/<threadId>` (the end user's chat),
+ * `#/langgraph` or `#/langgraph/<threadId>` (the same chat written with LangGraph's SDK).
+ */
 function useRoute(): Route {
   const read = (): Route => {
     const hash = window.location.hash;
@@ -19,6 +27,10 @@ function useRoute(): Route {
     const chat = /^#\/chat(?:\/([0-9a-f-]{36}))?$/.exec(hash);
     if (chat) {
       return chat[1] ? { page: 'chat', threadId: chat[1] } : { page: 'chat' };
+    }
+    const lg = /^#\/langgraph(?:\/([0-9a-f-]{36}))?$/.exec(hash);
+    if (lg) {
+      return lg[1] ? { page: 'langgraph', threadId: lg[1] } : { page: 'langgraph' };
     }
     return { page: 'runs' };
   };
@@ -53,7 +65,7 @@ export function App() {
           Switchyard
         </a>
         <nav>
-          <a href="#/">Runs</a> <a href="#/chat">Chat</a>
+          <a href="#/">Runs</a> <a href="#/chat">Chat</a> <a href="#/langgraph">LangGraph chat</a>
         </nav>
         <button
           data-testid="sign-out"
@@ -72,6 +84,8 @@ export function App() {
           <RunPage client={client} runId={route.runId} />
         ) : route.page === 'chat' ? (
           <ChatPage client={client} {...(route.threadId ? { threadId: route.threadId } : {})} />
+        ) : route.page === 'langgraph' && key ? (
+          <LangGraphChatPage apiKey={key} {...(route.threadId ? { threadId: route.threadId } : {})} />
         ) : (
           <RunsPage client={client} />
         )}

@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { type Browser, type BrowserContext, type Page, chromium } from 'playwright-core';
-import { REPO_ROOT, TestStack } from '@switchyard/testing';
+import { LONG_ANSWER, TestStack, slowLongAnswerScript } from '@switchyard/testing';
 
 // The end user's chat (seed 004) in a real browser (Debian's Chromium through playwright-core)
 // against the real stack: the answer streams in typed out; a reload mid-stream, a dropped
@@ -11,7 +10,7 @@ import { REPO_ROOT, TestStack } from '@switchyard/testing';
 
 const SHOTS = join(__dirname, '../../../docs/console');
 const CHROMIUM = process.env['CHROMIUM_PATH'] || '/usr/bin/chromium';
-const LONG = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+const LONG = LONG_ANSWER;
 
 let stack: TestStack;
 let browser: Browser;
@@ -20,17 +19,8 @@ let page: Page;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  // The skeleton script with the long answer streamed slowly (40 words, 150 ms apart): a reload,
-  // a drop or a second tab happens while it is being written.
-  const script = JSON.parse(
-    readFileSync(join(REPO_ROOT, 'apps/gateway/test/fixtures/skeleton.script.json'), 'utf8'),
-  ) as { rules: { name: string; reply: Record<string, unknown> }[] };
-  const long = script.rules.find((r) => r.name === 'output-long')!;
-  expect(long.reply['content']).toBe(LONG);
-  long.reply['chunk_delay_ms'] = 150;
-  const dir = mkdtempSync(join(REPO_ROOT, 'tmp', 'chat-'));
-  writeFileSync(join(dir, 'chat.script.json'), JSON.stringify(script));
-  stack = await TestStack.start({ script: relative(REPO_ROOT, join(dir, 'chat.script.json')) });
+  // The long answer streamed slowly: a reload happens while it is being written.
+  stack = await TestStack.start({ script: slowLongAnswerScript(150) });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   // Every text the streamed answer shows, as the page shows it (kept per page load).

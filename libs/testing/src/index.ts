@@ -14,3 +14,4 @@ export { REPO_ROOT } from './lib/repo-root';
 export { postBurst, type BurstOptions } from './lib/run-burst';
 export { pureLoopCanvas } from './lib/pure-loop-canvas';
 export { S3Server } from './lib/s3-server';
+export { LONG_ANSWER, slowLongAnswerScript } from './lib/slow-answer-script';

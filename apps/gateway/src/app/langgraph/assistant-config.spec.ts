@@ -1,5 +1,5 @@
 import type { AgentConfig } from '@switchyard/contracts';
-import { ApiException } from '../http/api.exception';
+import { type ApiException } from '../http/api.exception';
 import { assistantAgentConfig } from './assistant-config';
 
 const base: AgentConfig = { name: 'agent', max_steps: 50, system_prompt: 'Be brief.', tools: ['calculator'] };
