@@ -696,6 +696,11 @@ describe.each(SDKS)('time travel through @langchain/langgraph-sdk %s', (_version
     expect(after.next).toEqual([]);
     const ran = await stack.api('GET', `/v1/runs/${goOn.run_id}`);
     expect(ran.body).toMatchObject({ status: 'succeeded', output: { answer: 'hello there' } });
+    // A canvas's answers are in the thread's messages, after their prompts.
+    expect((after.values as { messages: Message[] }).messages.map((m) => [m.type, m.content])).toEqual([
+      ['human', 'hi'],
+      ['ai', 'hello there'],
+    ]);
     expect((await client.runs.get(t.thread_id, goOn.run_id)).status).toBe('success');
   }, 60_000);
 

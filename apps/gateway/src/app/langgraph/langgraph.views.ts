@@ -1,4 +1,4 @@
-import type { RunStatus, RuntimeState } from '@switchyard/contracts';
+import type { Action, RunStatus, RuntimeState } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import type { VersionRecord } from '../threads/threads.repository';
 import type { AgentRow, AgentVersionRow, LgRunRow, ThreadRow } from './langgraph.repository';
@@ -112,20 +112,49 @@ export interface LgMessage {
 
 const TYPE_OF_ROLE = { user: 'human', assistant: 'ai', system: 'system' } as const;
 
-/** The thread's prompts and answers (RuntimeState.chat_history) as LangChain message dicts. */
-export function messagesOf(state: Pick<RuntimeState, 'thread_id' | 'chat_history'>): LgMessage[] {
-  return state.chat_history.map((m, i) => {
-    const type = TYPE_OF_ROLE[m.role];
-    return {
-      type,
-      content: m.content,
-      id: `${state.thread_id}:${i}`,
-      name: null,
-      additional_kwargs: {},
-      response_metadata: {},
-      ...(type === 'ai' ? { tool_calls: [] as [], invalid_tool_calls: [] as [] } : {}),
-    };
-  });
+const lgMessage = (id: string, type: LgMessage['type'], content: string): LgMessage => ({
+  type,
+  content,
+  id,
+  name: null,
+  additional_kwargs: {},
+  response_metadata: {},
+  ...(type === 'ai' ? { tool_calls: [] as [], invalid_tool_calls: [] as [] } : {}),
+});
+
+/**
+ * The thread's prompts and answers (RuntimeState.chat_history) as LangChain message dicts, ids
+ * `<thread_id>:<index>`. A graph agent's answers are not in chat_history (its canvas keeps its
+ * own history): each turn's answer — the `answer` its branch ended with — follows the turn's
+ * prompt, id `<thread_id>:turn-<n>:answer`.
+ */
+export function messagesOf(
+  state: Pick<RuntimeState, 'thread_id' | 'chat_history' | 'prompts' | 'action_history' | 'graph'>,
+): LgMessage[] {
+  const out: LgMessage[] = [];
+  let turn = 0;
+  for (const [i, m] of state.chat_history.entries()) {
+    out.push(lgMessage(`${state.thread_id}:${i}`, TYPE_OF_ROLE[m.role], m.content));
+    if (state.graph !== undefined && m.role === 'user' && m.content === state.prompts[turn]) {
+      const answer = turnAnswer(state.action_history[turn] ?? []);
+      if (answer !== undefined) {
+        out.push(lgMessage(`${state.thread_id}:turn-${turn}:answer`, 'ai', answer));
+      }
+      turn += 1;
+    }
+  }
+  return out;
+}
+
+/** A graph agent's answer in a turn: the last `answer` an action's result carries. */
+function turnAnswer(actions: readonly Pick<Action, 'result'>[]): string | undefined {
+  for (let i = actions.length - 1; i >= 0; i--) {
+    const answer = (actions[i].result as { answer?: unknown } | null)?.answer;
+    if (typeof answer === 'string') {
+      return answer;
+    }
+  }
+  return undefined;
 }
 
 /**
