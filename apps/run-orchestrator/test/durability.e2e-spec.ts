@@ -431,7 +431,14 @@ describe('crashes', () => {
   );
 
   it('a run survives kill -9 of output mid-stream, and the answer is whole', async () => {
-    const run = await start('[slow-output] count');
+    // The output's task may take 20 s an attempt (not the suite's 6 s): a restart that is slow on
+    // a loaded machine must not use up the 3 attempts before the restarted output answers.
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: 'patient-output',
+      node_timeouts_ms: { output: 20_000 },
+    });
+    expect(agent.status).toBe(201);
+    const run = await start('[slow-output] count', { agent_id: agent.body.id });
     await waitFor('the first token', async () =>
       (await events(run.run_id, { timeoutMs: 300 })).some((e) => e.event_type === 'token'),
     );
