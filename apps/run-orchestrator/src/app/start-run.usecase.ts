@@ -246,6 +246,7 @@ export class StartRunUseCase {
       result: {
         prompt: run.input.prompt,
         agent_id: run.agent_id,
+        chat_index: before.chat_history.length + (run.input.history?.length ?? 0),
         ...(run.input.client_tools?.length ? { client_tools: run.input.client_tools } : {}),
         ...(run.input.response_format ? { response_format: run.input.response_format } : {}),
       } satisfies StartResult,

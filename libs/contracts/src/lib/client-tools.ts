@@ -82,6 +82,8 @@ export interface ClientRequestOptions {
 export const StartResultSchema = z.object({
   prompt: z.string(),
   agent_id: z.string(),
+  // Where the turn's prompt sits in chat_history (after any history the request brought).
+  chat_index: z.number().int().min(0).optional(),
   client_tools: z.array(ClientToolSchema).optional(),
   response_format: ResponseFormatSchema.optional(),
 });

@@ -49,4 +49,28 @@ describe(messagesOf.name, () => {
       ['t:4', 'human', 'third'],
     ]);
   });
+
+  it("places answers by the start action's chat_index, whatever the prompt's text now is", () => {
+    const state: RuntimeState = {
+      ...emptyState('t', 'r'),
+      graph: { globals: {} } as RuntimeState['graph'],
+      prompts: ['same', 'same'],
+      chat_history: [
+        { role: 'user', content: 'same' },
+        { role: 'user', content: 'edited since' },
+        { role: 'user', content: 'same' },
+      ],
+      action_history: [
+        [act('start', { chat_index: 1 }), act('graph.m', { answer: 'one' })],
+        [act('start', { chat_index: 2 }), act('graph.m', { answer: 'two' })],
+      ],
+    };
+    expect(messagesOf(state).map((m) => [m.id, m.content])).toEqual([
+      ['t:0', 'same'],
+      ['t:1', 'edited since'],
+      ['t:turn-0:answer', 'one'],
+      ['t:2', 'same'],
+      ['t:turn-1:answer', 'two'],
+    ]);
+  });
 });

@@ -86,7 +86,7 @@ export function assistantVersionView(a: AgentRow, v: AgentVersionRow) {
   const f = v.assistant;
   return {
     assistant_id: a.id,
-    graph_id: f?.graph_id ?? a.graph_id,
+    graph_id: f?.graph_name ?? a.graph_id,
     config: f?.config ?? {},
     context: f?.context ?? {},
     metadata: f?.metadata ?? a.metadata ?? {},
@@ -126,21 +126,50 @@ const lgMessage = (id: string, type: LgMessage['type'], content: string): LgMess
  * The thread's prompts and answers (RuntimeState.chat_history) as LangChain message dicts, ids
  * `<thread_id>:<index>`. A graph agent's answers are not in chat_history (its canvas keeps its
  * own history): each turn's answer — the `answer` its branch ended with — follows the turn's
- * prompt, id `<thread_id>:turn-<n>:answer`.
+ * prompt (where its `start` action says it is), id `<thread_id>:turn-<n>:answer`.
  */
 export function messagesOf(
   state: Pick<RuntimeState, 'thread_id' | 'chat_history' | 'prompts' | 'action_history' | 'graph'>,
 ): LgMessage[] {
+  const answersAfter = state.graph === undefined ? new Map<number, [number, string]>() : graphAnswers(state);
   const out: LgMessage[] = [];
-  let turn = 0;
   for (const [i, m] of state.chat_history.entries()) {
     out.push(lgMessage(`${state.thread_id}:${i}`, TYPE_OF_ROLE[m.role], m.content));
-    if (state.graph !== undefined && m.role === 'user' && m.content === state.prompts[turn]) {
-      const answer = turnAnswer(state.action_history[turn] ?? []);
+    const answer = answersAfter.get(i);
+    if (answer) {
+      out.push(lgMessage(answerMessageId(state.thread_id, answer[0]), 'ai', answer[1]));
+    }
+  }
+  return out;
+}
+
+/** The id of a graph agent's answer in turn `turn` (not an index of chat_history). */
+export const answerMessageId = (threadId: string, turn: number): string => `${threadId}:turn-${turn}:answer`;
+
+/**
+ * Each answered turn of a graph agent, by the chat_history index of its prompt: the `start`
+ * action's `chat_index`, or — for turns opened before it was recorded — the next user message
+ * with the turn's prompt.
+ */
+function graphAnswers(
+  state: Pick<RuntimeState, 'chat_history' | 'prompts' | 'action_history'>,
+): Map<number, [number, string]> {
+  const out = new Map<number, [number, string]>();
+  let from = 0;
+  for (const [turn, actions] of state.action_history.entries()) {
+    const start = actions.find((a) => a.node === 'start')?.result as { chat_index?: unknown } | undefined;
+    let at = typeof start?.chat_index === 'number' ? start.chat_index : -1;
+    if (at < 0) {
+      at = state.chat_history.findIndex(
+        (m, i) => i >= from && m.role === 'user' && m.content === state.prompts[turn],
+      );
+    }
+    const answer = turnAnswer(actions);
+    if (at >= 0 && at < state.chat_history.length) {
+      from = at + 1;
       if (answer !== undefined) {
-        out.push(lgMessage(`${state.thread_id}:turn-${turn}:answer`, 'ai', answer));
+        out.set(at, [turn, answer]);
       }
-      turn += 1;
     }
   }
   return out;

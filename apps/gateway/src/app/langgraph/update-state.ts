@@ -60,6 +60,12 @@ function messageEdits(value: unknown, state: RuntimeState): StateEdit[] {
           : undefined;
       throw invalid(`values.messages[${i}]`, detail ?? 'not a message');
     }
+    if (typeof id === 'string' && /^.+:turn-\d+:answer$/.test(id)) {
+      throw invalid(
+        `values.messages[${i}]`,
+        "a graph agent's answer is what its canvas said: it cannot be replaced (send a message without its id to add one)",
+      );
+    }
     const at = typeof id === 'string' ? indexOfId(id, state) : -1;
     return at >= 0
       ? { op: 'replace', path: `/chat_history/${at}`, value: msg }
