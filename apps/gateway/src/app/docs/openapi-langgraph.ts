@@ -333,6 +333,18 @@ export function langGraphPaths(): Record<string, unknown> {
         { 200: ok('{checkpoint}'), 400: err('values not written, or an as_node without fixed successors') },
         { parameters: [T], requestBody: body(UpdateStateSchema) },
       ),
+      patch: op(
+        'threads.patchState: not supported — a checkpoint’s metadata is what its step recorded',
+        { 400: err('not supported, naming the route') },
+        { parameters: [T] },
+      ),
+    },
+    '/threads/{thread_id}/stream': {
+      get: op(
+        'threads.joinStream: not supported — join a run’s stream instead',
+        { 400: err('not supported, naming the route') },
+        { parameters: [T] },
+      ),
     },
     '/threads/{thread_id}/state/{checkpoint_id}': {
       get: op(

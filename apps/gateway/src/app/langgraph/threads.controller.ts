@@ -196,6 +196,30 @@ export class LangGraphThreadsController {
     return this.view(await this.repo.threadOrThrow(tenant.tenantId, id));
   }
 
+  /**
+   * `threads.patchState`: a checkpoint's metadata is what its step recorded (source, step, run,
+   * writes), read from the thread's log; it is not edited. Refused, naming the route.
+   */
+  @Patch(':thread_id/state')
+  refusePatchState(): never {
+    throw new ApiException(
+      ApiErrorCode.InvalidRequest,
+      "PATCH /threads/{thread_id}/state is not supported: a checkpoint's metadata is what its step recorded; keep your own in the thread's metadata (PATCH /threads/{thread_id})",
+    );
+  }
+
+  /**
+   * `threads.joinStream` (every run of the thread, as they come): not served; a run's stream is
+   * (`GET /threads/{thread_id}/runs/{run_id}/stream`). Refused, naming the route.
+   */
+  @Get(':thread_id/stream')
+  refuseThreadStream(): never {
+    throw new ApiException(
+      ApiErrorCode.InvalidRequest,
+      "GET /threads/{thread_id}/stream is not supported: join a run's stream (GET /threads/{thread_id}/runs/{run_id}/stream); GET /threads/{thread_id}/runs lists them",
+    );
+  }
+
   @Get(':thread_id')
   async get(@Tenant() tenant: TenantContext, @Param('thread_id') threadId: string) {
     return this.view(await this.repo.threadOrThrow(tenant.tenantId, threadId));
