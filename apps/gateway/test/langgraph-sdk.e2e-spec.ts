@@ -1037,6 +1037,18 @@ describe.each(SDKS)('threads and runs lifecycle with @langchain/langgraph-sdk %s
     expect(ttl.status).toBe(400);
     expect(ttl.message).toContain('ttl');
     expect((await rejection(other.threads.update(t.thread_id, { metadata: { x: 1 } }))).status).toBe(404);
+
+    // The two thread routes not served are refused by name, not a bare 404.
+    if ('patchState' in client.threads) {
+      const patched = await rejection(client.threads.patchState(t.thread_id, { note: 1 }));
+      expect(patched.status).toBe(400);
+      expect(patched.message).toContain('PATCH /threads/{thread_id}/state');
+    }
+    if ('joinStream' in client.threads) {
+      const joined = await rejection(collect(client.threads.joinStream(t.thread_id) as AsyncIterable<Part>));
+      expect(joined.status).toBe(400);
+      expect(joined.message).toContain('GET /threads/{thread_id}/stream');
+    }
   });
 
   it('joins a run (waits for its values), deletes an ended run and then the thread', async () => {
@@ -1411,9 +1423,18 @@ describe('crons with @langchain/langgraph-sdk 2.0.0', () => {
         schedule: '0 9 * * *',
         input: human('x'),
         interrupt_after: ['planner', 'planer'],
+        on_run_completed: 'keep',
       });
       expect(stop.status).toBe(400);
       expect(JSON.stringify(stop.body)).toContain('interrupt_after[1]');
+      const statelessStop = await stack.api('POST', '/runs/crons', {
+        assistant_id: 'agent',
+        schedule: '0 9 * * *',
+        input: human('x'),
+        interrupt_before: ['planner'],
+      });
+      expect(statelessStop.status).toBe(400);
+      expect(JSON.stringify(statelessStop.body)).toContain('on_run_completed');
       const later = await stack.api('POST', '/runs/crons', {
         assistant_id: 'agent',
         schedule: '0 9 * * *',
@@ -1588,8 +1609,15 @@ describe('assistants with @langchain/langgraph-sdk 2.0.0: made, versioned, drawn
       1,
     );
 
-    // Version 1 set latest: the assistant shows it and runs use it again.
+    // Version 1 set latest: the assistant shows it and runs use it again; an unpublished draft
+    // edit under /v1/agents stays.
+    const edited = await stack.api('PATCH', `/v1/agents/${made.assistant_id}`, {
+      system_prompt: `Draft ${tag}.`,
+    });
+    expect(edited.status).toBe(200);
     const back = await client.assistants.setLatest(made.assistant_id, 1);
+    const draft = await stack.api('GET', `/v1/agents/${made.assistant_id}`);
+    expect(draft.body.draft.system_prompt).toBe(`Draft ${tag}.`);
     expect(back).toMatchObject({ version: 1, context: { max_steps: 30 }, metadata: { tag, team: 'a' } });
     const second = await client.runs.create(t.thread_id, made.assistant_id, { input: human('again') });
     await client.runs.join(t.thread_id, second.run_id);
@@ -1598,6 +1626,24 @@ describe('assistants with @langchain/langgraph-sdk 2.0.0: made, versioned, drawn
     ]);
     expect(again.max_steps).toBe(30);
     expect((await rejection(client.assistants.setLatest(made.assistant_id, 9))).status).toBe(404);
+
+    // The graph is kept by id: renamed, or given a namesake, it is still the one made from.
+    const base = await stack.api('POST', '/v1/agents', {
+      name: `base-${tag}`,
+      system_prompt: `Base ${tag}.`,
+    });
+    const child = await client.assistants.create({ graphId: `base-${tag}`, name: `child-${tag}` });
+    expect(child.graph_id).toBe(`base-${tag}`);
+    expect(await client.assistants.count({ graphId: `base-${tag}` })).toBe(2);
+    await stack.api('PATCH', `/v1/agents/${base.body.id}`, { name: `renamed-${tag}` });
+    await stack.api('POST', '/v1/agents', { name: `base-${tag}`, system_prompt: 'A namesake.' });
+    const grown = await client.assistants.update(child.assistant_id, { context: { max_steps: 9 } });
+    expect(grown).toMatchObject({ graph_id: `renamed-${tag}`, version: 2, context: { max_steps: 9 } });
+    const [v2] = await stack.sql<{ config: { system_prompt?: string; max_steps: number } }>(
+      'SELECT config FROM agent_versions WHERE agent_id = $1 AND version = 2',
+      [child.assistant_id],
+    );
+    expect(v2.config).toMatchObject({ system_prompt: `Base ${tag}.`, max_steps: 9 });
 
     // Its own id, chosen: taken → 409, or the one there with if_exists do_nothing.
     const chosen = randomUUID();

@@ -121,6 +121,7 @@ export class LangGraphAssistantsController {
     const graph = await this.graphOf(tenant.tenantId, body.graph_id);
     const fields: AssistantFields = {
       graph_id: graph.id,
+      graph_name: graph.name,
       config: body.config ?? {},
       context: body.context ?? {},
       metadata: body.metadata ?? {},
@@ -137,8 +138,9 @@ export class LangGraphAssistantsController {
 
   /**
    * A new version, which runs use from now on: what is not sent is the current version's
-   * (`metadata` is merged into it). The settings go over the graph's configuration as it is now
-   * — or, for an agent made under /v1/agents that keeps its own graph, over its own.
+   * (`metadata` is merged into it). The settings go over the graph's configuration as it is now;
+   * over the agent's own when it keeps its graph and the version its runs use was made under
+   * /v1/agents (an agent made there, or one changed there since), so those edits are kept.
    */
   @Patch(':assistant_id')
   async update(
@@ -147,21 +149,25 @@ export class LangGraphAssistantsController {
     @Body(new ZodPipe(AssistantUpdateSchema)) body: AssistantUpdate,
   ) {
     const agent = await this.agentOf(tenant.tenantId, id);
-    const current: AssistantFields = agent.assistant ?? {
-      graph_id: agent.graph_id,
-      config: {},
-      context: {},
-      metadata: agent.metadata,
-      name: agent.name,
-      description: agent.description,
-    };
-    const graphId = body.graph_id ?? current.graph_id;
-    const own = agent.assistant === null && graphId === agent.name;
-    const graph = own
-      ? { id: graphId, config: await this.repo.latestConfig(agent.id) }
-      : await this.graphOf(tenant.tenantId, graphId);
+    const currentGraph = agent.graph_ref ?? agent.id;
+    const current: AssistantFields = agent.assistant ??
+      (await this.repo.latestAssistantFields(agent.id)) ?? {
+        graph_id: currentGraph,
+        graph_name: agent.graph_id,
+        config: {},
+        context: {},
+        metadata: agent.metadata,
+        name: agent.name,
+        description: agent.description,
+      };
+    const wanted = body.graph_id ? await this.graphOf(tenant.tenantId, body.graph_id) : null;
+    const graph =
+      (wanted === null || wanted.id === currentGraph) && agent.assistant === null
+        ? { id: currentGraph, name: agent.graph_id, config: await this.repo.latestConfig(agent.id) }
+        : (wanted ?? (await this.graphOf(tenant.tenantId, currentGraph)));
     const fields: AssistantFields = {
       graph_id: graph.id,
+      graph_name: graph.name,
       config: body.config ?? current.config,
       context: body.context ?? current.context,
       metadata: { ...current.metadata, ...(body.metadata ?? {}) },
@@ -297,11 +303,18 @@ export class LangGraphAssistantsController {
     return this.repo.agentOrThrow(tenantId, id);
   }
 
-  /** The agent an assistant is made from (`default`: the built-in one), with its configuration. */
-  private async graphOf(tenantId: string, graphId: string): Promise<{ id: string; config: AgentConfig }> {
+  /**
+   * The agent an assistant is made from — by name or id; `default`: the built-in one — with its
+   * id (what is stored: a rename or a namesake changes nothing), name and configuration.
+   */
+  private async graphOf(
+    tenantId: string,
+    graphId: string,
+  ): Promise<{ id: string; name: string; config: AgentConfig }> {
     if (graphId === DEFAULT_AGENT_ID) {
       return {
         id: DEFAULT_AGENT_ID,
+        name: DEFAULT_AGENT_ID,
         config: { name: DEFAULT_AGENT_ID, max_steps: this.config.defaultMaxSteps },
       };
     }
@@ -311,7 +324,7 @@ export class LangGraphAssistantsController {
       }
       throw err;
     });
-    return { id: agent.name, config: await this.repo.latestConfig(agent.id) };
+    return { id: agent.id, name: agent.name, config: await this.repo.latestConfig(agent.id) };
   }
 
   /** The configuration as an agent's is checked under /v1/agents (400 naming each problem). */

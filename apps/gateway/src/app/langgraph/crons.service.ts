@@ -8,7 +8,7 @@ import { type CronRow, CronsRepository } from './crons.repository';
 import { LangGraphRuns } from './langgraph-runs.service';
 import { LangGraphRepository } from './langgraph.repository';
 import { type CronCreate, type CronUpdate, type RunCreate, RunCreateSchema } from './langgraph.schemas';
-import { refuseUnsupported, turnInputOf } from './run-create';
+import { breakpointsOf, refuseUnsupported, turnInputOf } from './run-create';
 
 const POLL_MS = 1000;
 const DUE_PER_PASS = 20;
@@ -187,6 +187,12 @@ export class Crons extends PeriodicJob {
       throw ApiException.invalidField('input', 'a cron starts a new turn at each firing: input is required');
     }
     turnInputOf(body.input);
+    if (stateless && breakpointsOf(body) && body.on_completion !== 'keep') {
+      throw ApiException.invalidField(
+        body.interrupt_before ? 'interrupt_before' : 'interrupt_after',
+        'a stateless firing\'s thread is deleted when its run ends, with what a breakpoint left pending: send on_run_completed: "keep"',
+      );
+    }
     if (body.webhook !== undefined) {
       this.runs.checkWebhook(body.webhook);
     }

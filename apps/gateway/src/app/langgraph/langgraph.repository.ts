@@ -11,8 +11,10 @@ import { LG_THREAD_STATUS_OF } from './langgraph.views';
 export interface AgentRow {
   id: string;
   name: string;
-  /** The agent it was made from (its name), or its own name. */
+  /** The name of the agent it was made from, or its own name. */
   graph_id: string;
+  /** The id of the agent it was made from (`default`: the built-in one); null: its own. */
+  graph_ref: string | null;
   metadata: Record<string, unknown>;
   description: string | null;
   created_at: Date;
@@ -24,7 +26,10 @@ export interface AgentRow {
 
 /** What `POST /assistants` / `PATCH` were given, kept with each version. */
 export interface AssistantFields {
+  /** The id of the agent it is made from (`default`: the built-in one). */
   graph_id: string;
+  /** That agent's name then (what views show as the graph id). */
+  graph_name: string;
   config: Record<string, unknown>;
   context: Record<string, unknown>;
   metadata: Record<string, unknown>;
@@ -84,19 +89,23 @@ export interface AgentSearch {
   sortOrder: 'asc' | 'desc';
 }
 
+/**
+ * The graph id views show for agent `a`: the name of the agent it was made from (`agents.graph_id`
+ * holds that agent's id, so a rename or a namesake changes nothing), or its own name.
+ */
+const GRAPH_NAME_SQL = `CASE WHEN a.graph_id IS NULL THEN a.name WHEN a.graph_id = '${DEFAULT_AGENT_ID}' THEN a.graph_id
+        ELSE COALESCE((SELECT g.name FROM agents g WHERE g.id::text = a.graph_id), a.graph_id) END`;
+
 const SORT_COLUMNS: Record<AgentSearch['sortBy'], string> = {
   assistant_id: 'a.id',
-  graph_id: 'COALESCE(a.graph_id, a.name)',
+  graph_id: GRAPH_NAME_SQL,
   name: 'a.name',
   created_at: 'a.created_at',
   updated_at: 'a.updated_at',
 };
 
-/** agents.graph_id of an assistant: NULL when its graph is its own name. */
-const ownGraphId = (f: AssistantFields): string | null => (f.graph_id === f.name ? null : f.graph_id);
-
 /** An agent with the version its runs use (AgentRow), for `FROM agents a` queries. */
-const AGENT_SELECT = `SELECT a.id, a.name, COALESCE(a.graph_id, a.name) AS graph_id, a.metadata, a.description,
+const AGENT_SELECT = `SELECT a.id, a.name, ${GRAPH_NAME_SQL} AS graph_id, a.graph_id AS graph_ref, a.metadata, a.description,
               a.created_at, a.updated_at, lv.version, lv.assistant
        FROM agents a
        LEFT JOIN LATERAL (SELECT version, assistant FROM agent_versions
@@ -104,7 +113,7 @@ const AGENT_SELECT = `SELECT a.id, a.name, COALESCE(a.graph_id, a.name) AS graph
 
 // $1 tenant, $2 graph id, $3 name, $4 metadata (contained).
 const AGENT_WHERE = `a.tenant_id = $1 AND a.deleted_at IS NULL
-         AND ($2::text IS NULL OR COALESCE(a.graph_id, a.name) = $2)
+         AND ($2::text IS NULL OR ${GRAPH_NAME_SQL} = $2 OR a.graph_id = $2)
          AND ($3::text IS NULL OR a.name = $3)
          AND ($4::jsonb IS NULL OR a.metadata @> $4::jsonb)`;
 
@@ -235,6 +244,16 @@ export class LangGraphRepository {
     return row;
   }
 
+  /** The assistant fields of the agent's newest version that has them (null: none has). */
+  async latestAssistantFields(agentId: string): Promise<AssistantFields | null> {
+    const [row] = (await this.ds.query(
+      `SELECT assistant FROM agent_versions WHERE agent_id = $1 AND assistant IS NOT NULL
+       ORDER BY version DESC LIMIT 1`,
+      [agentId],
+    )) as { assistant: AssistantFields }[];
+    return row?.assistant ?? null;
+  }
+
   /** The configuration of the version the agent's runs use (its draft when it has none). */
   async latestConfig(agentId: string): Promise<AgentConfig> {
     const [row] = (await this.ds.query(
@@ -263,7 +282,7 @@ export class LangGraphRepository {
           tenantId,
           fields.name,
           JSON.stringify(config),
-          ownGraphId(fields),
+          fields.graph_id === id ? null : fields.graph_id,
           JSON.stringify(fields.metadata),
           fields.description,
         ],
@@ -287,14 +306,14 @@ export class LangGraphRepository {
          SELECT $1, COALESCE(max(version), 0) + 1, $2, $3 FROM agent_versions WHERE agent_id = $1`,
         [agentId, JSON.stringify(config), JSON.stringify(fields)],
       );
-      await this.followVersion(m, agentId, null, config, fields);
+      await this.followVersion(m, agentId, null, config, fields, true);
     });
   }
 
   /** The version runs use is `version` now; the row (name, metadata, …) is that version's. */
   async setLatest(agentId: string, version: AgentVersionRow) {
     await this.ds.transaction(async (m) => {
-      await this.followVersion(m, agentId, version.version, version.config, version.assistant);
+      await this.followVersion(m, agentId, version.version, version.config, version.assistant, false);
     });
   }
 
@@ -313,8 +332,9 @@ export class LangGraphRepository {
   }
 
   /**
-   * The row follows the version runs use: its configuration and name, and — when the version has
-   * assistant fields — its graph id, metadata and description.
+   * The row follows the version runs use: its name, and — when the version has assistant fields —
+   * its graph, metadata and description. A new version is the draft too (an edit published); a
+   * version set latest leaves the draft alone (unpublished edits stay).
    */
   private async followVersion(
     m: EntityManager,
@@ -322,9 +342,10 @@ export class LangGraphRepository {
     latest: number | null,
     config: AgentConfig,
     fields: AssistantFields | null,
+    asDraft: boolean,
   ): Promise<void> {
     await m.query(
-      `UPDATE agents SET latest_version = $2, draft = $3, name = $4, updated_at = now(),
+      `UPDATE agents SET latest_version = $2, draft = COALESCE($3, draft), name = $4, updated_at = now(),
               graph_id = CASE WHEN $5::boolean THEN $6 ELSE graph_id END,
               metadata = CASE WHEN $5::boolean THEN $7::jsonb ELSE metadata END,
               description = CASE WHEN $5::boolean THEN $8 ELSE description END
@@ -332,10 +353,10 @@ export class LangGraphRepository {
       [
         agentId,
         latest,
-        JSON.stringify(config),
+        asDraft ? JSON.stringify(config) : null,
         fields?.name ?? config.name,
         fields !== null,
-        fields && ownGraphId(fields),
+        fields && fields.graph_id !== agentId ? fields.graph_id : null,
         JSON.stringify(fields?.metadata ?? {}),
         fields?.description ?? null,
       ],
