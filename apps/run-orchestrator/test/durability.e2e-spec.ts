@@ -6,6 +6,8 @@ import { TestStack, readSse, waitFor } from '@switchyard/testing';
 // cancel, guards, the task reaper, and crashes (kill -9) of services, NATS and Postgres links.
 
 const TIMEOUT_MS = 6000;
+/** The reaper test's reflection deadline (its agent's node_timeouts_ms). */
+const REAPER_TIMEOUT_MS = 12_000;
 let stack: TestStack;
 
 beforeAll(async () => {
@@ -295,8 +297,15 @@ describe('guards', () => {
 
 describe('the task reaper', () => {
   it('dispatches an unanswered task again (attempt 2, error event), and the run completes once a worker is back', async () => {
+    // Reflection's task gets 12 s an attempt (not the suite's 6 s): on a loaded machine the
+    // restarted service must still answer within the attempts left after the re-dispatch.
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: 'patient-reflection',
+      node_timeouts_ms: { reflection: REAPER_TIMEOUT_MS },
+    });
+    expect(agent.status).toBe(201);
     await stack.stopService('reflection');
-    const run = await start('what is 3*3?');
+    const run = await start('what is 3*3?', { agent_id: agent.body.id });
     const dispatches = async () =>
       Number(
         (
@@ -306,7 +315,7 @@ describe('the task reaper', () => {
           )
         )[0]?.attempt ?? 0,
       );
-    await waitFor('the re-dispatch', async () => (await dispatches()) >= 2, TIMEOUT_MS * 3, 100);
+    await waitFor('the re-dispatch', async () => (await dispatches()) >= 2, REAPER_TIMEOUT_MS * 3, 100);
     await stack.startService('reflection');
     const done = await finished(run.run_id);
     expect(done.status).toBe('succeeded');
@@ -322,7 +331,7 @@ describe('the task reaper', () => {
       node: 'reflection',
       message: expect.stringContaining('attempt 2 of 3'),
     });
-  }, 60_000);
+  }, 120_000);
 
   it('fails the run naming the node and its attempts when no worker ever answers', async () => {
     await stack.stopService('reflection');
