@@ -1,6 +1,7 @@
 import { type AgentConfig, GRAPH_ENTRY_NODE, componentIdOfNode } from '@switchyard/contracts';
 import { GraphErrorCode, GraphException, describeProblems, validateGraphDsl } from '@switchyard/graph';
 import { webToolProblems } from '@switchyard/provider-tools';
+import type { NodeDirectory } from '@switchyard/platform';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 
 /**
@@ -126,4 +127,21 @@ export async function assertNodeTimeouts(
       })),
     );
   }
+}
+
+/**
+ * Everything an agent's configuration is checked for before it is stored (`/v1/agents`, LangGraph
+ * assistants): its DSL, and deadlines only for nodes a service registered for the tenant and that
+ * answer tasks (a person answers ask_user's: no deadline). 400 naming each problem.
+ */
+export async function assertStorableAgent(
+  config: AgentConfig,
+  tenantId: string,
+  directory: Pick<NodeDirectory, 'lookup'>,
+): Promise<void> {
+  assertAgentConfig(config);
+  await assertNodeTimeouts(config, async (node) => {
+    const reg = await directory.lookup(node);
+    return reg !== undefined && reg.kind === 'service' && (!reg.tenant_id || reg.tenant_id === tenantId);
+  });
 }

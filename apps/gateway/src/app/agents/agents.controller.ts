@@ -17,7 +17,7 @@ import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { type AgentRow, AgentsRepository } from './agents.repository';
-import { assertAgentConfig, assertNodeTimeouts, shownConfig, storedConfig } from './agent-config.validator';
+import { assertStorableAgent, shownConfig, storedConfig } from './agent-config.validator';
 
 export const CreateAgentSchema = AgentConfigSchema;
 export const PatchAgentSchema = AgentConfigSchema.partial().strict();
@@ -36,19 +36,9 @@ export class AgentsController {
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
   ) {}
 
-  /** What the body schema cannot check; 400 naming each problem. */
-  private async assertValid(tenantId: string, config: AgentConfig): Promise<void> {
-    assertAgentConfig(config);
-    // A node a service registered, and that answers tasks (a person answers ask_user's: no deadline).
-    await assertNodeTimeouts(config, async (node) => {
-      const reg = await this.directory.lookup(node);
-      return reg !== undefined && reg.kind === 'service' && (!reg.tenant_id || reg.tenant_id === tenantId);
-    });
-  }
-
   @Post()
   async create(@Tenant() tenant: TenantContext, @Body(new ZodPipe(CreateAgentSchema)) body: AgentConfig) {
-    await this.assertValid(tenant.tenantId, body);
+    await assertStorableAgent(body, tenant.tenantId, this.directory);
     const agent = await this.agents.create(tenant.tenantId, body.name, storedConfig(body));
     return {
       id: agent.id,
@@ -77,7 +67,7 @@ export class AgentsController {
   ) {
     const current = await this.agents.getOrThrow(tenant.tenantId, id);
     const draft = AgentConfigSchema.parse({ ...current.draft, ...body });
-    await this.assertValid(tenant.tenantId, draft);
+    await assertStorableAgent(draft, tenant.tenantId, this.directory);
     await this.agents.saveDraft(id, draft.name, storedConfig(draft));
     return view({ ...current, draft, name: draft.name });
   }

@@ -22,7 +22,7 @@ import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { AgentsRepository } from '../agents/agents.repository';
-import { assertAgentConfig, assertNodeTimeouts } from '../agents/agent-config.validator';
+import { assertStorableAgent } from '../agents/agent-config.validator';
 import { GatewayConfig } from '../gateway.config';
 import { ThreadDeletion } from '../threads/thread-deletion.service';
 import { assistantAgentConfig } from './assistant-config';
@@ -129,7 +129,7 @@ export class LangGraphAssistantsController {
       description: body.description ?? null,
     };
     const config = assistantAgentConfig(graph.config, fields.name, fields.config, fields.context);
-    await this.assertRunnable(tenant.tenantId, config);
+    await assertStorableAgent(config, tenant.tenantId, this.directory);
     if (!(await this.repo.createAssistant(tenant.tenantId, id, config, fields))) {
       throw new ApiException(ApiErrorCode.Conflict, `assistant ${id} already exists`);
     }
@@ -175,7 +175,7 @@ export class LangGraphAssistantsController {
       description: body.description === undefined ? current.description : body.description,
     };
     const config = assistantAgentConfig(graph.config, fields.name, fields.config, fields.context);
-    await this.assertRunnable(tenant.tenantId, config);
+    await assertStorableAgent(config, tenant.tenantId, this.directory);
     await this.repo.publishAssistant(agent.id, config, fields);
     return assistantView(await this.repo.agentOrThrow(tenant.tenantId, agent.id));
   }
@@ -325,15 +325,6 @@ export class LangGraphAssistantsController {
       throw err;
     });
     return { id: agent.id, name: agent.name, config: await this.repo.latestConfig(agent.id) };
-  }
-
-  /** The configuration as an agent's is checked under /v1/agents (400 naming each problem). */
-  private async assertRunnable(tenantId: string, config: AgentConfig): Promise<void> {
-    assertAgentConfig(config);
-    await assertNodeTimeouts(config, async (node) => {
-      const reg = await this.directory.lookup(node);
-      return reg !== undefined && reg.kind === 'service' && (!reg.tenant_id || reg.tenant_id === tenantId);
-    });
   }
 }
 
