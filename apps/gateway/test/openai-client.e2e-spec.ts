@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { TestStack, readSse } from '@switchyard/testing';
+import { refusal } from './openai-refusal';
 
 // The OpenAI-compatible surface through the official `openai` client against the real gateway:
 // models, completions (plain and streamed), client tools that pause the run until the client
@@ -51,28 +52,6 @@ const WEATHER_SCHEMA = {
   required: ['city', 'temperature_c', 'conditions'],
   additionalProperties: false,
 };
-
-async function rulesUsed(): Promise<string[]> {
-  const res = await fetch(`${stack.llmUrl}/_requests`);
-  return ((await res.json()) as { rule: string | null }[]).map((r) => r.rule ?? '(none)');
-}
-
-async function clearRequests(): Promise<void> {
-  await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
-}
-
-/** The error the client raised for a request the gateway refused. */
-async function refusal(request: Promise<unknown>): Promise<InstanceType<typeof OpenAI.APIError>> {
-  try {
-    await request;
-  } catch (err) {
-    if (err instanceof OpenAI.APIError) {
-      return err;
-    }
-    throw err;
-  }
-  throw new Error('the request was accepted');
-}
 
 describe('models', () => {
   it("lists the tenant's agents and default, retrieves one by id, name and name@version", async () => {
@@ -159,7 +138,7 @@ describe('chat completions', () => {
 
 describe('client tools', () => {
   it('pauses the run on a client function call and goes on with its result (non-streaming)', async () => {
-    await clearRequests();
+    await stack.clearModelRequests();
     const messages: ChatCompletionMessageParam[] = [
       { role: 'user', content: '[weather] what is the weather in Paris?' },
     ];
@@ -177,7 +156,7 @@ describe('client tools', () => {
     }
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
-    expect((await rulesUsed()).includes('planner-weather')).toBe(true);
+    expect((await stack.modelRulesUsed()).includes('planner-weather')).toBe(true);
 
     const runId = first.response.headers.get('x-run-id');
     const threadId = first.response.headers.get('x-thread-id');
@@ -342,7 +321,7 @@ describe('client tools through the runs API', () => {
 
 describe('response_format', () => {
   it('json_schema: the answer is JSON valid against the schema (an invalid reply is retried)', async () => {
-    await clearRequests();
+    await stack.clearModelRequests();
     const { data, response } = await client.chat.completions
       .create({
         model: 'default',
@@ -359,7 +338,7 @@ describe('response_format', () => {
       conditions: 'sunny',
     });
     // The first reply lacked two required fields: the schema sent it back once.
-    const rules = await rulesUsed();
+    const rules = await stack.modelRulesUsed();
     expect(rules).toContain('structured-invalid-once');
     expect(rules).toContain('structured-weather');
     expect(rules).not.toContain('output');

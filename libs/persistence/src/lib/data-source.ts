@@ -29,6 +29,7 @@ import { Crons1700000000053 } from '../migrations/1700000000053-crons';
 import { NodeTimeouts1700000000054 } from '../migrations/1700000000054-node-timeouts';
 import { FileObjects1700000000055 } from '../migrations/1700000000055-file-objects';
 import { Assistants1700000000056 } from '../migrations/1700000000056-assistants';
+import { OpenAiResponses1700000000057 } from '../migrations/1700000000057-openai-responses';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -85,6 +86,7 @@ export const MIGRATIONS = [
   NodeTimeouts1700000000054,
   FileObjects1700000000055,
   Assistants1700000000056,
+  OpenAiResponses1700000000057,
 ];
 
 export function dataSourceOptions(

@@ -108,7 +108,18 @@ export class TestStack {
     if (res.status !== 200) {
       throw new Error(`the scripted model server refused the script: ${res.status} ${await res.text()}`);
     }
+    await this.clearModelRequests();
+  }
+
+  /** Forgets the scripted model server's request log. */
+  async clearModelRequests(): Promise<void> {
     await fetch(`${this.llmUrl}/_requests`, { method: 'DELETE' });
+  }
+
+  /** The names of the script's rules that answered the logged model requests, in order. */
+  async modelRulesUsed(): Promise<string[]> {
+    const res = await fetch(`${this.llmUrl}/_requests`);
+    return ((await res.json()) as { rule: string | null }[]).map((r) => r.rule ?? '(none)');
   }
 
   /** Authorised JSON request to the gateway. */

@@ -13,6 +13,7 @@ import {
   SearchResponseSchema,
 } from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
+import { ResponseRequestSchema } from '../openai/responses.dto';
 import { CreateAgentSchema, PatchAgentSchema } from '../agents/agents.controller';
 import {
   CreateEndpointSchema,
@@ -349,6 +350,60 @@ export function buildOpenApi(): OpenAPIObject {
             400: ok('unsupported or invalid field, named in error.param'),
             404: ok('model_not_found'),
             502: err('run_failed'),
+          },
+        },
+      },
+      '/v1/responses': {
+        post: {
+          summary:
+            "OpenAI Responses API (model = agent; previous_response_id continues its thread; function tools; text.format; background). Errors in OpenAI's shape",
+          requestBody: body(ResponseRequestSchema),
+          responses: {
+            200: ok(
+              'the response (status completed: an answer or function_call items; failed; cancelled; queued/in_progress when background), or its stream events when stream is true',
+            ),
+            ...common,
+            400: ok('unsupported or invalid field, named in error.param'),
+            404: ok('model_not_found, previous_response_not_found'),
+          },
+        },
+      },
+      '/v1/responses/{id}': {
+        get: {
+          summary: 'A stored response (read from its run while the run works)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('the response'), ...common, 404: ok('response_not_found') },
+        },
+        delete: {
+          summary: 'Delete a stored response (its run stays)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: ok('{id, object: response.deleted, deleted: true}'),
+            ...common,
+            404: ok('response_not_found'),
+          },
+        },
+      },
+      '/v1/responses/{id}/cancel': {
+        post: {
+          summary: 'Cancel an unfinished response: its run is cancelled',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: ok('the cancelled response'),
+            ...common,
+            400: ok('already finished'),
+            404: ok('response_not_found'),
+          },
+        },
+      },
+      '/v1/responses/{id}/input_items': {
+        get: {
+          summary: "A response's input items (order asc|desc, limit 1-100, after)",
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: ok('{object: list, data, first_id, last_id, has_more}'),
+            ...common,
+            404: ok('response_not_found'),
           },
         },
       },

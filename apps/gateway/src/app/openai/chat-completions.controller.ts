@@ -1,22 +1,10 @@
 import { Body, Controller, Headers, Inject, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { DataSource } from 'typeorm';
-import {
-  type ChatMessage as HistoryMessage,
-  type ClientRequestOptions,
-  type RunStatus,
-  type Usage,
-  UserIdSchema,
-  isAnswerNode,
-  isUuid,
-} from '@switchyard/contracts';
-import { RunEventHub, RunEventReader } from '@switchyard/events';
+import { type ChatMessage as HistoryMessage, UserIdSchema, isUuid } from '@switchyard/contracts';
 import type { WaitingClientCall } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { followRun } from '../runs/follow-run';
-import { RunsService } from '../runs/runs.service';
 import { AgentModels, type ResolvedModel } from './agent-models.service';
 import {
   type ChatCompletionRequest,
@@ -24,33 +12,9 @@ import {
   type ChatMessage,
   textOf,
 } from './chat-completions.dto';
-import { AnswerRelay } from './answer-relay';
+import { ClientTurns, type Turn } from './client-turns';
 import { OpenAiExceptionFilter } from './openai-exception.filter';
-import { OpenAiErrorCode, OpenAiException } from './openai.exception';
-
-const WATCHDOG_MS = 5000;
-// A chat completion waits this long for its run; longer runs belong on /v1/runs + SSE.
-const MAX_WAIT_MS = 10 * 60_000;
-const ZERO: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-
-/** The run a request follows, and where it picks it up. */
-interface Turn {
-  runId: string;
-  threadId: string;
-  /** Events after this id are this request's (the run's earlier requests saw the rest). */
-  cursor: string;
-  /** Human tasks this request answered: a wait on one of them is the wait that just ended. */
-  answered: ReadonlySet<string>;
-  /** The run's metered usage before this request: a response reports only its own share. */
-  usageBefore: Usage;
-}
-
-/** How the followed part of the run ended, as the response tells it. */
-type Outcome =
-  | { kind: 'answer'; content: string }
-  | { kind: 'tool_calls'; calls: WaitingClientCall[] }
-  | { kind: 'question'; content: string }
-  | { kind: 'failed'; message: string };
+import { OpenAiException } from './openai.exception';
 
 /**
  * OpenAI-compatible chat completions: `model` names the agent (id or name, optionally
@@ -67,10 +31,7 @@ type Outcome =
 @UseFilters(OpenAiExceptionFilter)
 export class ChatCompletionsController {
   constructor(
-    @Inject(RunsService) private readonly runs: RunsService,
-    @Inject(RunEventHub) private readonly hub: RunEventHub,
-    @Inject(RunEventReader) private readonly reader: RunEventReader,
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(ClientTurns) private readonly turns: ClientTurns,
     @Inject(AgentModels) private readonly models: AgentModels,
   ) {}
 
@@ -100,8 +61,8 @@ export class ChatCompletionsController {
       frame([{ index: 0, delta, finish_reason: finish }]);
 
     if (!body.stream) {
-      const ended = await this.follow(turn);
-      const outcome = await this.outcome(turn, tenant.tenantId, ended);
+      const ended = await this.turns.follow(turn);
+      const outcome = await this.turns.outcome(turn, tenant.tenantId, ended);
       if (outcome.kind === 'failed') {
         throw new ApiException(ApiErrorCode.RunFailed, outcome.message);
       }
@@ -121,7 +82,7 @@ export class ChatCompletionsController {
             logprobs: null,
           },
         ],
-        usage: await this.usageOf(turn),
+        usage: await this.turns.usageOf(turn),
       });
       return;
     }
@@ -133,27 +94,11 @@ export class ChatCompletionsController {
     });
     res.write(chunk({ role: 'assistant', content: '' }, null));
     let streamed = '';
-    let diverged = false;
-    const relay = new AnswerRelay();
-    const ended = await this.follow(
-      turn,
-      (token) => {
-        if (diverged) {
-          return;
-        }
-        const text = relay.accept(token);
-        if (typeof text !== 'string') {
-          diverged = true;
-          return;
-        }
-        if (text) {
-          streamed += text;
-          res.write(chunk({ content: text }, null));
-        }
-      },
-      (taskId) => relay.started(taskId),
-    );
-    if (diverged) {
+    const ended = await this.turns.followText(turn, (text) => {
+      streamed += text;
+      res.write(chunk({ content: text }, null));
+    });
+    if (ended === 'diverged') {
       // A retried answer departed from the text already sent, which cannot be taken back: the
       // stream ends in an error rather than with two attempts' texts run together.
       res.write(
@@ -163,7 +108,7 @@ export class ChatCompletionsController {
       res.end();
       return;
     }
-    const outcome = await this.outcome(turn, tenant.tenantId, ended);
+    const outcome = await this.turns.outcome(turn, tenant.tenantId, ended);
     switch (outcome.kind) {
       case 'answer':
       case 'question':
@@ -186,7 +131,7 @@ export class ChatCompletionsController {
         break;
     }
     if (body.stream_options?.include_usage) {
-      res.write(frame([], { usage: await this.usageOf(turn) }));
+      res.write(frame([], { usage: await this.turns.usageOf(turn) }));
     }
     res.write('data: [DONE]\n\n');
     res.end();
@@ -206,36 +151,23 @@ export class ChatCompletionsController {
       throw OpenAiException.invalid('user', 'user must be 1 to 200 characters');
     }
     const history = historyOf(body.messages.slice(0, -1));
-    const client: ClientRequestOptions = {
-      // tool_choice "none": the client's functions are not offered (the agent's own tools stay the agent's).
-      ...(body.tools?.length && body.tool_choice !== 'none' ? { client_tools: body.tools } : {}),
-      ...(body.response_format && body.response_format.type !== 'text'
-        ? { response_format: body.response_format }
-        : {}),
-    };
-    const { run } = await this.runs.create(
-      tenantId,
-      {
-        input: { prompt: textOf(body.messages[body.messages.length - 1].content) },
-        thread_id: threadId,
-        agent_id: model.agentId,
-        ...(model.agentVersion ? { agent_version: model.agentVersion } : {}),
-        multitask: 'reject',
-        metadata: {
-          source: 'chat.completions',
-          ...(body.user !== undefined && !userIsThread ? { user_id: body.user } : {}),
-        },
-        ...(history.length && !threadId ? { history } : {}),
+    return this.turns.start(tenantId, model, {
+      prompt: textOf(body.messages[body.messages.length - 1].content),
+      threadId,
+      // A continued thread has the conversation already: only a new one takes the earlier messages.
+      history: threadId ? [] : history,
+      client: {
+        // tool_choice "none": the client's functions are not offered (the agent's own tools stay the agent's).
+        ...(body.tools?.length && body.tool_choice !== 'none' ? { client_tools: body.tools } : {}),
+        ...(body.response_format && body.response_format.type !== 'text'
+          ? { response_format: body.response_format }
+          : {}),
       },
-      client,
-    );
-    return {
-      runId: run.run_id,
-      threadId: run.thread_id,
-      cursor: '0-0',
-      answered: new Set(),
-      usageBefore: ZERO,
-    };
+      metadata: {
+        source: 'chat.completions',
+        ...(body.user !== undefined && !userIsThread ? { user_id: body.user } : {}),
+      },
+    });
   }
 
   /**
@@ -263,122 +195,18 @@ export class ChatCompletionsController {
         );
       }
     }
-    const callId = results[0].message.tool_call_id ?? '';
-    const rows = await this.runs.waitingForClientCall(tenantId, callId, threadHeader, 2);
-    if (rows.length === 0) {
-      throw new OpenAiException(
-        400,
-        OpenAiErrorCode.ToolCallNotFound,
-        `no paused run waits for the tool call "${callId}" (the run ended, was cancelled, or already has its result)`,
-        `messages[${results[0].index}].tool_call_id`,
-      );
-    }
-    if (rows.length > 1) {
-      throw OpenAiException.invalid(
-        `messages[${results[0].index}].tool_call_id`,
-        `several paused runs wait for the tool call "${callId}": send X-Thread-Id`,
-      );
-    }
-    const run = rows[0];
-    if (run.agent_id !== model.agentId) {
-      throw OpenAiException.invalid('model', `the paused run belongs to the model "${run.agent_id}"`);
-    }
-    const calls = run.waiting.client_calls ?? [];
-    for (const r of results) {
-      if (!calls.some((c) => c.id === r.message.tool_call_id)) {
-        throw OpenAiException.invalid(
-          `messages[${r.index}].tool_call_id`,
-          `the paused run did not ask for the tool call "${r.message.tool_call_id}"`,
-        );
-      }
-    }
-    const missing = calls.filter((c) => !results.some((r) => r.message.tool_call_id === c.id));
-    if (missing.length) {
-      throw OpenAiException.invalid(
-        'messages',
-        `the paused run waits for the results of every tool call: missing ${missing.map((c) => c.id).join(', ')}`,
-      );
-    }
-    const cursor = (await this.reader.lastSeq(run.id)) ?? '0-0';
-    const usageBefore = await this.runs.meteredUsage(run.id);
-    await this.runs.answerClientCalls(
-      run.id,
-      run.waiting,
-      results.map((r) => ({ tool_call_id: r.message.tool_call_id ?? '', output: textOf(r.message.content) })),
+    return this.turns.continueWith(
+      tenantId,
+      model,
+      results.map((r) => ({
+        callId: r.message.tool_call_id ?? '',
+        output: textOf(r.message.content),
+        param: `messages[${r.index}].tool_call_id`,
+      })),
+      threadHeader,
+      'X-Thread-Id',
     );
-    return {
-      runId: run.id,
-      threadId: run.thread_id,
-      cursor,
-      answered: new Set(calls.map((c) => c.task_id)),
-      usageBefore,
-    };
   }
-
-  /** What the response says: the answer, the client calls the run now waits for, or a failure. */
-  private async outcome(turn: Turn, tenantId: string, ended: RunStatus): Promise<Outcome> {
-    const { runId } = turn;
-    if (ended === 'waiting') {
-      const waiting = await this.runs.waitingOf(runId);
-      // Calls this request answered may still be listed while an ask_user of the same step waits.
-      const calls = (waiting?.client_calls ?? []).filter((c) => !turn.answered.has(c.task_id));
-      if (calls.length) {
-        return { kind: 'tool_calls', calls };
-      }
-      // ask_user: the question is the answer; POST /v1/runs/:id/resume (X-Run-Id) brings the user's.
-      return { kind: 'question', content: waiting?.question ?? '' };
-    }
-    const final = await this.runs.get(tenantId, runId);
-    if (ended !== 'succeeded') {
-      return {
-        kind: 'failed',
-        message: `the run ${ended}: ${(final.error as { message?: string } | null)?.message ?? 'no answer'}`,
-      };
-    }
-    return { kind: 'answer', content: answerOf(final.output) };
-  }
-
-  private async usageOf(turn: Turn): Promise<Usage> {
-    const now = await this.runs.meteredUsage(turn.runId);
-    return {
-      prompt_tokens: now.prompt_tokens - turn.usageBefore.prompt_tokens,
-      completion_tokens: now.completion_tokens - turn.usageBefore.completion_tokens,
-      total_tokens: now.total_tokens - turn.usageBefore.total_tokens,
-    };
-  }
-
-  /**
-   * Follows the run's events after the turn's cursor until it ends or waits again (not for a
-   * task this request answered), handing the answer nodes' tokens to `onToken`.
-   */
-  private follow(
-    turn: Turn,
-    onToken?: (token: { task_id: string; attempt?: number; text: string }) => void,
-    onStart?: (taskId: string) => void,
-  ): Promise<RunStatus> {
-    return followRun({
-      hub: this.hub,
-      ds: this.ds,
-      runId: turn.runId,
-      cursor: turn.cursor,
-      answered: turn.answered,
-      watchdogMs: WATCHDOG_MS,
-      maxWaitMs: MAX_WAIT_MS,
-      onEvent: (e) => {
-        if (e.event_type === 'node_started' && onStart) {
-          onStart((e.payload as { task_id: string }).task_id);
-        }
-        if (e.event_type === 'token' && onToken && isAnswerNode((e.payload as { node: string }).node)) {
-          onToken(e.payload as { task_id: string; attempt?: number; text: string });
-        }
-      },
-    });
-  }
-}
-
-function answerOf(output: unknown): string {
-  const answer = (output as { answer?: unknown } | null)?.answer;
-  return typeof answer === 'string' ? answer : '';
 }
 
 function toolCallsOf(calls: readonly WaitingClientCall[]) {

@@ -90,20 +90,25 @@ export function paramOf(path: readonly PropertyKey[]): string | null {
 }
 
 /**
- * Parses the body, refusing what Switchyard cannot honour with a 400 in OpenAI's shape whose
- * `param` names the field. Fields sent as `null` count as absent.
+ * Parses an OpenAI request body with `schema`: a field in `refused` is a 400 naming it and why,
+ * an unknown field is `unsupported_parameter`, an invalid one `invalid_value` with its `param`.
+ * Fields sent as `null` count as absent.
  */
-export function parseChatCompletionRequest(raw: unknown): ChatCompletionRequest {
+export function parseOpenAiBody<S extends z.ZodType>(
+  raw: unknown,
+  schema: S,
+  refused: Readonly<Record<string, string>>,
+): z.infer<S> {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw OpenAiException.invalid(null, 'the body must be a JSON object');
   }
   const body = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null));
   for (const key of Object.keys(body)) {
-    if (Object.hasOwn(REFUSED_FIELDS, key)) {
-      throw OpenAiException.unsupported(key, `${key} is not supported: ${REFUSED_FIELDS[key]}`);
+    if (Object.hasOwn(refused, key)) {
+      throw OpenAiException.unsupported(key, `${key} is not supported: ${refused[key]}`);
     }
   }
-  const parsed = ChatCompletionRequestSchema.safeParse(body);
+  const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue.code === 'unrecognized_keys') {
@@ -113,7 +118,15 @@ export function parseChatCompletionRequest(raw: unknown): ChatCompletionRequest 
     const param = paramOf(issue.path);
     throw OpenAiException.invalid(param, `${param ?? 'the body'}: ${issue.message}`);
   }
-  const req = parsed.data;
+  return parsed.data;
+}
+
+/**
+ * Parses the body, refusing what Switchyard cannot honour with a 400 in OpenAI's shape whose
+ * `param` names the field. Fields sent as `null` count as absent.
+ */
+export function parseChatCompletionRequest(raw: unknown): ChatCompletionRequest {
+  const req = parseOpenAiBody(raw, ChatCompletionRequestSchema, REFUSED_FIELDS);
   if (req.n !== undefined && req.n !== 1) {
     throw OpenAiException.unsupported(
       'n',
@@ -219,7 +232,8 @@ export class ChatCompletionRequestPipe implements PipeTransform<unknown, ChatCom
   }
 }
 
-function compiles(schema: Record<string, unknown>): boolean {
+/** Whether a client's JSON Schema compiles (a function's parameters, a response format). */
+export function compiles(schema: Record<string, unknown>): boolean {
   try {
     // A fresh instance: Ajv keeps every schema it compiled, and these come from clients.
     new Ajv({ strict: false }).compile(schema);

@@ -5,6 +5,8 @@ export enum OpenAiErrorCode {
   UnsupportedValue = 'unsupported_value',
   InvalidValue = 'invalid_value',
   ToolCallNotFound = 'tool_call_not_found',
+  ResponseNotFound = 'response_not_found',
+  PreviousResponseNotFound = 'previous_response_not_found',
 }
 
 /**
