@@ -18,6 +18,8 @@ const ESM_ONLY = [
   '@csstools/[^/]+',
   'parse5',
   'entities',
+  // @a2a-js/sdk's (agent card signatures).
+  'jose',
 ];
 
 module.exports = {

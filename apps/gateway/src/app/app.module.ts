@@ -10,6 +10,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { RunEventHub } from '@switchyard/events';
 import { ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
+import { A2aModule } from './a2a/a2a.module';
 import { AdminModule } from './admin/admin.module';
 import { AgentsModule } from './agents/agents.module';
 import { GatewayCoreModule } from './core.module';
@@ -51,6 +52,7 @@ import { UsersModule } from './users/users.module';
     AdminModule,
     OpenAiModule,
     AgentsMcpModule,
+    A2aModule,
     LangGraphModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

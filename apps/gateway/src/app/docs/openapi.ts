@@ -957,6 +957,34 @@ export function buildOpenApi(): OpenAPIObject {
         get: { summary: 'No server-initiated stream (stateless)', responses: { 405: ok('POST only') } },
         delete: { summary: 'No session to end (stateless)', responses: { 405: ok('POST only') } },
       },
+      '/a2a/{agent}': {
+        post: {
+          summary:
+            "An agent as an A2A server: JSON-RPC (A2A 1.0; 0.3's message/send, tasks/get, … too). Tasks are runs, contexts threads",
+          parameters: [{ name: 'agent', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: {
+            200: {
+              description: 'the JSON-RPC answer, or the task as text/event-stream for a streaming method',
+              content: {
+                'application/json': { schema: { type: 'object' } },
+                'text/event-stream': { schema: { type: 'string' } },
+              },
+            },
+            401: common[401],
+            404: err('no such agent'),
+          },
+        },
+        get: { summary: 'JSON-RPC takes POST', responses: { 405: ok('POST only') } },
+        delete: { summary: 'JSON-RPC takes POST', responses: { 405: ok('POST only') } },
+      },
+      '/a2a/{agent}/.well-known/agent-card.json': {
+        get: {
+          summary: "The agent's A2A card (1.0, or 0.3 for A2A-Version 0.3 or none)",
+          parameters: [{ name: 'agent', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('the agent card'), 401: common[401], 404: err('no such agent') },
+        },
+      },
       ...langGraphPaths(),
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },
       '/readyz': {

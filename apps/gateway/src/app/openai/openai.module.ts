@@ -13,5 +13,6 @@ import { ResponsesRepository } from './responses.repository';
 @Module({
   controllers: [ChatCompletionsController, OpenAiModelsController, ResponsesController],
   providers: [AgentModels, ClientTurns, ResponsesRepository],
+  exports: [AgentModels, ClientTurns],
 })
 export class OpenAiModule {}

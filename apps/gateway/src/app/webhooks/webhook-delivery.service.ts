@@ -1,22 +1,14 @@
 import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { PeriodicJob } from '@switchyard/platform';
-import { type GuardedFetch, guardedFetch } from '@switchyard/net-guard';
 import { GatewayConfig } from '../gateway.config';
+import { GuardedDelivery } from './guarded-delivery';
 import { LangGraphRepository } from '../langgraph/langgraph.repository';
 import { LangGraphRuns } from '../langgraph/langgraph-runs.service';
 import { runView } from '../langgraph/langgraph.views';
 import { type DueDelivery, WebhooksRepository } from './webhooks.repository';
 
-const POLL_MS = 1000;
-const BATCH = 10;
-// A claimed delivery is the claimant's this long (a POST times out well within it).
-const LEASE_MS = 60_000;
 const TIMEOUT_MS = 10_000;
-// Attempts before giving up; the waits between them double from 1 s up to 10 min.
 export const WEBHOOK_MAX_ATTEMPTS = 8;
-const RETRY_BASE_MS = 1000;
-const RETRY_MAX_MS = 10 * 60_000;
 
 /** `X-Switchyard-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the tenant's secret>`. */
 export function webhookSignature(secret: string, body: string, at: number): string {
@@ -31,34 +23,29 @@ export function webhookSignature(secret: string, body: string, at: number): stri
  * mid-POST leaves it to another after the lease, so receivers deduplicate by `run_id`.
  */
 @Injectable()
-export class WebhookDelivery extends PeriodicJob {
-  private readonly fetch: GuardedFetch;
-
+export class WebhookDelivery extends GuardedDelivery<DueDelivery> {
   constructor(
     @Inject(WebhooksRepository) private readonly repo: WebhooksRepository,
     @Inject(LangGraphRepository) private readonly runs: LangGraphRepository,
     @Inject(LangGraphRuns) private readonly lgRuns: LangGraphRuns,
     @Inject(GatewayConfig) config: GatewayConfig,
   ) {
-    super();
-    this.fetch = guardedFetch({
-      allowHosts: config.webhookAllowHosts,
-      allowVariable: 'SWITCHYARD_WEBHOOK_ALLOW_HOSTS',
+    // Tried again with back-off from 1 s, doubling up to 10 min.
+    super(config, {
+      pollMs: 1000,
+      batch: 10,
+      leaseMs: 60_000,
+      maxAttempts: WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: 1000,
+      retryMaxMs: 10 * 60_000,
     });
   }
 
-  protected intervalMs(): number {
-    return POLL_MS;
+  protected claim(limit: number, leaseMs: number): Promise<DueDelivery[]> {
+    return this.repo.claimDue(limit, leaseMs);
   }
 
-  /** One pass over what is due. */
-  protected async pass(): Promise<void> {
-    for (const d of await this.repo.claimDue(BATCH, LEASE_MS)) {
-      await this.deliver(d);
-    }
-  }
-
-  private async deliver(d: DueDelivery): Promise<void> {
+  protected async deliver(d: DueDelivery): Promise<void> {
     let error: string;
     try {
       const body = JSON.stringify(await this.payload(d.run_id));
@@ -83,8 +70,7 @@ export class WebhookDelivery extends PeriodicJob {
       error = (err as Error).message;
     }
     const attempt = d.attempts + 1;
-    const retryIn =
-      attempt >= WEBHOOK_MAX_ATTEMPTS ? null : Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** (attempt - 1));
+    const retryIn = this.retryIn(attempt);
     this.logger.warn({
       msg: retryIn === null ? 'webhook given up' : 'webhook failed; will retry',
       run_id: d.run_id,
