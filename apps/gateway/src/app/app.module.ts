@@ -12,6 +12,7 @@ import { ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
 import { A2aModule } from './a2a/a2a.module';
 import { AdminModule } from './admin/admin.module';
+import { RagflowModule } from './ragflow/ragflow.module';
 import { AgentsModule } from './agents/agents.module';
 import { GatewayCoreModule } from './core.module';
 import { DataSourcesModule } from './data-sources/data-sources.module';
@@ -53,6 +54,7 @@ import { UsersModule } from './users/users.module';
     OpenAiModule,
     AgentsMcpModule,
     A2aModule,
+    RagflowModule,
     LangGraphModule,
   ],
   providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

@@ -48,10 +48,6 @@ import {
   textPart,
 } from './a2a.views';
 
-const WATCHDOG_MS = 5000;
-// A blocking send or a stream follows its task this long; longer runs are polled (GetTask).
-const MAX_WAIT_MS = 10 * 60_000;
-
 /** Who calls, and which agent the endpoint serves. */
 export interface A2aCaller {
   tenantId: string;
@@ -368,8 +364,6 @@ export class A2aTasks {
       runId,
       cursor,
       answered,
-      watchdogMs: WATCHDOG_MS,
-      maxWaitMs: MAX_WAIT_MS,
     });
   }
 
@@ -384,8 +378,6 @@ export class A2aTasks {
       runId,
       cursor,
       answered,
-      watchdogMs: WATCHDOG_MS,
-      maxWaitMs: MAX_WAIT_MS,
       onEvent: (e) => {
         queue.push(e);
         wake?.();

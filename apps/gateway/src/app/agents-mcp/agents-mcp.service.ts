@@ -15,9 +15,6 @@ import { ApiException } from '../http/api.exception';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
 
-const WATCHDOG_MS = 5000;
-// A tool call waits this long for its run; longer runs belong on /v1/runs + SSE.
-const MAX_WAIT_MS = 10 * 60_000;
 const DEFAULT_AGENT = 'default';
 
 /** What an MCP client is told a Switchyard agent takes. */
@@ -227,8 +224,6 @@ export class AgentsMcp {
         runId,
         cursor: '0',
         answered,
-        watchdogMs: WATCHDOG_MS,
-        maxWaitMs: MAX_WAIT_MS,
         onEvent: (e: RunEvent) => {
           if (e.event_type === 'action' && opts.progress) {
             const p = e.payload as { node?: string; summary?: string };

@@ -14,6 +14,7 @@ import {
 } from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
 import { ResponseRequestSchema } from '../openai/responses.dto';
+import { CompletionSchema } from '../ragflow/ragflow.dto';
 import { CreateAgentSchema, PatchAgentSchema } from '../agents/agents.controller';
 import {
   CreateEndpointSchema,
@@ -983,6 +984,67 @@ export function buildOpenApi(): OpenAPIObject {
           summary: "The agent's A2A card (1.0, or 0.3 for A2A-Version 0.3 or none)",
           parameters: [{ name: 'agent', in: 'path', required: true, schema: { type: 'string' } }],
           responses: { 200: ok('the agent card'), 401: common[401], 404: err('no such agent') },
+        },
+      },
+      '/api/v1/agents': {
+        get: {
+          summary:
+            "RAGFlow's agent API: the tenant's agents as RAGFlow lists canvases (page, page_size, orderby, desc, id, title). Answers {code, message, data}",
+          responses: {
+            200: ok('{code: 0, data: [agent]}, or {code, message} for an error (HTTP 200, as RAGFlow)'),
+          },
+        },
+      },
+      '/api/v1/agents/chat/completions': {
+        post: {
+          summary:
+            "RAGFlow's agent completion: {agent_id, query, stream, session_id?, inputs?, user_id?, return_trace?} (RAGFlow's events, then [DONE]), or openai-compatible: true with messages",
+          requestBody: body(CompletionSchema),
+          responses: { 200: ok("the answer in RAGFlow's envelope, or its event stream") },
+        },
+      },
+      '/api/v1/agents/{agent_id}/completions': {
+        post: {
+          summary: 'The same, the agent in the path (RAGFlow keeps it, deprecated)',
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: body(CompletionSchema),
+          responses: { 200: ok("the answer in RAGFlow's envelope, or its event stream") },
+        },
+      },
+      '/api/v1/agents/{agent_id}/sessions': {
+        post: {
+          summary: 'A new session (a thread of the agent); the body: name?, user_id?, Begin inputs',
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('{code: 0, data: session}') },
+        },
+        get: {
+          summary:
+            "The agent's sessions with their messages (page, page_size, orderby, desc, id, user_id, dsl)",
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('{code: 0, data: [session], total}') },
+        },
+        delete: {
+          summary: "Delete the agent's sessions: {ids} or {delete_all: true}",
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('{code: 0}, or what could not be deleted') },
+        },
+      },
+      '/api/v1/agents/{agent_id}/sessions/{session_id}': {
+        get: {
+          summary: 'One session',
+          parameters: [
+            { name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: { 200: ok('{code: 0, data: session}') },
+        },
+        delete: {
+          summary: 'Delete one session',
+          parameters: [
+            { name: 'agent_id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'session_id', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          responses: { 200: ok('{code: 0, data: true}') },
         },
       },
       ...langGraphPaths(),

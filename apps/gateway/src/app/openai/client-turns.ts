@@ -15,9 +15,6 @@ import type { ResolvedModel } from './agent-models.service';
 import { AnswerRelay } from './answer-relay';
 import { OpenAiErrorCode, OpenAiException } from './openai.exception';
 
-const WATCHDOG_MS = 5000;
-// A request waits this long for its run; longer runs belong on /v1/runs + SSE.
-const MAX_WAIT_MS = 10 * 60_000;
 export const ZERO_USAGE: Usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /** The run a request follows, and where it picks it up. */
@@ -245,8 +242,6 @@ export class ClientTurns {
       runId: turn.runId,
       cursor: turn.cursor,
       answered: turn.answered,
-      watchdogMs: WATCHDOG_MS,
-      maxWaitMs: MAX_WAIT_MS,
       onEvent: (e) => {
         if (e.event_type === 'node_started' && onStart) {
           onStart((e.payload as { task_id: string }).task_id);

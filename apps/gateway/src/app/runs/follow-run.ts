@@ -13,10 +13,14 @@ export interface FollowRun {
   answered: ReadonlySet<string>;
   /** Each followed event, until the run stops. */
   onEvent?: (e: RunEvent) => void;
-  watchdogMs: number;
-  /** Gives up (503 naming the run) after this long. */
-  maxWaitMs: number;
+  /** How often Postgres is read for the run's status (default 5 s). */
+  watchdogMs?: number;
+  /** Gives up (503 naming the run) after this long (default 10 min: longer runs are followed on /v1/runs). */
+  maxWaitMs?: number;
 }
+
+const WATCHDOG_MS = 5000;
+const MAX_WAIT_MS = 10 * 60_000;
 
 /**
  * Follows a run's events until it ends (its final status) or waits for a new answer
@@ -52,18 +56,18 @@ export function followRun(f: FollowRun): Promise<RunStatus> {
         })
         .catch(() => undefined);
     };
-    const watchdog = setInterval(check, f.watchdogMs);
+    const watchdog = setInterval(check, f.watchdogMs ?? WATCHDOG_MS);
     const deadline = setTimeout(
       () =>
         end(() =>
           reject(
             new ApiException(
               ApiErrorCode.Unavailable,
-              `run ${f.runId} did not finish within ${f.maxWaitMs / 1000} s; follow it on /v1/runs`,
+              `run ${f.runId} did not finish within ${(f.maxWaitMs ?? MAX_WAIT_MS) / 1000} s; follow it on /v1/runs`,
             ),
           ),
         ),
-      f.maxWaitMs,
+      f.maxWaitMs ?? MAX_WAIT_MS,
     );
     f.hub
       .subscribe(f.runId, f.cursor, (events) => {

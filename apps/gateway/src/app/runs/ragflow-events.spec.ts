@@ -350,3 +350,18 @@ describe('RAGFlow stream vocabulary', () => {
     ]);
   });
 });
+
+describe('an agent that is no canvas', () => {
+  it("shows its answer node's tokens as messages and its end as message_end; nothing else of it", () => {
+    const plain = new RagflowEventEncoder({ ...ctx, components: new Map(), plainAgent: true });
+    expect(frames(plain.encode(ev('token', { node: 'output', task_id: 't', text: 'Hel' })))).toEqual([
+      ['message', { content: 'Hel' }],
+    ]);
+    expect(frames(plain.encode(ev('action', { node: 'output', next: [] })))).toEqual([['message_end', {}]]);
+    expect(plain.encode(ev('token', { node: 'planner', task_id: 'p', text: 'x' }))).toBe('');
+    expect(plain.encode(ev('action', { node: 'planner', next: ['output'] }))).toBe('');
+    // A canvas's run shows only its components, whatever its nodes are called.
+    const canvas = new RagflowEventEncoder(ctx);
+    expect(canvas.encode(ev('token', { node: 'output', task_id: 't', text: 'x' }))).toBe('');
+  });
+});

@@ -1,5 +1,8 @@
 import { ASK_USER, type RunEvent, type RunStatus, componentIdOfNode } from '@switchyard/contracts';
 
+/** The default agent's answer node. */
+const ANSWER_NODE = 'output';
+
 /**
  * A graph run's events in RAGFlow's own stream vocabulary (`GET /v1/runs/:id/events?format=ragflow`),
  * so a client written for RAGFlow's agent completions can follow a run on Switchyard.
@@ -17,6 +20,7 @@ import { ASK_USER, type RunEvent, type RunStatus, componentIdOfNode } from '@swi
  * | `waiting_for_user` (UserFillUp)     | `user_inputs {inputs, tips}`                             |
  * | `error`                             | `error {code, message}`                                  |
  * | `done` succeeded / cancelled        | `workflow_finished {outputs}` (`"Task has been canceled"`) |
+ * | (an agent that is no canvas) `output`'s tokens, its action | `message {content}`, `message_end {}` |
  *
  * Everything else (the orchestrator's own nodes, heartbeats, other statuses) has no RAGFlow
  * counterpart and is left out.
@@ -37,6 +41,11 @@ export interface RagflowRunContext {
   inputs: Record<string, unknown>;
   /** component id → its class (`component_type`) and display name, from the DSL the run pinned. */
   components: ReadonlyMap<string, RagflowComponent>;
+  /**
+   * A run of an agent that is not a canvas (the default agent, say): its answer node's tokens are
+   * `message`s and its end a `message_end`, as a canvas's Message would show them.
+   */
+  plainAgent?: boolean;
 }
 
 /** What `workflow_finished` reports: read from the run once it is over. */
@@ -102,6 +111,9 @@ export class RagflowEventEncoder {
       case 'token': {
         const { node, text } = e.payload as { node: string; text: string };
         const id = componentIdOfNode(node);
+        if (id === undefined && this.ctx.plainAgent && node === ANSWER_NODE) {
+          return this.frame(e.seq, 'message', at, { content: text });
+        }
         if (id === undefined || this.typeOf(id) !== 'Message') {
           return '';
         }
@@ -117,7 +129,9 @@ export class RagflowEventEncoder {
         const a = e.payload as ActionPayload;
         const id = componentIdOfNode(a.node);
         if (id === undefined) {
-          return '';
+          return this.ctx.plainAgent && a.node === ANSWER_NODE && !a.error
+            ? this.frame(e.seq, 'message_end', at, {})
+            : '';
         }
         const held = this.held.get(id) ?? '';
         this.held.delete(id);

@@ -43,7 +43,7 @@ export class RagflowRuns implements RagflowRunSource {
       row.inputs && typeof row.inputs === 'object' && !Array.isArray(row.inputs)
         ? (row.inputs as Record<string, unknown>)
         : {};
-    return { runId, threadId: row.thread_id, inputs, components };
+    return { runId, threadId: row.thread_id, inputs, components, plainAgent: row.kind !== 'graph' };
   }
 
   async end(runId: string): Promise<RagflowRunEnd> {
