@@ -263,6 +263,51 @@ describe("RAGFlow's agent API", () => {
     expect((await call('GET', `/api/v1/agents/${echoId}/sessions`)).total).toBe(0);
   }, 60_000);
 
+  it("a task's cancel (as RAGFlow's task API) stops the run under a stream", async () => {
+    const res = await fetch(`${stack.gatewayUrl}/api/v1/agents/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${stack.key}` },
+      body: JSON.stringify({ agent_id: 'default', query: '[slow] take your time', stream: true }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    let cancelled = false;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) {
+        break;
+      }
+      text += decoder.decode(value, { stream: true });
+      const first = /data:(\{"event":"message".*)\n/.exec(text);
+      if (first && !cancelled) {
+        cancelled = true;
+        const taskId = (JSON.parse(first[1]) as { task_id: string }).task_id;
+        expect(await call('POST', `/api/v1/tasks/${taskId}/cancel`)).toEqual({
+          code: 0,
+          message: 'success',
+          data: true,
+        });
+        expect((await stack.api('GET', `/v1/runs/${taskId}`)).body.status).toMatch(/running|cancelled/);
+        // Stopping it again is no error; a stranger's task is not found.
+        expect((await call('PATCH', `/api/v1/tasks/${taskId}`, { action: 'stop' })).code).toBe(0);
+        expect((await call('POST', '/api/v1/tasks/00000000-0000-4000-8000-000000000000/cancel')).code).toBe(
+          102,
+        );
+      }
+    }
+    expect(cancelled).toBe(true);
+    const events = text
+      .split('\n')
+      .filter((l) => l.startsWith('data:{'))
+      .map((l) => JSON.parse(l.slice(5)) as Event);
+    expect(events[events.length - 1]).toMatchObject({
+      event: 'workflow_finished',
+      data: { outputs: 'Task has been canceled' },
+    });
+    expect(text.trimEnd().endsWith('data:[DONE]')).toBe(true);
+  }, 60_000);
+
   it('answers errors as RAGFlow does: HTTP 200 with the code', async () => {
     expect(await call('POST', '/api/v1/agents/chat/completions', { query: 'x' })).toMatchObject({
       code: 101,

@@ -1047,6 +1047,20 @@ export function buildOpenApi(): OpenAPIObject {
           responses: { 200: ok('{code: 0, data: true}') },
         },
       },
+      '/api/v1/tasks/{task_id}/cancel': {
+        post: {
+          summary: "RAGFlow's task cancel: a completion's task_id is its run, which is cancelled",
+          parameters: [{ name: 'task_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok("{code: 0, data: true}, or {code: 102} for a task that is not the tenant's") },
+        },
+      },
+      '/api/v1/tasks/{task_id}': {
+        patch: {
+          summary: 'The same, as {action: "stop"}',
+          parameters: [{ name: 'task_id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: ok('{code: 0, data: true}') },
+        },
+      },
       ...langGraphPaths(),
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: ok('alive') } } },
       '/readyz': {
