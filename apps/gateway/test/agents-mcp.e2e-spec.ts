@@ -1,5 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TestStack, waitFor } from '@switchyard/testing';
 
 // The tenant's agents as an MCP server (POST /mcp, Streamable HTTP), driven by the official MCP
@@ -11,8 +16,14 @@ const ADMIN = 'admin-token-for-the-mcp-e2e';
 let stack: TestStack;
 let client: Client;
 
-const connect = async (key: string): Promise<Client> => {
-  const c = new Client({ name: 'switchyard-e2e', version: '1.0.0' });
+const connect = async (key: string, answer?: (req: ElicitRequest) => ElicitResult): Promise<Client> => {
+  const c = new Client(
+    { name: 'switchyard-e2e', version: '1.0.0' },
+    answer ? { capabilities: { elicitation: {} } } : undefined,
+  );
+  if (answer) {
+    c.setRequestHandler(ElicitRequestSchema, (req) => answer(req));
+  }
   await c.connect(
     new StreamableHTTPClientTransport(new URL(`${stack.gatewayUrl}/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${key}` } },
@@ -157,6 +168,40 @@ describe('agents as an MCP server', () => {
     });
     expect(answered.content).toEqual([{ type: 'text', text: 'city=Lisbon' }]);
     expect((answered._meta as { run_id: string }).run_id).toBe(meta.run_id);
+  });
+
+  it('asks a client that answers elicitations, and the same call goes on to the answer', async () => {
+    const asked: ElicitRequest[] = [];
+    const eliciting = await connect(stack.key, (req) => {
+      asked.push(req);
+      return { action: 'accept', content: { city: 'Oslo' } };
+    });
+    try {
+      const result = await eliciting.callTool({ name: 'city_form', arguments: { prompt: 'go' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'city=Oslo' }]);
+      expect(asked).toHaveLength(1);
+      const params = asked[0].params as {
+        message: string;
+        requestedSchema: { properties: Record<string, { type: string }> };
+      };
+      expect(params.message).toBe('Which city?');
+      expect(params.requestedSchema.properties['city'].type).toBe('string');
+    } finally {
+      await eliciting.close();
+    }
+  });
+
+  it('a declined question comes back as the result, the run still waiting for an answer', async () => {
+    const declining = await connect(stack.key, () => ({ action: 'decline' }));
+    try {
+      const result = await declining.callTool({ name: 'city_form', arguments: { prompt: 'go' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'Which city?' }]);
+      const meta = result._meta as { run_id: string; waiting: boolean };
+      expect(meta.waiting).toBe(true);
+      expect((await stack.api('GET', `/v1/runs/${meta.run_id}`)).body.status).toBe('waiting');
+    } finally {
+      await declining.close();
+    }
   });
 
   it('a call the client cancels cancels its run', async () => {

@@ -4,18 +4,24 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   CancelledNotificationSchema,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import type { RunEvent, RunStatus } from '@switchyard/contracts';
-import { RunEventHub } from '@switchyard/events';
+import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
 import { ApiException } from '../http/api.exception';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
+import { type ElicitationAnswer, declinedKey, elicitable, elicitationRequest } from './mcp-elicitation';
 
 const DEFAULT_AGENT = 'default';
+// How often a call whose question was asked looks for the client's refusal, and how long it stays.
+const DECLINE_POLL_MS = 250;
+const DECLINE_NOTE_MS = 10 * 60_000;
 
 /** What an MCP client is told a Switchyard agent takes. */
 const INPUT_SCHEMA: Tool['inputSchema'] = {
@@ -73,11 +79,21 @@ export class AgentsMcp {
     @Inject(AgentsRepository) private readonly agents: AgentsRepository,
     @Inject(RunsService) private readonly runs: RunsService,
     @Inject(RunEventHub) private readonly hub: RunEventHub,
+    @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(Redis) private readonly redis: Redis,
   ) {}
 
   /** A server for one request of one tenant (the transport is stateless: nothing outlives it). */
-  serverFor(tenant: { tenantId: string; keyId: string }): Server {
+  serverFor(
+    tenant: { tenantId: string; keyId: string },
+    client: {
+      /** Sends a request of ours on the stream of the client's request `relatedRequestId`. */
+      send: (message: JSONRPCMessage, relatedRequestId: string | number) => Promise<void>;
+      /** Whether the client said it answers elicitations (its session id records it). */
+      elicitation: boolean;
+    },
+  ): Server {
     const { tenantId } = tenant;
     const server = new Server(
       { name: 'switchyard', version: '1.0.0' },
@@ -98,6 +114,7 @@ export class AgentsMcp {
       return this.call(tenantId, found.agentId, (req.params.arguments ?? {}) as ToolArgs, {
         caller: { mcp_key_id: tenant.keyId, mcp_request_id: String(extra.requestId) },
         signal: extra.signal,
+        ask: client.elicitation ? (message) => client.send(message, extra.requestId) : undefined,
         progress:
           progressToken === undefined
             ? undefined
@@ -168,6 +185,8 @@ export class AgentsMcp {
       caller: { mcp_key_id: string; mcp_request_id: string };
       signal: AbortSignal;
       progress?: (progress: number, message: string) => Promise<void>;
+      /** Asks the client (MCP elicitation) when the run asks the user; absent: the client cannot. */
+      ask?: (request: JSONRPCMessage) => Promise<void>;
     },
   ): Promise<CallToolResult> {
     let runId: string;
@@ -217,13 +236,13 @@ export class AgentsMcp {
     opts.signal.addEventListener('abort', cancel, { once: true });
     let steps = 0;
     let status: RunStatus;
-    try {
-      status = await followRun({
+    const follow = (cursor: string, done: ReadonlySet<string>) =>
+      followRun({
         hub: this.hub,
         ds: this.ds,
         runId,
-        cursor: '0',
-        answered,
+        cursor,
+        answered: done,
         onEvent: (e: RunEvent) => {
           if (e.event_type === 'action' && opts.progress) {
             const p = e.payload as { node?: string; summary?: string };
@@ -232,10 +251,88 @@ export class AgentsMcp {
           }
         },
       });
+    try {
+      status = await follow('0', answered);
+      // A client that answers elicitations is asked each question; its answer (a POST of its own,
+      // to any replica) resumes the run, which this call follows on. Declined, it gets the question.
+      while (status === 'waiting' && opts.ask && !opts.signal.aborted) {
+        const waiting = await this.runs.waitingOf(runId);
+        const ask =
+          waiting && !waiting.client_calls?.length
+            ? elicitable(waiting.input_schema, waiting.question)
+            : null;
+        if (!waiting || !ask) {
+          break;
+        }
+        const cursor = (await this.reader.lastSeq(runId)) ?? '0';
+        await opts.ask(elicitationRequest(runId, waiting.task_id, waiting.question, ask));
+        const next = await this.answerOrDecline(
+          runId,
+          waiting.task_id,
+          follow(cursor, new Set([waiting.task_id])),
+        );
+        if (next === 'declined') {
+          break;
+        }
+        status = next;
+      }
     } finally {
       opts.signal.removeEventListener('abort', cancel);
     }
     return this.result(tenantId, runId, status);
+  }
+
+  /** The run's next stop once its question was answered, or `declined` when the client said no. */
+  private async answerOrDecline(
+    runId: string,
+    taskId: string,
+    moved: Promise<RunStatus>,
+  ): Promise<RunStatus | 'declined'> {
+    let settled = false;
+    const next = moved.finally(() => {
+      settled = true;
+    });
+    const key = declinedKey(runId, taskId);
+    const declined = (async (): Promise<'declined' | null> => {
+      while (!settled) {
+        if ((await this.redis.get(key)) !== null) {
+          return 'declined';
+        }
+        await new Promise((r) => setTimeout(r, DECLINE_POLL_MS));
+      }
+      return null;
+    })();
+    const first = await Promise.race([next, declined]);
+    return first === null ? next : first;
+  }
+
+  /**
+   * The client's answers to our questions (`elicitation/create`), whichever replica they reach:
+   * an accepted answer resumes the run that asked (checked against the question's schema); a
+   * declined one — or one that does not fit — leaves a note the asking call reads, which then
+   * returns the question as its result.
+   */
+  async answerElicitations(tenantId: string, answers: readonly ElicitationAnswer[]): Promise<void> {
+    for (const a of answers) {
+      let note: string | null = a.action === 'accept' ? null : a.action;
+      if (a.action === 'accept') {
+        try {
+          const waiting = await this.runs.waitingOf(a.run);
+          if (waiting?.task_id !== a.task) {
+            continue;
+          }
+          await this.runs.resume(tenantId, a.run, a.value);
+        } catch (err) {
+          if (!(err instanceof ApiException)) {
+            throw err;
+          }
+          note = `refused: ${err.message}`;
+        }
+      }
+      if (note !== null) {
+        await this.redis.set(declinedKey(a.run, a.task), note, 'PX', DECLINE_NOTE_MS);
+      }
+    }
   }
 
   private async result(tenantId: string, runId: string, status: RunStatus): Promise<CallToolResult> {
