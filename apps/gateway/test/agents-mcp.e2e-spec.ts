@@ -66,7 +66,17 @@ beforeAll(async () => {
     env: { SWITCHYARD_ADMIN_TOKEN: ADMIN },
   });
   await createGraph('Echo bot', {
-    begin: cpn('Begin', {}, ['Message:Echo'], []),
+    begin: cpn(
+      'Begin',
+      {
+        inputs: {
+          tone: { name: 'Tone', type: 'options', options: ['calm', 'loud'], optional: true },
+          times: { name: 'Times', type: 'integer', optional: true },
+        },
+      },
+      ['Message:Echo'],
+      [],
+    ),
     'Message:Echo': cpn('Message', { content: ['echo: {sys.query}'] }, [], ['begin']),
   });
   await createGraph('city form', {
@@ -124,6 +134,17 @@ describe('agents as an MCP server', () => {
     expect(echo.title).toBe('Echo bot');
     expect(echo.description).toContain('graph agent "Echo bot"');
     expect(echo.inputSchema.properties).toHaveProperty('prompt');
+    // A graph agent's Begin form is the schema of its inputs.
+    expect(echo.inputSchema.properties?.['inputs']).toMatchObject({
+      type: 'object',
+      properties: {
+        tone: { type: 'string', enum: ['calm', 'loud'], description: 'Tone' },
+        times: { type: 'integer', description: 'Times' },
+      },
+      required: [],
+    });
+    const defaultTool = tools.find((t) => t.name === 'default')!;
+    expect(defaultTool.inputSchema.properties?.['inputs']).not.toHaveProperty('properties');
   });
 
   it('runs the default agent with progress notifications; the run is an ordinary run', async () => {

@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import type { RunEvent, RunStatus } from '@switchyard/contracts';
 import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
+import { beginFormSchema, beginParamsOf, canvasDslOf } from '../agents/begin-form';
 import { ApiException } from '../http/api.exception';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
@@ -170,7 +171,7 @@ export class AgentsMcp {
       taken.add(name);
       tools.push({
         agentId: row.id,
-        tool: { name, title: row.name, description: describe(row), inputSchema: INPUT_SCHEMA },
+        tool: { name, title: row.name, description: describe(row), inputSchema: inputSchemaOf(row) },
       });
     }
     return tools;
@@ -315,6 +316,14 @@ export class AgentsMcp {
   async answerElicitations(tenantId: string, answers: readonly ElicitationAnswer[]): Promise<void> {
     for (const a of answers) {
       let note: string | null = a.action === 'accept' ? null : a.action;
+      // Only the tenant's own runs are answered (or noted as declined).
+      const own = await this.runs.get(tenantId, a.run).then(
+        () => true,
+        () => false,
+      );
+      if (!own) {
+        continue;
+      }
       if (a.action === 'accept') {
         try {
           const waiting = await this.runs.waitingOf(a.run);
@@ -364,6 +373,21 @@ export class AgentsMcp {
 
 function failure(message: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: message }] };
+}
+
+/** What a tool takes: the prompt, and a graph agent's Begin form as `inputs` when it has one. */
+function inputSchemaOf(row: AgentRow): Tool['inputSchema'] {
+  const form = beginFormSchema(beginParamsOf(canvasDslOf(row.draft)));
+  if (!form) {
+    return INPUT_SCHEMA;
+  }
+  return {
+    ...INPUT_SCHEMA,
+    properties: {
+      ...INPUT_SCHEMA.properties,
+      inputs: { ...form, description: "The agent's start form (its Begin component's fields)." },
+    },
+  };
 }
 
 function describe(row: AgentRow): string {

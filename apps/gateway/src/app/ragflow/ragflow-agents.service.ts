@@ -5,6 +5,7 @@ import { DEFAULT_AGENT_ID, type RunEvent, isTerminal, isUuid } from '@switchyard
 import { RunEventHub, RunEventReader } from '@switchyard/events';
 import type { RunWaiting } from '@switchyard/persistence';
 import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
+import { beginParamsOf, canvasDslOf } from '../agents/begin-form';
 import { ApiException } from '../http/api.exception';
 import { ClientTurns, type Turn } from '../openai/client-turns';
 import { type RagflowRunContext, RagflowEventEncoder, ragflowEncoding } from '../runs/ragflow-events';
@@ -86,7 +87,7 @@ export class RagflowAgents {
       id: r.id,
       title: r.name,
       description: r.draft.system_prompt ?? null,
-      dsl: dslOf(r),
+      dsl: canvasDslOf(r.draft),
       avatar: null,
       canvas_type: null,
       canvas_category: 'agent_canvas',
@@ -457,13 +458,8 @@ export class RagflowAgents {
     if (!row) {
       throw new RagflowException(RagflowCode.DataError, 'Agent not found.');
     }
-    const dsl = dslOf(row);
-    const begin =
-      (dsl?.['components'] as
-        | Record<string, { obj?: { component_name?: string; params?: Record<string, unknown> } }>
-        | undefined) ?? {};
-    const beginParams =
-      Object.values(begin).find((c) => c.obj?.component_name === 'Begin')?.obj?.params ?? {};
+    const dsl = canvasDslOf(row.draft);
+    const beginParams = beginParamsOf(dsl);
     return { id: row.id, row, dsl, beginParams };
   }
 
@@ -586,17 +582,4 @@ class TraceCollector {
     this.items.push({ component_id: env.data['component_id'], trace: [structuredClone(env.data)] });
     return { ...env, data: { ...env.data, trace: [...this.items] } };
   }
-}
-
-/** A graph agent's DSL as saved (stored as JSON text or as an object); null for other agents. */
-function dslOf(row: AgentRow): Record<string, unknown> | null {
-  const dsl = row.draft.kind === 'graph' ? row.draft.dsl : undefined;
-  if (typeof dsl === 'string') {
-    try {
-      return JSON.parse(dsl) as Record<string, unknown>;
-    } catch {
-      return null;
-    }
-  }
-  return dsl ?? null;
 }
