@@ -47,7 +47,7 @@ import { UserProfileLoader } from './user-profile.loader';
     AgentComponent,
     RetrievalComponent,
     {
-      // A graph's Retrieval searches the tenant's collections in place (see docs/decisions.md).
+      // A graph's Retrieval searches the tenant's collections in place (see docs/adr/0001).
       provide: KnowledgeStore,
       useFactory: (ds: DataSource, embeddings: EmbeddingModels) =>
         new KnowledgeStore(ds, (name, scope) => embeddings.model(name, scope)),

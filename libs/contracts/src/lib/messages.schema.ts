@@ -5,7 +5,7 @@ import { CommittedDeltaSchema, NodeNameSchema, StateDeltaSchema } from './state.
 
 /**
  * The W3C trace context a message travels in (`{ traceparent, tracestate? }`); absent when
- * tracing is off. In the payload rather than in NATS headers (docs/decisions.md).
+ * tracing is off. In the payload rather than in NATS headers (docs/adr/0010).
  */
 export const MessageTraceSchema = z.record(z.string(), z.string());
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Fair dispatch (docs/decisions.md, "Fairness between tenants"): a tenant's `weight` (its share
+ * Fair dispatch (docs/adr/0012, fairness between tenants): a tenant's `weight` (its share
  * of a busy node service against other busy tenants; 1 by default) and a run's `priority`
  * (`interactive` runs go before the same tenant's `batch` runs at every node).
  */

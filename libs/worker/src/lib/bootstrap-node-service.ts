@@ -31,7 +31,7 @@ export function bootstrapNodeService(
         // Room for every replica's handler slots and held tasks (fair dispatch).
         maxAckPending: 10_000,
         concurrency,
-        // Tasks start fairly across tenants (docs/decisions.md, "Fairness between tenants").
+        // Tasks start fairly across tenants (docs/adr/0012, fairness between tenants).
         fair: taskFairDispatch(env.SWITCHYARD_FAIR_PREFETCH, weights, admission),
       },
     ],

@@ -53,7 +53,7 @@ export class VendorKeysController {
     return { keys: (await this.registry.vendorKeys(vendorId)).map(vendorKeyView) };
   }
 
-  /** Revokes for good; every registry write applies to the next model call (docs/decisions.md). Idempotent. */
+  /** Revokes for good; every registry write applies to the next model call (docs/adr/0001). Idempotent. */
   @Delete(':key_id')
   @HttpCode(200)
   async revoke(
