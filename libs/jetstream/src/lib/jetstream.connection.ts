@@ -84,7 +84,8 @@ export class JetStreamConnection {
       // load (tools/bench/PROFILE.md). Errors still carry their message and code.
       noAsyncTraces: true,
     });
-    const jsm = await nc.jetstreamManager();
+    // The manager's first request (account info) may time out on a busy cluster at start-up.
+    const jsm = await whileBusy(() => nc.jetstreamManager(), ADMIN_RETRY_MS);
     return new JetStreamConnection(nc, nc.jetstream(), jsm, opts.replicas ?? 1);
   }
 
@@ -99,21 +100,11 @@ export class JetStreamConnection {
   /**
    * A JetStream admin call made again while the server does not answer it yet (a request timeout,
    * or 503 while a cluster elects its meta leader): a busy cluster can take seconds at start-up,
-   * and a service that gave up there would exit instead of starting.
+   * and a service that gave up there would exit instead of starting. Public for the start-up
+   * calls made on what this connection returns (a KV bucket's watch or key listing).
    */
-  private async adminRetry<T>(call: () => Promise<T>, timeoutMs = ADMIN_RETRY_MS): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await call();
-      } catch (err) {
-        const code = String((err as { code?: unknown }).code ?? '');
-        if (!(code === 'TIMEOUT' || code === '503') || Date.now() > deadline) {
-          throw err;
-        }
-        await new Promise((r) => setTimeout(r, Math.min(2000, 200 * attempt)));
-      }
-    }
+  adminRetry<T>(call: () => Promise<T>, timeoutMs = ADMIN_RETRY_MS): Promise<T> {
+    return whileBusy(call, timeoutMs);
   }
 
   private async ensureStreamOnce(spec: StreamSpec): Promise<void> {
@@ -297,4 +288,20 @@ function isNotFound(err: unknown): boolean {
     e?.api_error?.err_code === 10014 ||
     /not found/i.test(String(e?.message))
   );
+}
+
+/** Calls `call` again while JetStream does not answer it yet (TIMEOUT, or 503), for `timeoutMs`. */
+async function whileBusy<T>(call: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      const code = String((err as { code?: unknown }).code ?? '');
+      if (!(code === 'TIMEOUT' || code === '503') || Date.now() > deadline) {
+        throw err;
+      }
+      await new Promise((r) => setTimeout(r, Math.min(2000, 200 * attempt)));
+    }
+  }
 }

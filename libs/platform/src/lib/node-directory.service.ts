@@ -32,7 +32,10 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
     // a restart must see every node (the planner would otherwise offer a partial tool list).
     let initialized: (complete: boolean) => void = () => undefined;
     const loaded = new Promise<boolean>((resolve) => (initialized = resolve));
-    this.watcher = await this.kv.watch({ key: '>', initializedFn: () => initialized(true) });
+    const kv = this.kv;
+    this.watcher = await this.nats.adminRetry(() =>
+      kv.watch({ key: '>', initializedFn: () => initialized(true) }),
+    );
     void (async () => {
       for await (const entry of this.watcher!) {
         if (entry.operation === 'PUT') {
@@ -56,7 +59,7 @@ export class NodeDirectory implements OnApplicationBootstrap, OnApplicationShutd
     // The watch was slow to deliver (a start under load): what it has not delivered yet is read
     // directly, since the first task after a restart must see every registered node.
     const missing: string[] = [];
-    for await (const key of await this.kv.keys()) {
+    for await (const key of await this.nats.adminRetry(() => kv.keys())) {
       if (!this.nodes.has(key)) {
         missing.push(key);
       }

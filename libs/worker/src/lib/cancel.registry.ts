@@ -62,7 +62,7 @@ export class CancelRegistry implements OnApplicationBootstrap, OnApplicationShut
     let loaded: () => void = () => undefined;
     const initial = new Promise<void>((resolve) => (loaded = resolve));
     let live = false;
-    this.watcher = await kv.watch({ key: '>', initializedFn: () => loaded() });
+    this.watcher = await this.nats.adminRetry(() => kv.watch({ key: '>', initializedFn: () => loaded() }));
     void (async () => {
       for await (const entry of this.watcher!) {
         if (entry.operation === 'PUT') {
