@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import Redis from 'ioredis';
+import { sseFrames } from '@switchyard/client';
 import { TestStack } from '@switchyard/testing';
 import { machine } from './machine';
 import { fmtBytes, fmtMs, markdownTable, median } from './stats';
@@ -29,7 +30,7 @@ function percentile(values: number[], p: number): number {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : Number.NaN;
 }
 
-/** Opens an SSE stream and calls `onData` for each `data:` line; resolves once the headers came. */
+/** Opens an SSE stream and calls `onData` with each frame's data; resolves once the headers came. */
 function subscribe(
   url: string,
   key: string,
@@ -45,21 +46,16 @@ function subscribe(
           reject(new Error(`SSE answered ${res.statusCode}`));
           return;
         }
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buf += chunk;
-          let i: number;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            for (const line of block.split('\n')) {
-              if (line.startsWith('data: ')) {
-                onData(line.slice(6));
-              }
+        // Read until the stream is destroyed (the closer) or ends.
+        void (async () => {
+          try {
+            for await (const frame of sseFrames(res)) {
+              onData(frame.data);
             }
+          } catch {
+            // Destroyed by its closer.
           }
-        });
+        })();
         resolve(() => req.destroy());
       },
     );

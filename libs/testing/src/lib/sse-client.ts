@@ -1,3 +1,5 @@
+import { sseFrames } from '@switchyard/client';
+
 /** One SSE frame as a client sees it. */
 export interface SseFrame {
   id?: string;
@@ -46,42 +48,26 @@ export async function readSse(
     clearTimeout(timer);
     return out;
   }
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let idx: number;
-      while ((idx = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, idx);
-        buffer = buffer.slice(idx + 2);
-        const frame: SseFrame = { data: '' };
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) {
-            comments.push(line.slice(1).trim());
-          } else if (line.startsWith('id: ')) {
-            frame.id = line.slice(4);
-          } else if (line.startsWith('event: ')) {
-            frame.event = line.slice(7);
-          } else if (line.startsWith('data: ')) {
-            data.push(line.slice(6));
-          }
-        }
-        if (data.length || frame.event) {
-          frame.data = data.join('\n');
-          if (frame.event === 'close') {
-            // The stream's last word: kept apart, not counted as a frame.
-            out.close = frame;
-            continue;
-          }
-          frames.push(frame);
-          opts.onFrame?.(frame);
-          if (opts.stopAfter !== undefined && frames.length >= opts.stopAfter) {
-            controller.abort();
-            return out;
-          }
-        }
+    for await (const parsed of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>, {
+      onComment: (text) => comments.push(text),
+    })) {
+      // A frame without an `event:` line is a `message` to the parser; tests see it as unnamed.
+      const frame: SseFrame = {
+        ...(parsed.id !== undefined ? { id: parsed.id } : {}),
+        ...(parsed.event !== 'message' ? { event: parsed.event } : {}),
+        data: parsed.data,
+      };
+      if (frame.event === 'close') {
+        // The stream's last word: kept apart, not counted as a frame.
+        out.close = frame;
+        continue;
+      }
+      frames.push(frame);
+      opts.onFrame?.(frame);
+      if (opts.stopAfter !== undefined && frames.length >= opts.stopAfter) {
+        controller.abort();
+        return out;
       }
     }
   } catch (err) {
