@@ -15,7 +15,11 @@ let stack: TestStack;
 beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/retrieval/test/fixtures/memory.script.json',
-    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_MODEL_REGISTRY_TTL_MS: '200' },
+    env: {
+      SWITCHYARD_ADMIN_TOKEN: ADMIN,
+      SWITCHYARD_MODEL_REGISTRY_TTL_MS: '200',
+      SWITCHYARD_TENANT_CACHE_TTL_MS: '300',
+    },
   });
 }, 120_000);
 
@@ -247,8 +251,8 @@ describe("user memory with the tenant's registry embedding model", () => {
     const set = await admin('PATCH', `/v1/admin/tenants/${tenantId}`, { memory_embedding_model: MODEL });
     expect(set.status).toBe(200);
     expect(set.body.memory_embedding_model).toBe(MODEL);
-    // Each replica reads the tenant's choice at most every 5 s.
-    await new Promise((r) => setTimeout(r, 5_500));
+    // Each replica reads the tenant's choice at most every SWITCHYARD_TENANT_CACHE_TTL_MS (300 ms here).
+    await new Promise((r) => setTimeout(r, 400));
 
     const later = await ask(QUESTION, { userId: 'alice' });
     expect(later.status).toBe('succeeded');

@@ -4,6 +4,7 @@ export {
   ConfigException,
   baseEnvSchema,
   llmEnvSchema,
+  tenantCacheEnvSchema,
   STRUCTURED_OUTPUT_MODES,
   type StructuredOutputMode,
   port,

@@ -1,17 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { loadConfigOrExit, tenantCacheEnvSchema } from '@switchyard/config';
 import type { CollectionEntry } from './planner-context';
 
-// A planner step lists the collections only when it offers `retrieval`; a short cache keeps that
-// to one query per tenant every few seconds under load (a new collection shows up within the TTL).
-const TTL_MS = 5_000;
 const LIMIT = 51;
 
 /** The knowledge collections of a tenant, newest first, with their document counts. */
 @Injectable()
 export class TenantCollections {
-  private readonly cache = new LRUCache<string, CollectionEntry[]>({ max: 1_000, ttl: TTL_MS });
+  // A planner step lists the collections only when it offers `retrieval`; a short cache keeps that
+  // to one query per tenant every SWITCHYARD_TENANT_CACHE_TTL_MS (a new collection shows up within it).
+  private readonly cache = new LRUCache<string, CollectionEntry[]>({
+    max: 1_000,
+    ttl: loadConfigOrExit(tenantCacheEnvSchema, 'planner').SWITCHYARD_TENANT_CACHE_TTL_MS,
+  });
 
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 

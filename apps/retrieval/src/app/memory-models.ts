@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
+import { loadConfigOrExit, tenantCacheEnvSchema } from '@switchyard/config';
 import {
   DEFAULT_EMBEDDING_MODEL,
   type EmbeddingModel,
@@ -11,9 +12,6 @@ import {
 /** Resolves registry embedding models (EmbeddingModels of libs/models, bound at the module). */
 export const MEMORY_EMBEDDING_RESOLVER = Symbol('MEMORY_EMBEDDING_RESOLVER');
 
-// A tenant's choice is read at most every few seconds per replica: a change applies within this.
-const TTL_MS = 5_000;
-
 /**
  * The embedding model of a tenant's user memory (`tenants.memory_embedding_model`): a registry
  * model of category embedding, or the built-in hash-embedding-v1 when the tenant chose none.
@@ -21,7 +19,11 @@ const TTL_MS = 5_000;
  */
 @Injectable()
 export class MemoryModels {
-  private readonly choices = new LRUCache<string, { model: string }>({ max: 10_000, ttl: TTL_MS });
+  // A tenant's choice is read at most every SWITCHYARD_TENANT_CACHE_TTL_MS per replica.
+  private readonly choices = new LRUCache<string, { model: string }>({
+    max: 10_000,
+    ttl: loadConfigOrExit(tenantCacheEnvSchema, 'retrieval').SWITCHYARD_TENANT_CACHE_TTL_MS,
+  });
 
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,

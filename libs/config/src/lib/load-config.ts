@@ -93,6 +93,14 @@ export const STRUCTURED_OUTPUT_MODES = ['json_schema', 'tool_call', 'prompt'] as
 export type StructuredOutputMode = (typeof STRUCTURED_OUTPUT_MODES)[number];
 
 /** Variables of the services that call an LLM. */
+/**
+ * How long a replica keeps a tenant's settings it read (its memory embedding model, its list of
+ * collections) before reading them again: a change applies within this (milliseconds).
+ */
+export const tenantCacheEnvSchema = z.object({
+  SWITCHYARD_TENANT_CACHE_TTL_MS: z.coerce.number().int().min(1).max(600_000).default(5_000),
+});
+
 export const llmEnvSchema = z.object({
   SWITCHYARD_LLM_BASE_URL: url(['http:', 'https:']).default('http://127.0.0.1:8090/v1'),
   SWITCHYARD_LLM_API_KEY: z.string().min(1).default('scripted'),
