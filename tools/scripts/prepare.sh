@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared first steps of the demo and the tests on any Debian machine: Node.js (>= 20) checked, Postgres,
+# Shared first steps of the demo and the tests on any Debian machine: Node.js (>= 20.19) checked, Postgres,
 # Redis and NATS (JetStream) up, npm dependencies installed, the tree built into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,8 +19,9 @@ if ! command -v node >/dev/null 2>&1; then
   node_help
   exit 1
 fi
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if (( node_major < 20 )); then
+# 20.19 or newer: it loads ESM-only packages with require() (the A2A SDK's jose).
+node_ok=$(node -p 'const [a, b] = process.versions.node.split(".").map(Number); a > 20 || (a === 20 && b >= 19)')
+if [[ "$node_ok" != "true" ]]; then
   echo "prepare: found Node.js $(node -v) at $(command -v node)." >&2
   node_help
   exit 1
