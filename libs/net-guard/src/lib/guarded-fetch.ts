@@ -17,8 +17,8 @@ export interface GuardedFetchOptions {
 /**
  * A fetch that reaches only public addresses unless the host is allowed by name: an IP literal is
  * checked before the request, a name inside the connection's own lookup (undici with a vetting
- * `connect.lookup`), so what was checked is what is connected to. A refusal is thrown as itself
- * (`refusing to connect to …`), not as undici's "fetch failed".
+ * `connect.lookup`), so what was checked is what is connected to — on every redirect too. A
+ * refusal is thrown as itself (`refusing to connect to …`), not as undici's "fetch failed".
  */
 export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
   const lookup = opts.lookup ?? systemLookup;
@@ -28,8 +28,7 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
   });
   // An allowed host skips the address check, not the configured resolver.
   const trusted = new Agent({ connect: { lookup: vettingLookup(lookup, { vet: false }) } });
-  return async (input, init) => {
-    const url = new URL(typeof input === 'string' ? input : input.href);
+  const once = async (url: URL, init: RequestInit | undefined): Promise<Response> => {
     const host = normalizeHost(url.hostname);
     const trustedHost = allowed.has(host);
     if (!trustedHost && isIP(host)) {
@@ -40,8 +39,11 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
     }
     try {
       // undici's own fetch with its own Agent (the global fetch's undici may be another version).
+      // Redirects are followed here, each hop checked as the first (an IP literal skips the
+      // connection's lookup, so undici must not follow one unchecked).
       return (await undiciFetch(url, {
         ...(init as UndiciRequestInit),
+        redirect: 'manual',
         dispatcher: trustedHost ? trusted : vetted,
       })) as unknown as Response;
     } catch (err) {
@@ -50,7 +52,41 @@ export function guardedFetch(opts: GuardedFetchOptions): GuardedFetch {
       throw cause instanceof Error && cause.message.startsWith('refusing to connect') ? cause : err;
     }
   };
+  return async (input, init) => {
+    let url = new URL(typeof input === 'string' ? input : input.href);
+    let current = init;
+    for (let hop = 0; ; hop++) {
+      const res = await once(url, current);
+      const location = res.headers.get('location');
+      if (init?.redirect === 'manual' || !REDIRECTS.has(res.status) || !location) {
+        return res;
+      }
+      await res.body?.cancel().catch(() => undefined);
+      if (init?.redirect === 'error') {
+        throw new TypeError(`${url.origin} redirected (${res.status}) and redirects were refused`);
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new TypeError(`more than ${MAX_REDIRECTS} redirects from ${url.origin}`);
+      }
+      const next = new URL(location, url);
+      const method = (current?.method ?? 'GET').toUpperCase();
+      // As fetch does: 303 (and 301/302 of a POST) go on as a GET without a body; credentials do
+      // not follow to another origin.
+      const asGet = res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST');
+      const headers = new Headers(current?.headers);
+      if (next.origin !== url.origin) {
+        for (const h of ['authorization', 'cookie', 'proxy-authorization']) {
+          headers.delete(h);
+        }
+      }
+      current = { ...current, headers, ...(asGet ? { method: 'GET', body: undefined } : {}) };
+      url = next;
+    }
+  };
 }
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 20;
 
 /**
  * The one address a non-HTTP client (SMTP) connects to for `host`, checked as the guarded fetch
