@@ -12,7 +12,11 @@ export interface SseFrame {
  */
 export async function* sseFrames(
   body: AsyncIterable<Uint8Array>,
-  opts: { onComment?: (text: string) => void } = {},
+  opts: {
+    onComment?: (text: string) => void;
+    /** The event of a frame without an `event:` line (the standard's `message`). */
+    defaultEvent?: string;
+  } = {},
 ): AsyncGenerator<SseFrame> {
   const decoder = new TextDecoder();
   let buffer = '';
@@ -22,7 +26,7 @@ export async function* sseFrames(
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
-      const frame = parseBlock(block, opts.onComment);
+      const frame = parseBlock(block, opts.defaultEvent ?? 'message', opts.onComment);
       if (frame) {
         yield frame;
       }
@@ -30,9 +34,13 @@ export async function* sseFrames(
   }
 }
 
-function parseBlock(block: string, onComment?: (text: string) => void): SseFrame | undefined {
+function parseBlock(
+  block: string,
+  defaultEvent: string,
+  onComment?: (text: string) => void,
+): SseFrame | undefined {
   let id: string | undefined;
-  let event = 'message';
+  let event = defaultEvent;
   const data: string[] = [];
   for (const line of block.split('\n')) {
     if (line.startsWith(':')) {

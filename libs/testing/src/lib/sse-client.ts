@@ -51,11 +51,12 @@ export async function readSse(
   try {
     for await (const parsed of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>, {
       onComment: (text) => comments.push(text),
+      // A frame without an `event:` line stays unnamed here (the standard would call it `message`).
+      defaultEvent: '',
     })) {
-      // A frame without an `event:` line is a `message` to the parser; tests see it as unnamed.
       const frame: SseFrame = {
         ...(parsed.id !== undefined ? { id: parsed.id } : {}),
-        ...(parsed.event !== 'message' ? { event: parsed.event } : {}),
+        ...(parsed.event ? { event: parsed.event } : {}),
         data: parsed.data,
       };
       if (frame.event === 'close') {
