@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  ListTasksRequest,
   type Part,
   SendMessageRequest,
   type StreamResponse,
@@ -182,10 +183,19 @@ describe('A2A', () => {
     );
     expect(next.id).not.toBe(task.id);
     expect(next.contextId).toBe(task.contextId);
-    const listed = await client.listTasks(
-      (await import('@a2a-js/sdk')).ListTasksRequest.fromJSON({ contextId: task.contextId }),
-    );
+    const listed = await client.listTasks(ListTasksRequest.fromJSON({ contextId: task.contextId }));
     expect(listed.tasks.map((t) => t.id)).toEqual([next.id, task.id]);
+    // A page at a time, newest first.
+    const first = await client.listTasks(
+      ListTasksRequest.fromJSON({ contextId: task.contextId, pageSize: 1 }),
+    );
+    expect(first.tasks.map((t) => t.id)).toEqual([next.id]);
+    expect(first.totalSize).toBe(2);
+    const second = await client.listTasks(
+      ListTasksRequest.fromJSON({ contextId: task.contextId, pageSize: 1, pageToken: first.nextPageToken }),
+    );
+    expect(second.tasks.map((t) => t.id)).toEqual([task.id]);
+    expect(second.nextPageToken).toBe('');
   }, 60_000);
 
   it('streams the steps as working updates and the answer as artifact chunks', async () => {

@@ -51,8 +51,11 @@ export class A2aController {
     @Res() res: Response,
   ): Promise<void> {
     const { caller, card } = await this.resolve(tenant.tenantId, agent, req);
+    // A client that goes away stops what follows its runs (a stream, a blocking send).
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
     const handler = jsonRpcHandler({
-      requestHandler: this.tasks.handlerFor(caller, card),
+      requestHandler: this.tasks.handlerFor(caller, card, gone.signal),
       userBuilder: () => Promise.resolve({ isAuthenticated: true, userName: tenant.keyId }),
       legacyCompat: { enabled: true },
     });

@@ -25,6 +25,9 @@ export interface DuePush {
 const TASK_RUN = `r.id, r.thread_id, r.status, r.output, r.error, r.created_at, r.started_at, r.finished_at,
   r.input->>'prompt' AS prompt, r.waiting`;
 
+/** When a config is due next after telling `$3`: never again after a final state, else now. */
+const NEXT_AT_SQL = `CASE WHEN split_part($3, ':', 1) IN ('succeeded', 'failed', 'cancelled') THEN 'infinity'::timestamptz ELSE now() END`;
+
 /** The state a push notification tells for a run (a new question is a new state). */
 export const PUSH_STATE_SQL = `r.status || COALESCE(':' || (r.waiting->>'task_id'), '')`;
 
@@ -61,17 +64,20 @@ export class A2aRepository {
       contextId?: string;
       statuses?: RunStatus[];
       after?: Date;
-      before?: { at: Date; id: string };
+      /** The keyset of the page's last task: its creation in microseconds since the epoch, and id. */
+      before?: { atMicros: string; id: string };
       limit: number;
     },
-  ): Promise<(TaskRun & { total: number })[]> {
+  ): Promise<(TaskRun & { total: number; at_us: string })[]> {
     return (await this.ds.query(
-      `SELECT ${TASK_RUN}, count(*) OVER ()::int AS total FROM runs r
+      `SELECT ${TASK_RUN}, count(*) OVER ()::int AS total,
+              (extract(epoch FROM r.created_at) * 1000000)::bigint::text AS at_us
+       FROM runs r
        WHERE r.tenant_id = $1 AND r.agent_id = $2
          AND ($3::uuid IS NULL OR r.thread_id = $3::uuid)
          AND ($4::text[] IS NULL OR r.status = ANY($4::text[]))
          AND ($5::timestamptz IS NULL OR COALESCE(r.finished_at, r.started_at, r.created_at) > $5)
-         AND ($6::timestamptz IS NULL OR (r.created_at, r.id) < ($6, $7::uuid))
+         AND ($6::bigint IS NULL OR (r.created_at, r.id) < (to_timestamp($6::bigint / 1000000.0), $7::uuid))
        ORDER BY r.created_at DESC, r.id DESC LIMIT $8`,
       [
         tenantId,
@@ -79,11 +85,11 @@ export class A2aRepository {
         q.contextId ?? null,
         q.statuses ?? null,
         q.after ?? null,
-        q.before?.at ?? null,
+        q.before?.atMicros ?? null,
         q.before?.id ?? null,
         q.limit,
       ],
-    )) as (TaskRun & { total: number })[];
+    )) as (TaskRun & { total: number; at_us: string })[];
   }
 
   async savePush(tenantId: string, c: PushConfig): Promise<void> {
@@ -145,9 +151,10 @@ export class A2aRepository {
     }));
   }
 
+  /** Told: once the task's last state was, the config is never due again. */
   async pushed(runId: string, id: string, state: string): Promise<void> {
     await this.ds.query(
-      `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = NULL, next_at = now()
+      `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = NULL, next_at = ${NEXT_AT_SQL}
        WHERE run_id = $1 AND id = $2`,
       [runId, id, state],
     );
@@ -163,7 +170,7 @@ export class A2aRepository {
   ): Promise<void> {
     await this.ds.query(
       retryInMs === null
-        ? `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = $4, next_at = now()
+        ? `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = $4, next_at = ${NEXT_AT_SQL}
            WHERE run_id = $1 AND id = $2`
         : `UPDATE a2a_push_configs SET attempts = attempts + 1, last_error = $3,
              next_at = now() + $4 * interval '1 millisecond'

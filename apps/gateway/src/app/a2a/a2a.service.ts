@@ -54,6 +54,8 @@ export interface A2aCaller {
   agentId: string;
   /** A graph agent takes a data part as its start form; the default agent takes text. */
   graph: boolean;
+  /** The request's client went away: what follows a run for it stops. */
+  gone?: AbortSignal;
 }
 
 type Followed = RunEvent | { ended: RunStatus };
@@ -80,21 +82,22 @@ export class A2aTasks {
   ) {}
 
   /** The request handler the SDK's transport calls, for one caller and agent. */
-  handlerFor(caller: A2aCaller, card: AgentCard): A2ARequestHandler {
+  handlerFor(caller: A2aCaller, card: AgentCard, gone?: AbortSignal): A2ARequestHandler {
+    const withSignal: A2aCaller = { ...caller, gone };
     return {
       getAgentCard: () => Promise.resolve(card),
       getAuthenticatedExtendedAgentCard: () =>
         Promise.reject(new ExtendedAgentCardNotConfiguredError('this agent has no extended card')),
-      sendMessage: (p) => this.sendMessage(caller, p),
-      sendMessageStream: (p) => this.sendMessageStream(caller, p),
-      getTask: (p) => this.getTask(caller, p),
-      cancelTask: (p) => this.cancelTask(caller, p),
-      listTasks: (p) => this.listTasks(caller, p),
-      resubscribe: (p) => this.resubscribe(caller, p),
-      createTaskPushNotificationConfig: (p) => this.createPush(caller, p),
-      getTaskPushNotificationConfig: (p) => this.getPush(caller, p),
-      listTaskPushNotificationConfigs: (p) => this.listPush(caller, p),
-      deleteTaskPushNotificationConfig: (p) => this.deletePush(caller, p),
+      sendMessage: (p) => this.sendMessage(withSignal, p),
+      sendMessageStream: (p) => this.sendMessageStream(withSignal, p),
+      getTask: (p) => this.getTask(withSignal, p),
+      cancelTask: (p) => this.cancelTask(withSignal, p),
+      listTasks: (p) => this.listTasks(withSignal, p),
+      resubscribe: (p) => this.resubscribe(withSignal, p),
+      createTaskPushNotificationConfig: (p) => this.createPush(withSignal, p),
+      getTaskPushNotificationConfig: (p) => this.getPush(withSignal, p),
+      listTaskPushNotificationConfigs: (p) => this.listPush(withSignal, p),
+      deleteTaskPushNotificationConfig: (p) => this.deletePush(withSignal, p),
     };
   }
 
@@ -103,7 +106,7 @@ export class A2aTasks {
     if (p.configuration?.returnImmediately) {
       return taskOf(await this.taskRun(caller, started.runId), p.configuration.historyLength);
     }
-    await this.followed(started.runId, started.cursor, started.answered);
+    await this.followed(started.runId, started.cursor, started.answered, caller.gone);
     return taskOf(await this.taskRun(caller, started.runId), p.configuration?.historyLength);
   }
 
@@ -129,7 +132,7 @@ export class A2aTasks {
       }
       // It ended meanwhile: the task is what it ended as.
     }
-    await this.followed(run.id, '0-0', new Set(run.waiting ? [run.waiting.task_id] : []));
+    await this.followed(run.id, '0-0', new Set(run.waiting ? [run.waiting.task_id] : []), caller.gone);
     return taskOf(await this.taskRun(caller, run.id));
   }
 
@@ -153,8 +156,7 @@ export class A2aTasks {
         const t = taskOf(r, p.historyLength ?? 0);
         return p.includeArtifacts ? t : { ...t, artifacts: [] };
       }),
-      nextPageToken:
-        rows.length > size && last ? `${new Date(last.created_at).toISOString()}_${last.id}` : '',
+      nextPageToken: rows.length > size && last ? `${last.at_us}_${last.id}` : '',
       pageSize: page.length,
       totalSize: rows[0]?.total ?? 0,
     };
@@ -315,7 +317,7 @@ export class A2aTasks {
     const relay = new AnswerRelay();
     let streamed = '';
     let diverged = false;
-    for await (const e of this.events(runId, cursor, answered)) {
+    for await (const e of this.events(runId, cursor, answered, caller.gone)) {
       if ('ended' in e) {
         break;
       }
@@ -357,18 +359,22 @@ export class A2aTasks {
   }
 
   /** Follows a run until it ends or waits anew, then ends. */
-  private followed(runId: string, cursor: string, answered: Set<string>): Promise<RunStatus> {
-    return followRun({
-      hub: this.hub,
-      ds: this.ds,
-      runId,
-      cursor,
-      answered,
-    });
+  private followed(
+    runId: string,
+    cursor: string,
+    answered: Set<string>,
+    signal?: AbortSignal,
+  ): Promise<RunStatus> {
+    return followRun({ hub: this.hub, ds: this.ds, runId, cursor, answered, signal });
   }
 
   /** The run's events after `cursor` as they come, then how it stopped. */
-  private async *events(runId: string, cursor: string, answered: Set<string>): AsyncGenerator<Followed> {
+  private async *events(
+    runId: string,
+    cursor: string,
+    answered: Set<string>,
+    gone?: AbortSignal,
+  ): AsyncGenerator<Followed> {
     const queue: Followed[] = [];
     let wake: (() => void) | undefined;
     let failure: unknown;
@@ -378,6 +384,7 @@ export class A2aTasks {
       runId,
       cursor,
       answered,
+      signal: gone,
       onEvent: (e) => {
         queue.push(e);
         wake?.();
@@ -476,10 +483,10 @@ function wirePush(c: PushConfig): TaskPushNotificationConfig {
   };
 }
 
-function pageOf(token: string): { at: Date; id: string } {
-  const [at, id] = token.split('_');
-  if (!id || !isUuid(id) || Number.isNaN(Date.parse(at))) {
+function pageOf(token: string): { atMicros: string; id: string } {
+  const [atMicros, id] = token.split('_');
+  if (!id || !isUuid(id) || !/^\d{1,20}$/.test(atMicros)) {
     throw new RequestMalformedError('pageToken is not one this server gave');
   }
-  return { at: new Date(at), id };
+  return { atMicros, id };
 }

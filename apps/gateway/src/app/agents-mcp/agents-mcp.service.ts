@@ -237,13 +237,14 @@ export class AgentsMcp {
     opts.signal.addEventListener('abort', cancel, { once: true });
     let steps = 0;
     let status: RunStatus;
-    const follow = (cursor: string, done: ReadonlySet<string>) =>
+    const follow = (cursor: string, done: ReadonlySet<string>, signal?: AbortSignal) =>
       followRun({
         hub: this.hub,
         ds: this.ds,
         runId,
         cursor,
         answered: done,
+        signal,
         onEvent: (e: RunEvent) => {
           if (e.event_type === 'action' && opts.progress) {
             const p = e.payload as { node?: string; summary?: string };
@@ -267,12 +268,15 @@ export class AgentsMcp {
         }
         const cursor = (await this.reader.lastSeq(runId)) ?? '0';
         await opts.ask(elicitationRequest(runId, waiting.task_id, waiting.question, ask));
+        const stop = new AbortController();
         const next = await this.answerOrDecline(
           runId,
           waiting.task_id,
-          follow(cursor, new Set([waiting.task_id])),
+          follow(cursor, new Set([waiting.task_id]), stop.signal),
         );
         if (next === 'declined') {
+          // The run still waits: stop following it.
+          stop.abort();
           break;
         }
         status = next;
@@ -304,6 +308,11 @@ export class AgentsMcp {
       return null;
     })();
     const first = await Promise.race([next, declined]);
+    if (first === 'declined') {
+      // The follower is stopped by the caller; its rejection is expected.
+      next.catch(() => undefined);
+      return first;
+    }
     return first === null ? next : first;
   }
 

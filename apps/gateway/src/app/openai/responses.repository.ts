@@ -72,10 +72,11 @@ export class ResponsesRepository {
 
   /** Keeps the response as it ended (the first one kept wins: a response ends once). */
   async finish(id: string, response: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const [row] = (await this.ds.query(
+    // TypeORM answers an UPDATE … RETURNING with [rows, count].
+    const [[row]] = (await this.ds.query(
       `UPDATE openai_responses SET response = COALESCE(response, $2::jsonb) WHERE id = $1 RETURNING response`,
       [id, JSON.stringify(response)],
-    )) as { response: Record<string, unknown> }[];
+    )) as [{ response: Record<string, unknown> }[], number];
     return row?.response ?? response;
   }
 

@@ -242,11 +242,10 @@ export class RagflowAgents {
     const extra = Object.fromEntries(Object.entries(body).filter(([k]) => !KNOWN_KEYS.has(k)));
     const query = body.query ?? body.question ?? '';
     const session = body.session_id ? await this.session(tenantId, canvas, body.session_id) : null;
-    const inputs = {
-      ...(session?.metadata.ragflow?.inputs ?? {}),
-      ...this.beginInputs(canvas, extra),
-      ...(body.inputs ?? {}),
-    };
+    // What this request brings (top-level Begin inputs, `inputs`), and for a new run the
+    // session's Begin inputs under it; an answer to a form is only what this request brings.
+    const brought = { ...this.beginInputs(canvas, extra), ...(body.inputs ?? {}) };
+    const inputs = { ...(session?.metadata.ragflow?.inputs ?? {}), ...brought };
     const waiting = session ? await this.repo.waitingRun(session.id) : null;
     let runId: string;
     let cursor: string | null = null;
@@ -255,7 +254,7 @@ export class RagflowAgents {
       // The session's run waits for its form (UserFillUp) or a question: this completion answers it.
       cursor = (await this.reader.lastSeq(waiting.id)) ?? '0-0';
       await this.apiCall(() =>
-        this.runs.resume(tenantId, waiting.id, answerOf(waiting.waiting, query, inputs)),
+        this.runs.resume(tenantId, waiting.id, answerOf(waiting.waiting, query, brought)),
       );
       runId = waiting.id;
       answered = new Set([waiting.waiting.task_id]);

@@ -17,6 +17,16 @@ export interface FollowRun {
   watchdogMs?: number;
   /** Gives up (503 naming the run) after this long (default 10 min: longer runs are followed on /v1/runs). */
   maxWaitMs?: number;
+  /** Stops following (the caller went away): the promise rejects with `FollowAborted`. */
+  signal?: AbortSignal;
+}
+
+/** The follower was stopped by its caller's signal. */
+export class FollowAborted extends Error {
+  constructor(runId: string) {
+    super(`stopped following run ${runId}`);
+    this.name = 'FollowAborted';
+  }
 }
 
 const WATCHDOG_MS = 5000;
@@ -31,11 +41,13 @@ export function followRun(f: FollowRun): Promise<RunStatus> {
   return new Promise<RunStatus>((resolve, reject) => {
     let finished = false;
     let unsubscribe: (() => void) | undefined;
+    const abort = () => end(() => reject(new FollowAborted(f.runId)));
     const end = (fn: () => void) => {
       if (!finished) {
         finished = true;
         clearInterval(watchdog);
         clearTimeout(deadline);
+        f.signal?.removeEventListener('abort', abort);
         unsubscribe?.();
         fn();
       }
@@ -69,6 +81,11 @@ export function followRun(f: FollowRun): Promise<RunStatus> {
         ),
       f.maxWaitMs ?? MAX_WAIT_MS,
     );
+    if (f.signal?.aborted) {
+      abort();
+      return;
+    }
+    f.signal?.addEventListener('abort', abort, { once: true });
     f.hub
       .subscribe(f.runId, f.cursor, (events) => {
         for (const e of events) {

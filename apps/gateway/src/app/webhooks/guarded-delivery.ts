@@ -40,10 +40,17 @@ export abstract class GuardedDelivery<D> extends PeriodicJob {
     return this.policy.pollMs;
   }
 
-  /** One pass over what is due. */
+  /**
+   * One pass over what is due, delivered side by side: one receiver that does not answer holds up
+   * only its own delivery, never the batch past its lease (when another replica would take it).
+   */
   protected async pass(): Promise<void> {
-    for (const d of await this.claim(this.policy.batch, this.policy.leaseMs)) {
-      await this.deliver(d);
+    const due = await this.claim(this.policy.batch, this.policy.leaseMs);
+    const done = await Promise.allSettled(due.map((d) => this.deliver(d)));
+    for (const r of done) {
+      if (r.status === 'rejected') {
+        this.logger.warn(`a delivery could not be recorded: ${(r.reason as Error).message}`);
+      }
     }
   }
 
