@@ -5,8 +5,6 @@ import { GuardedDelivery } from '../webhooks/guarded-delivery';
 import { A2aRepository, type DuePush } from './a2a.repository';
 import { taskEvent, taskOf } from './a2a.views';
 
-const TIMEOUT_MS = 10_000;
-
 /**
  * Sends A2A push notifications: whenever a task's state (its run's status, or a new question)
  * differs from what a config was last told, the task is POSTed to the config's URL as A2A 1.0's
@@ -36,48 +34,39 @@ export class A2aPushDelivery extends GuardedDelivery<DuePush> {
     return this.repo.claimDue(limit, leaseMs);
   }
 
-  protected async deliver(d: DuePush): Promise<void> {
+  protected async request(d: DuePush) {
     const { config } = d;
-    let error: string;
-    try {
-      const run = await this.repo.taskRunById(config.taskId);
-      if (!run) {
-        return;
-      }
-      const headers: Record<string, string> = { 'Content-Type': A2A_CONTENT_TYPE };
-      if (config.authentication) {
-        headers['Authorization'] = `${config.authentication.scheme} ${config.authentication.credentials}`;
-      } else if (config.token) {
-        headers['X-A2A-Notification-Token'] = config.token;
-      }
-      const res = await this.fetch(config.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(StreamResponse.toJSON(taskEvent(taskOf(run, 0)))),
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) {
-        await this.repo.pushed(config.taskId, config.id, d.state);
-        return;
-      }
-      error = `HTTP ${res.status}`;
-    } catch (err) {
-      error = (err as Error).message;
+    const run = await this.repo.taskRunById(config.taskId);
+    if (!run) {
+      return null;
     }
-    const attempt = d.attempts + 1;
-    const retryIn = this.retryIn(attempt);
-    this.logger.warn({
-      msg:
-        retryIn === null
-          ? 'A2A push notification given up for this state'
-          : 'A2A push notification failed; will retry',
-      task_id: config.taskId,
-      config_id: config.id,
-      state: d.state,
-      attempt,
-      error,
-    });
-    await this.repo.pushFailed(config.taskId, config.id, d.state, error, retryIn);
+    const headers: Record<string, string> = { 'Content-Type': A2A_CONTENT_TYPE };
+    if (config.authentication) {
+      headers['Authorization'] = `${config.authentication.scheme} ${config.authentication.credentials}`;
+    } else if (config.token) {
+      headers['X-A2A-Notification-Token'] = config.token;
+    }
+    return {
+      url: config.url,
+      headers,
+      body: JSON.stringify(StreamResponse.toJSON(taskEvent(taskOf(run, 0)))),
+    };
+  }
+
+  protected attemptsOf(d: DuePush): number {
+    return d.attempts;
+  }
+
+  protected delivered(d: DuePush): Promise<void> {
+    return this.repo.pushed(d.config.taskId, d.config.id, d.state);
+  }
+
+  /** Given up, the state counts as told: the next state is tried afresh. */
+  protected failed(d: DuePush, error: string, retryInMs: number | null): Promise<void> {
+    return this.repo.pushFailed(d.config.taskId, d.config.id, d.state, error, retryInMs);
+  }
+
+  protected describe(d: DuePush): Record<string, unknown> {
+    return { a2a_push: true, task_id: d.config.taskId, config_id: d.config.id, state: d.state };
   }
 }

@@ -7,7 +7,6 @@ import { LangGraphRuns } from '../langgraph/langgraph-runs.service';
 import { runView } from '../langgraph/langgraph.views';
 import { type DueDelivery, WebhooksRepository } from './webhooks.repository';
 
-const TIMEOUT_MS = 10_000;
 export const WEBHOOK_MAX_ATTEMPTS = 8;
 
 /** `X-Switchyard-Signature`: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the tenant's secret>`. */
@@ -45,40 +44,34 @@ export class WebhookDelivery extends GuardedDelivery<DueDelivery> {
     return this.repo.claimDue(limit, leaseMs);
   }
 
-  protected async deliver(d: DueDelivery): Promise<void> {
-    let error: string;
-    try {
-      const body = JSON.stringify(await this.payload(d.run_id));
-      const signature = webhookSignature(
-        await this.repo.secret(d.tenant_id),
-        body,
-        Math.floor(Date.now() / 1000),
-      );
-      const res = await this.fetch(d.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Switchyard-Signature': signature },
-        body,
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      await res.arrayBuffer().catch(() => undefined);
-      if (res.ok) {
-        await this.repo.delivered(d.run_id);
-        return;
-      }
-      error = `HTTP ${res.status}`;
-    } catch (err) {
-      error = (err as Error).message;
-    }
-    const attempt = d.attempts + 1;
-    const retryIn = this.retryIn(attempt);
-    this.logger.warn({
-      msg: retryIn === null ? 'webhook given up' : 'webhook failed; will retry',
-      run_id: d.run_id,
-      attempt,
-      error,
-      ...(retryIn !== null ? { retry_in_ms: retryIn } : {}),
-    });
-    await this.repo.failed(d.run_id, error, retryIn);
+  protected async request(d: DueDelivery) {
+    const body = JSON.stringify(await this.payload(d.run_id));
+    const signature = webhookSignature(
+      await this.repo.secret(d.tenant_id),
+      body,
+      Math.floor(Date.now() / 1000),
+    );
+    return {
+      url: d.url,
+      headers: { 'Content-Type': 'application/json', 'X-Switchyard-Signature': signature },
+      body,
+    };
+  }
+
+  protected attemptsOf(d: DueDelivery): number {
+    return d.attempts;
+  }
+
+  protected delivered(d: DueDelivery): Promise<void> {
+    return this.repo.delivered(d.run_id);
+  }
+
+  protected failed(d: DueDelivery, error: string, retryInMs: number | null): Promise<void> {
+    return this.repo.failed(d.run_id, error, retryInMs);
+  }
+
+  protected describe(d: DueDelivery): Record<string, unknown> {
+    return { webhook: true, run_id: d.run_id };
   }
 
   private async payload(runId: string) {
