@@ -12,6 +12,9 @@ import type { WaitingClientCall } from '@switchyard/persistence';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
 import type { ResolvedModel } from './agent-models.service';
+
+/** The agent (and version) a turn's run is of: what a resolved model names. */
+export type AgentOf = Pick<ResolvedModel, 'agentId' | 'agentVersion'>;
 import { AnswerRelay } from './answer-relay';
 import { OpenAiErrorCode, OpenAiException } from './openai.exception';
 
@@ -68,7 +71,7 @@ export class ClientTurns {
   /** A new run of the model's agent. */
   async start(
     tenantId: string,
-    model: ResolvedModel,
+    model: AgentOf,
     turn: {
       prompt: string;
       threadId?: string;
@@ -106,7 +109,7 @@ export class ClientTurns {
    */
   async continueWith(
     tenantId: string,
-    model: ResolvedModel,
+    model: AgentOf,
     results: readonly ClientCallResult[],
     threadId: string | undefined,
     threadParam: string,

@@ -374,17 +374,7 @@ export class RagflowAgents {
       turn = await this.apiCall(() =>
         this.turns.start(
           tenantId,
-          {
-            agentId: canvas.id,
-            model: {
-              id: canvas.id,
-              object: 'model',
-              created: 0,
-              owned_by: 'switchyard',
-              name: canvas.id,
-              version: null,
-            },
-          },
+          { agentId: canvas.id },
           { prompt: question, threadId: session?.id, client: {}, metadata: { source: 'ragflow' } },
         ),
       );
