@@ -26,8 +26,14 @@ const workflow = (name: string): Json => read(`${name}.json`) as Json;
 
 let stack: TestStack;
 
+const ADMIN = 'puppy-admin-token';
+const REGISTRY_TTL_MS = 200;
+
 beforeAll(async () => {
-  stack = await TestStack.start({ script: 'apps/planner/test/fixtures/graph.script.json' });
+  stack = await TestStack.start({
+    script: 'apps/planner/test/fixtures/graph.script.json',
+    env: { SWITCHYARD_ADMIN_TOKEN: ADMIN, SWITCHYARD_MODEL_REGISTRY_TTL_MS: String(REGISTRY_TTL_MS) },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -44,7 +50,11 @@ async function createAgent(name: string, dsl: unknown): Promise<string> {
 }
 
 /** The scripted model answers each golden call once, only if its messages are PuppyEngine's. */
-async function scriptReplies(calls: Golden['llm'], order: number[] = calls.map((_, i) => i)): Promise<void> {
+async function scriptReplies(
+  calls: Golden['llm'],
+  order: number[] = calls.map((_, i) => i),
+  embeddings?: { vectors: Record<string, number[]> },
+): Promise<void> {
   const rules = order.map((i) => {
     const messages = calls[i].messages;
     const users = messages.filter((m) => m.role === 'user');
@@ -62,15 +72,26 @@ async function scriptReplies(calls: Golden['llm'], order: number[] = calls.map((
       },
     };
   });
-  await putScript(stack, { strict: true, models: ['scripted'], rules });
+  await putScript(stack, {
+    strict: true,
+    models: ['scripted'],
+    ...(embeddings ? { embeddings } : {}),
+    rules,
+  });
 }
 
-async function modelRequests() {
+async function allRequests() {
   return (await (await fetch(`${stack.llmUrl}/_requests`)).json()) as {
+    path: string;
     rule: string | null;
     messages_count: number;
     system: string;
   }[];
+}
+
+/** The chat requests the model server answered (embeddings left out). */
+async function modelRequests() {
+  return (await allRequests()).filter((r) => r.path !== '/v1/embeddings');
 }
 
 async function run(agentId: string, prompt: string, inputs?: Json) {
@@ -244,18 +265,6 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     });
   });
 
-  it('retrieval_vector_test.default: the prompt fills the query block; the vector search ranks the data block offline', async () => {
-    const g = golden('retrieval_vector_test.default');
-    const agent = await createAgent('retrieval', workflow('retrieval_vector_test'));
-    await scriptReplies([]);
-    const r = await run(agent, g.blocks_final['Lm-PbX'].content as string);
-    expect(r.run.error).toBeNull();
-    expect(r.run.output.blocks).toEqual(g.answer);
-    expect(r.path).toEqual(g.path);
-    expectBlocksOf(r.blocks, g);
-    expect(await modelRequests()).toEqual([]);
-  });
-
   it('agentic-rag.run_all_as_packaged: the editor template converts, and its empty index_name is refused on save', async () => {
     const g = golden('agentic-rag.run_all_as_packaged');
     expect(g.error?.message).toContain('index_item must include either collection_configs');
@@ -270,29 +279,34 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     ]);
   });
 
-  it('agentic-rag.run_all_resources_inline_named_index: structured LLM → edit_structured get → search → LLM, from the editor format', async () => {
+  it('agentic-rag.run_all_resources_inline_named_index: the KB block was never indexed, so its search edge fails naming block and index', async () => {
     const g = golden('agentic-rag.run_all_resources_inline_named_index');
     const pkg = workflow('agentic-rag.package') as { workflow: { blocks: { id: string; data: Json }[] } };
     const retrieving = pkg.workflow.blocks.find((b) => b.id === '3YAeP8')!;
     (retrieving.data['dataSource'] as { index_item: Json }[])[0].index_item['index_name'] = 'faq';
     const agent = await createAgent('rag', pkg);
     await scriptReplies(g.llm);
-    // The template's resources, mounted through the run's inputs (by block id).
+    // The template's resources, mounted through the run's inputs (by block id); the vector KB's
+    // entries are not (as in PuppyEngine's run: its indexingList stays notStarted).
     const r = await run(agent, 'price?', {
       '-DMqB-': g.blocks_final['-DMqB-'].content,
       cQIBpi: read('agentic-rag-resources/faq-schema.json'),
     });
-    expect(r.run.error).toBeNull();
-    expect(r.run.output.blocks).toEqual(g.answer);
-    expect(r.run.output.answer).toBe('The pro plan costs $25.');
-    // The answer streams too (graph.end), as a canvas's Messages do.
-    expect(r.tokens).toBe('The pro plan costs $25.');
-    expect(r.path).toEqual(g.path);
-    expectBlocksOf(r.blocks, g);
+    // PuppyEngine searched the empty collection name "" and found nothing ([] in m3bHrN); here a
+    // search whose block resolves to no index set is an error naming the block and the index.
+    expect(r.run.status).toBe('failed');
+    expect(r.run.error.message).toContain('edge 3YAeP8');
+    expect(r.run.error.message).toContain('"WzK6iT"');
+    expect(r.run.error.message).toContain('"faq"');
+    // What ran before the search is PuppyEngine's: the structured LLM edge and the edit_structured get.
+    expect(r.path).toEqual(g.path.slice(0, 2));
+    for (const id of ['A-4un_', 'cQIBpi']) {
+      expect(r.blocks[id]).toEqual(g.blocks_final[id].content);
+    }
     const requests = await modelRequests();
-    expect(requests.map((q) => q.rule)).toEqual(['golden-0', 'golden-1']);
+    expect(requests.map((q) => q.rule)).toEqual(['golden-0']);
     // PuppyFlow sends the messages twice (history + messages), JSON mode adds "in json format".
-    expect(requests.map((q) => q.messages_count)).toEqual([5, 4]);
+    expect(requests.map((q) => q.messages_count)).toEqual([5]);
   });
 
   it('a join runs once: named by two parallel edges it is one task; named early it waits for its last input', async () => {
@@ -381,5 +395,180 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
       }),
     );
     expect((await stack.api('GET', '/v1/agents')).body.agents).toHaveLength(before);
+  });
+});
+
+describe('PuppyEngine vector collections: instantiated when saved, resolved when searched', () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the gateway's JSON
+  type Any = any;
+  const admin = (method: string, path: string, body?: unknown) =>
+    stack.api(method, path, body, { Authorization: `Bearer ${ADMIN}` });
+  const collections = async (): Promise<{ id: string; name: string; documents: number }[]> =>
+    (await stack.api('GET', '/v1/collections')).body.collections;
+  const kb = read('agentic-rag-resources/faq-vector-kb.json') as { content: Json[] };
+
+  /** The template as PuppyFlow's loader mounts it inline: the KB's batch into the block's content. */
+  function template(content: Json[] = kb.content) {
+    const pkg = workflow('agentic-rag.package') as { workflow: { blocks: { id: string; data: Json }[] } };
+    pkg.workflow.blocks.find((b) => b.id === 'WzK6iT')!.data['content'] = content;
+    return pkg;
+  }
+  const blockOf = (dsl: Any, id: string) => (dsl.workflow.blocks as Any[]).find((b) => b.id === id);
+
+  beforeAll(async () => {
+    // An embedding model in the registry, served by the scripted model server (its vectors scripted
+    // per test, as its chat replies are).
+    const vendor = await admin('POST', '/v1/admin/vendors', {
+      name: 'embeddings',
+      kind: 'openai',
+      base_url: `${stack.llmUrl}/v1`,
+    });
+    expect(vendor.status).toBe(201);
+    expect(
+      (await admin('POST', `/v1/admin/vendors/${vendor.body.id}/keys`, { secret: 'sk-embed' })).status,
+    ).toBe(201);
+    const model = await admin('POST', '/v1/admin/models', {
+      vendor_id: vendor.body.id,
+      name: 'text-embedding-ada-002',
+      category: 'embedding',
+    });
+    expect(model.status).toBe(201);
+    await new Promise((r) => setTimeout(r, REGISTRY_TTL_MS * 3)); // every registry cache expired
+  });
+
+  it('retrieval_vector_test.default: the block becomes a collection embedded by its model; the search ranks it', async () => {
+    const g = golden('retrieval_vector_test.default');
+    const w = workflow('retrieval_vector_test') as Any;
+    const docs = w.blocks.rL_T0O.data.content as string[];
+    const query = g.blocks_final['Lm-PbX'].content as string;
+    // PuppyEngine's run searched a stand-in store scoring |chars(query) ∩ chars(text)| / |chars(text)|;
+    // the registry model here answers vectors whose cosine with the query's is exactly that score.
+    const score = (text: string) => {
+      const q = new Set(query);
+      const chars = new Set(text);
+      return [...chars].filter((c) => q.has(c)).length / chars.size;
+    };
+    const vectors = Object.fromEntries([
+      [query, [1, 0]],
+      ...docs.map((d) => [d, [score(d), Math.sqrt(1 - score(d) ** 2)]]),
+    ]);
+    await scriptReplies([], [], { vectors });
+    const agent = await createAgent('retrieval', workflow('retrieval_vector_test'));
+    // Saving embedded the block's 20 strings into a collection of the tenant, and the block holds
+    // its configs; the edge still names the index it always named.
+    const stored = (await stack.api('GET', `/v1/agents/${agent}`)).body.draft.dsl as Any;
+    const item = stored.blocks.rL_T0O.data.indexingList[0];
+    expect(item).toMatchObject({
+      index_name: 'public5c46f906fa319951',
+      status: 'done',
+      collection_configs: {
+        model: 'text-embedding-ada-002',
+        set_name: 'entries',
+        collection_name: expect.stringMatching(/^kb_/),
+      },
+    });
+    const collection = (await collections()).find((c) => c.name.startsWith('puppy rL_T0O '));
+    expect(collection?.documents).toBe(20);
+
+    const r = await run(agent, query);
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.path).toEqual(g.path);
+    expectBlocksOf(r.blocks, g);
+    expect(await modelRequests()).toEqual([]);
+    // Through the registry model: saving embedded the 20 entries, the run its query.
+    const embedded = (await allRequests()).filter((q) => q.path === '/v1/embeddings');
+    expect(embedded.map((q) => q.messages_count)).toEqual([20, 1]);
+  });
+
+  it("seed 000's Agentic RAG template: instantiated into a collection, searched at run time, re-indexed when edited", async () => {
+    const g = golden('agentic-rag.run_all_resources_inline_named_index');
+    const before = (await collections()).length;
+    // As packaged, the search edge names the KB without an index name: instantiation names the
+    // block's index set and gives the edge that name — only the name (PuppyFlow's sync).
+    const saved = await saveAgent('agentic-rag', template());
+    expect(saved.status).toBe(201);
+    const agent = saved.body.id as string;
+    const dsl = saved.body.dsl as Any;
+    expect(blockOf(dsl, 'WzK6iT').data.indexingList[0]).toMatchObject({
+      index_name: 'WzK6iT',
+      status: 'done',
+      collection_configs: {
+        collection_name: expect.stringMatching(/^kb_/),
+        set_name: 'entries',
+        model: 'hash-embedding-v1',
+        user_id: expect.any(String),
+      },
+    });
+    expect(blockOf(dsl, '3YAeP8').data.dataSource).toEqual([
+      { id: 'WzK6iT', label: 'FAQ Knowledge Base', index_item: { index_name: 'WzK6iT' } },
+    ]);
+    const made = (await collections()).slice(before);
+    expect(made).toEqual([
+      expect.objectContaining({ name: expect.stringMatching(/^puppy WzK6iT /), documents: 7 }),
+    ]);
+
+    const ask = async (id: string) => {
+      await scriptReplies(g.llm);
+      return run(id, 'price?', {
+        '-DMqB-': g.blocks_final['-DMqB-'].content,
+        cQIBpi: read('agentic-rag-resources/faq-schema.json'),
+      });
+    };
+    const r = await ask(agent);
+    expect(r.run.error).toBeNull();
+    expect(r.run.output.blocks).toEqual(g.answer);
+    expect(r.path).toEqual(g.path);
+    // The retrieved results are the collection's entries (the whole FAQ item: the template's value
+    // path is empty), best first: the one question that shares a word with the query.
+    const retrieved = r.blocks['m3bHrN'] as Json[];
+    expect(retrieved).toHaveLength(3);
+    expect(retrieved[0]).toEqual(kb.content.find((c) => c['question'] === 'What is your price?'));
+    for (const hit of retrieved) {
+      expect(kb.content).toContainEqual(hit);
+    }
+
+    // Saved again unchanged: the same collection, nothing embedded again.
+    const again = await stack.api('PATCH', `/v1/agents/${agent}`, { dsl: template() });
+    expect(again.status).toBe(200);
+    expect((await collections()).length).toBe(before + 1);
+
+    // Edited entries are indexed into a new collection, which the new version searches.
+    const added = { question: 'What is the price of the enterprise plan?', answer: 'Ask our sales team.' };
+    const edited = await stack.api('PATCH', `/v1/agents/${agent}`, { dsl: template([...kb.content, added]) });
+    expect(edited.status).toBe(200);
+    expect((await stack.api('POST', `/v1/agents/${agent}/versions`)).status).toBe(201);
+    const now = (await collections()).slice(before);
+    expect(now.map((c) => c.documents)).toEqual([7, 8]);
+    const r2 = await ask(agent);
+    expect(r2.run.error).toBeNull();
+    expect(r2.blocks['m3bHrN']).toContainEqual(added);
+
+    // A collection deleted under the agent: the search fails naming the block and its index.
+    expect((await stack.api('DELETE', `/v1/collections/${now[1].id}`)).status).toBe(200);
+    const r3 = await ask(agent);
+    expect(r3.run.status).toBe('failed');
+    expect(r3.run.error.message).toMatch(
+      /edge 3YAeP8: block "WzK6iT", index "WzK6iT": no collection "kb_\w+" exists/,
+    );
+  });
+
+  it('refuses on save a block whose entries its embedding model cannot index, naming the block', async () => {
+    const pkg = template();
+    const item = (blockOf(pkg, 'WzK6iT').data.indexingList as Any[])[0];
+    item.collection_configs.model = 'no-such-embedding-model';
+    const res = await saveAgent('unindexable', pkg);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        block: 'WzK6iT',
+        field: 'dsl.blocks.WzK6iT.indexingList.0',
+        code: 'indexing_failed',
+        message: expect.stringContaining('unknown embedding model "no-such-embedding-model"'),
+      }),
+    ]);
+    expect((await collections()).some((c) => c.name.startsWith('puppy WzK6iT') && c.documents === 0)).toBe(
+      false,
+    );
   });
 });

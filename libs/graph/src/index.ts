@@ -104,10 +104,21 @@ export {
 export {
   type PuppyLlmCall,
   type PuppyMessage,
+  type SearchPlan,
+  type SearchSource,
   llmCalls,
   runPureEdge,
+  searchPlan,
   writeToOutputs,
 } from './lib/puppy/edge-run';
+export {
+  type CollectionEntry,
+  type CollectionSpec,
+  type FilledConfigs,
+  collectionSpecs,
+  withCollectionConfigs,
+  withIndexNames,
+} from './lib/puppy/collections';
 export {
   type EdgeEffect,
   type EdgeRunner,
@@ -124,7 +135,6 @@ export { IFELSE_CONDITIONS, combineConditions, evaluateCondition, evaluateIfElse
 export { loopedCombinations } from './lib/puppy/looped';
 export { nestedGet, runModify } from './lib/puppy/modify';
 export { normalizeBlockContent, replacePlaceholders } from './lib/puppy/placeholders';
-export { vectorSearch } from './lib/puppy/vector-search';
 export {
   type AgentFunction,
   type AgentParams,

@@ -26,6 +26,7 @@ export {
 } from './lib/resolution';
 export * from './lib/schemas';
 export {
+  ENTRIES_SET,
   EXACT_VDB_TYPE,
   KnowledgeError,
   KnowledgeStore,

@@ -106,7 +106,26 @@ export const ScriptSchema = z
     strict: z.boolean().optional(),
     /** Ids listed by GET /v1/models (default ['scripted']). */
     models: z.array(z.string().min(1)).min(1).optional(),
-    embeddings: z.strictObject({ dimensions: z.number().int().min(1).max(8192).optional() }).optional(),
+    embeddings: z
+      .strictObject({
+        dimensions: z.number().int().min(1).max(8192).optional(),
+        /**
+         * Scripted vectors: an input equal to a key gets its vector (as a model would answer it);
+         * other inputs get the hash embedding, of the scripted vectors' size when there are any.
+         */
+        vectors: z.record(z.string(), z.array(z.number()).min(1).max(8192)).optional(),
+      })
+      .superRefine((e, ctx) => {
+        const sizes = new Set(Object.values(e.vectors ?? {}).map((v) => v.length));
+        if (sizes.size > 1 || (e.dimensions !== undefined && sizes.size === 1 && !sizes.has(e.dimensions))) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['vectors'],
+            message: 'scripted vectors must all have the same size (dimensions)',
+          });
+        }
+      })
+      .optional(),
     rules: z.array(RuleSchema),
   })
   .superRefine((script, ctx) => {

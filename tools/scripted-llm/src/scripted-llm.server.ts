@@ -572,6 +572,19 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     );
   };
 
+  /** A scripted input's vector, else the hash embedding (of the scripted vectors' size, if any). */
+  const vectorFor = (text: string, asked?: number): number[] => {
+    const scripted = script.embeddings?.vectors ?? {};
+    if (Object.hasOwn(scripted, text)) {
+      return scripted[text];
+    }
+    const size = Object.values(scripted)[0]?.length;
+    return hashEmbedding(
+      text,
+      asked ?? script.embeddings?.dimensions ?? size ?? DEFAULT_EMBEDDING_DIMENSIONS,
+    );
+  };
+
   const ollamaEmbed = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     const parsed = OllamaEmbedRequestSchema.safeParse(await readJson(req));
     if (!parsed.success) {
@@ -579,10 +592,9 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     }
     const inputs = typeof parsed.data.input === 'string' ? [parsed.data.input] : parsed.data.input;
     track(res, newRecord(path, false, inputs.length, apiKeyOf(req)));
-    const dimensions = script.embeddings?.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
     sendJson(res, 200, {
       model: parsed.data.model,
-      embeddings: inputs.map((text) => hashEmbedding(text, dimensions)),
+      embeddings: inputs.map((text) => vectorFor(text)),
       prompt_eval_count: inputs.reduce((sum, text) => sum + wordCount(text), 0),
     });
   };
@@ -595,12 +607,11 @@ export async function startScriptedLlm(opts: ScriptedLlmOptions): Promise<Script
     const body = parsed.data;
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     track(res, newRecord(path, false, inputs.length, apiKeyOf(req)));
-    const dimensions = body.dimensions ?? script.embeddings?.dimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
     const tokens = inputs.reduce((sum, text) => sum + wordCount(text), 0);
     sendJson(res, 200, {
       object: 'list',
       data: inputs.map((text, index) => {
-        const vector = hashEmbedding(text, dimensions);
+        const vector = vectorFor(text, body.dimensions ?? undefined);
         return {
           object: 'embedding',
           index,

@@ -612,6 +612,18 @@ describe('embeddings and models', () => {
     expect(fromRequest.data[0].embedding).toHaveLength(8);
   });
 
+  it('answers scripted vectors for the inputs the script names, hash embeddings of their size otherwise', async () => {
+    llm.setScript({ embeddings: { vectors: { query: [1, 0], near: [0.6, 0.8] } }, rules: [] });
+    const body = (await (
+      await postJson('/embeddings', { input: ['query', 'near', 'other text'] })
+    ).json()) as EmbeddingsBody;
+    expect(body.data.map((d) => d.embedding)).toEqual([[1, 0], [0.6, 0.8], expect.any(Array)]);
+    expect(body.data[2].embedding).toHaveLength(2);
+    expect(() => llm.setScript({ embeddings: { vectors: { a: [1], b: [1, 0] } }, rules: [] })).toThrow(
+      'same size',
+    );
+  });
+
   it('works with OpenAIEmbeddings (which asks for base64 by default)', async () => {
     llm.setScript({ rules: [] });
     const embeddings = new OpenAIEmbeddings({

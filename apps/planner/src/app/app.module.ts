@@ -19,6 +19,7 @@ import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
 import { GraphComponentsController } from './graph/graph-components.controller';
 import { PuppyEdges } from './graph/puppy/puppy-edges';
+import { PuppySearch } from './graph/puppy/puppy-search';
 import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
 import { GRAPH_PROVIDERS } from './graph/graph-providers';
 import { IntakeController } from './intake.controller';
@@ -77,6 +78,7 @@ import { UserProfileLoader } from './user-profile.loader';
     { provide: CodeSandbox, useFactory: () => new CodeSandbox(sandboxConfigFromEnv()) },
     GraphNodesRegistrar,
     PuppyEdges,
+    PuppySearch,
     PuppyWorkflowRunner,
     ...GRAPH_PROVIDERS,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },

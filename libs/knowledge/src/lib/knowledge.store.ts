@@ -63,6 +63,8 @@ interface RankedChunk {
 }
 
 const INSERT_BATCH = 500;
+/** The one index set of a collection of fixed entries (ensureEntriesCollection). */
+export const ENTRIES_SET = 'entries';
 
 /**
  * The HNSW search beam for `limit` results: forty candidates a result, within pgvector's 1..1000.
@@ -384,16 +386,95 @@ export class KnowledgeStore {
     return this.searchSets(tenantId, sets, query, opts);
   }
 
-  private async legacySet(tenantId: string, r: ResolvedDataSource): Promise<IndexSetRow | undefined> {
-    const { collection_name: name, set_name: setName } = r.collection_configs;
+  /**
+   * A collection of fixed entries (a PuppyEngine vector-collection block's), found by its name or
+   * created: one index set, `ENTRIES_SET`, each entry one document embedded whole (up to the largest
+   * chunk), its metadata kept. Answers the set's `collection_configs` — where a search finds it.
+   * The same name is the same content (the caller names it by a hash), so a collection already
+   * indexed is reused without embedding again; one whose indexing failed is deleted and the reason
+   * thrown (KnowledgeError `indexing_failed`).
+   */
+  async ensureEntriesCollection(
+    tenantId: string,
+    spec: { name: string; model: string; documents: { text: string; metadata: Record<string, unknown> }[] },
+  ): Promise<{ collection_id: string; configs: CollectionConfigs; created: boolean }> {
+    const [existing] = (await this.ds.query(
+      `SELECT s.collection_id::text AS collection_id, s.collection_configs
+       FROM collections c JOIN index_sets s ON s.collection_id = c.id
+       WHERE c.tenant_id = $1 AND c.name = $2 AND s.index_name = $3 AND s.status = 'done' AND s.model = $4
+       ORDER BY c.created_at LIMIT 1`,
+      [tenantId, spec.name, ENTRIES_SET, spec.model],
+    )) as { collection_id: string; collection_configs: CollectionConfigs }[];
+    if (existing) {
+      return { collection_id: existing.collection_id, configs: existing.collection_configs, created: false };
+    }
+    const block = await this.createCollection(tenantId, {
+      name: spec.name,
+      index_sets: [{ index_name: ENTRIES_SET, model: spec.model, chunk_size: 8000, chunk_overlap: 0 }],
+    });
+    const ingested = await this.ingest(tenantId, block.id, { documents: spec.documents });
+    const set = ingested?.indexingList.find((s) => s.index_name === ENTRIES_SET);
+    if (!set || set.status !== 'done') {
+      await this.deleteCollection(tenantId, block.id);
+      throw new KnowledgeError(
+        'indexing_failed',
+        `indexing with embedding model "${spec.model}" failed: ${set?.error ?? 'the collection vanished'}`,
+      );
+    }
+    return { collection_id: block.id, configs: set.collection_configs as CollectionConfigs, created: true };
+  }
+
+  /**
+   * Searches index sets located by their `collection_configs` (a PuppyEngine block keeps them, not
+   * the collection's id): each source names its block and index set in the error when the tenant
+   * has no such set.
+   */
+  async searchByConfigs(
+    tenantId: string,
+    sources: readonly { block: string; index_name: string; collection_configs: Partial<CollectionConfigs> }[],
+    query: string,
+    opts: SearchOptions,
+  ): Promise<SearchResult[]> {
+    const sets: IndexSetRow[] = [];
+    for (const s of sources) {
+      const name = s.collection_configs.collection_name;
+      const set = name ? await this.setByConfigs(tenantId, name, s.collection_configs.set_name) : undefined;
+      if (!set) {
+        throw new KnowledgeError(
+          'unknown_collection',
+          `block "${s.block}", index "${s.index_name}": ${name ? `no collection "${name}" exists for this tenant (deleted?)` : 'the index set has no collection (its entries were never indexed)'}`,
+        );
+      }
+      if (set.status !== 'done') {
+        throw new KnowledgeError(
+          'index_not_ready',
+          `block "${s.block}", index "${s.index_name}": its collection is ${set.status}${set.error ? ` (${set.error})` : ''}`,
+        );
+      }
+      sets.push(set);
+    }
+    return this.searchSets(tenantId, sets, query, opts);
+  }
+
+  private async setByConfigs(
+    tenantId: string,
+    collectionName: string,
+    setName: string | undefined,
+  ): Promise<IndexSetRow | undefined> {
     const [row] = (await this.ds.query(
       `SELECT s.collection_id::text AS collection_id, s.index_name, s.status, s.error, s.model, s.chunk_size,
               s.chunk_overlap, s.collection_configs
        FROM index_sets s JOIN collections c ON c.id = s.collection_id
        WHERE c.tenant_id = $1 AND s.collection_configs->>'collection_name' = $2
          AND ($3::text IS NULL OR s.collection_configs->>'set_name' = $3)`,
-      [tenantId, name ?? '', setName || null],
+      [tenantId, collectionName, setName || null],
     )) as IndexSetRow[];
+    return row;
+  }
+
+  private async legacySet(tenantId: string, r: ResolvedDataSource): Promise<IndexSetRow | undefined> {
+    const { collection_name: name, set_name: setName } = r.collection_configs;
+    const row = await this.setByConfigs(tenantId, name ?? '', setName);
     if (!row) {
       throw new KnowledgeError(
         'unknown_collection',

@@ -12,12 +12,12 @@ import {
 } from '@nestjs/common';
 import { z } from 'zod';
 import { type AgentConfig, AgentConfigSchema } from '@switchyard/contracts';
-import { NodeDirectory } from '@switchyard/platform';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { type AgentRow, AgentsRepository } from './agents.repository';
-import { assertStorableAgent, shownConfig, storedConfig } from './agent-config.validator';
+import { AgentCollections } from './agent-collections';
+import { shownConfig } from './agent-config.validator';
 
 export const CreateAgentSchema = AgentConfigSchema;
 export const PatchAgentSchema = AgentConfigSchema.partial().strict();
@@ -33,18 +33,18 @@ const IdSchema = z.string().uuid();
 export class AgentsController {
   constructor(
     @Inject(AgentsRepository) private readonly agents: AgentsRepository,
-    @Inject(NodeDirectory) private readonly directory: NodeDirectory,
+    @Inject(AgentCollections) private readonly collections: AgentCollections,
   ) {}
 
   @Post()
   async create(@Tenant() tenant: TenantContext, @Body(new ZodPipe(CreateAgentSchema)) body: AgentConfig) {
-    await assertStorableAgent(body, tenant.tenantId, this.directory);
-    const agent = await this.agents.create(tenant.tenantId, body.name, storedConfig(body));
+    const stored = await this.collections.storable(body, tenant.tenantId);
+    const agent = await this.agents.create(tenant.tenantId, body.name, stored);
     return {
       id: agent.id,
       version: agent.versionId,
       version_number: 1,
-      ...body,
+      ...shownConfig(stored),
       created_at: agent.created_at.toISOString(),
     };
   }
@@ -67,9 +67,9 @@ export class AgentsController {
   ) {
     const current = await this.agents.getOrThrow(tenant.tenantId, id);
     const draft = AgentConfigSchema.parse({ ...current.draft, ...body });
-    await assertStorableAgent(draft, tenant.tenantId, this.directory);
-    await this.agents.saveDraft(id, draft.name, storedConfig(draft));
-    return view({ ...current, draft, name: draft.name });
+    const stored = await this.collections.storable(draft, tenant.tenantId);
+    await this.agents.saveDraft(id, draft.name, stored);
+    return view({ ...current, draft: stored, name: draft.name });
   }
 
   @Delete(':agent_id')

@@ -15,5 +15,6 @@ import { CollectionsController } from './collections.controller';
       inject: [DataSource, EmbeddingModels],
     },
   ],
+  exports: [KnowledgeStore],
 })
 export class KnowledgeModule {}

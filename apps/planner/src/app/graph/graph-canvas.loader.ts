@@ -22,6 +22,8 @@ export interface GraphRun {
 export interface PuppyRun {
   workflow: PuppyWorkflow;
   inputs?: Record<string, unknown>;
+  /** Whose collections a search edge searches. */
+  tenantId: string;
 }
 
 /** A graph run's DSL of either kind, with the run's inputs. */
@@ -55,13 +57,13 @@ export class GraphCanvasLoader {
 
   /** A PuppyEngine workflow run. */
   async puppyRun(runId: string): Promise<PuppyRun> {
-    const { dsl, inputs } = await this.load(runId);
+    const { dsl, inputs, tenantId } = await this.load(runId);
     if (dsl.kind !== 'puppy') {
       throw new AgentConfigError(
         `run ${runId}: its graph agent is a RAGFlow canvas, not a PuppyEngine workflow`,
       );
     }
-    return { workflow: dsl.workflow, ...(inputs ? { inputs } : {}) };
+    return { workflow: dsl.workflow, tenantId, ...(inputs ? { inputs } : {}) };
   }
 
   private async load(runId: string): Promise<LoadedRun> {

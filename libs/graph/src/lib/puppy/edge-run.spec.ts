@@ -1,4 +1,4 @@
-import { llmCalls, runPureEdge, writeToOutputs } from './edge-run';
+import { llmCalls, runPureEdge, searchPlan, writeToOutputs } from './edge-run';
 import { blockViews } from './scheduler';
 import { type PuppyWorkflow, PuppyWorkflowSchema } from './workflow.schema';
 
@@ -147,16 +147,11 @@ describe(runPureEdge.name, () => {
     expect(runPureEdge(w, 'ie', views(w, { l: ['', 'x'] }))).toEqual({ o: [{ o: '' }, {}] });
   });
 
-  it('runs a vector search over the data block (retrieval_vector_test)', () => {
+  it('plans a vector search: the query (once per item when looped), sources, top_k, extra threshold', () => {
     const w = wf({
       blocks: {
-        kb: {
-          label: 'kb',
-          type: 'structured',
-          data: { content: ['星空', '野风', '野外求生'] },
-          looped: true,
-        },
-        q: { label: 'theme', data: { content: '谁在野外加班？' } },
+        kb: { label: 'kb', type: 'structured', data: { content: ['星空', '野风'] } },
+        q: { label: 'theme', data: { content: '' }, looped: true },
         out: { label: 'out', data: { content: '' } },
       },
       edges: {
@@ -165,16 +160,31 @@ describe(runPureEdge.name, () => {
           data: {
             search_type: 'vector',
             top_k: 2,
+            threshold: 0.7,
+            extra_configs: { threshold: 0.2 },
             query_id: { q: 'theme' },
-            data_source: [{ id: 'kb', index_item: { collection_configs: { collection_name: 'c' } } }],
+            data_source: [{ id: 'kb', index_item: { index_name: 'faq' } }],
             inputs: { kb: 'kb', q: 'theme' },
             outputs: { out: 'out' },
           },
         },
       },
     });
-    expect(runPureEdge(w, 's', views(w, { kb: ['星空', '野风', '野外求生'], q: '谁在野外加班？' }))).toEqual({
-      out: ['野风', '野外求生'],
+    expect(searchPlan(w, 's', views(w, { q: ['谁在野外加班？', 'price?'] }))).toEqual({
+      queries: ['谁在野外加班？', 'price?'],
+      sources: [{ id: 'kb', index_item: { index_name: 'faq' } }],
+      topK: 2,
+      threshold: 0.2,
     });
+    // Upstream passes extra_configs' threshold only; top_k defaults to 10.
+    const d = w.edges['s'].data as Record<string, unknown>;
+    delete d['extra_configs'];
+    delete d['top_k'];
+    expect(searchPlan(w, 's', views(w, { q: 'x' }))).toEqual({
+      queries: ['x'],
+      sources: [{ id: 'kb', index_item: { index_name: 'faq' } }],
+      topK: 10,
+    });
+    expect(() => runPureEdge(w, 's', views(w, { q: 'x' }))).toThrow('needs a model or a store');
   });
 });

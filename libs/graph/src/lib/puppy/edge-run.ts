@@ -5,7 +5,6 @@ import { type EdgeInputValue, isLoop, loopedCombinations } from './looped';
 import { type ModifyType, runModify } from './modify';
 import { type LabelledValue, normalizeBlockContent, replacePlaceholders } from './placeholders';
 import type { BlockView } from './scheduler';
-import { type VectorDataSource, collectionDocuments, vectorSearch } from './vector-search';
 import type { PuppyWorkflow } from './workflow.schema';
 
 type Json = Record<string, unknown>;
@@ -89,7 +88,7 @@ export function writeToOutputs(
   return Object.fromEntries(Object.keys(workflow.edges[edgeId].data.outputs).map((id) => [id, value]));
 }
 
-/** Runs an edge that needs no model (ifelse, modify, vector search): the blocks it writes. */
+/** Runs an edge that needs no model or store (ifelse, modify): the blocks it writes. */
 export function runPureEdge(
   workflow: PuppyWorkflow,
   edgeId: string,
@@ -120,21 +119,50 @@ export function runPureEdge(
       });
       return writeToOutputs(workflow, edgeId, results);
     }
-    case 'search': {
-      const queryId = Object.keys(isRecord(d['query_id']) ? d['query_id'] : {})[0];
-      const sources = (Array.isArray(d['data_source']) ? d['data_source'] : []) as VectorDataSource[];
-      const topK = typeof d['top_k'] === 'number' ? d['top_k'] : 10;
-      // Only the query block varies (a looped query searches once per item).
-      const query = edgeInputValues(workflow, edgeId, views).filter((i) => i.blockId === queryId);
-      const documents = sources.flatMap((s) =>
-        collectionDocuments(s, workflow.blocks[s.id], views[s.id]?.content),
-      );
-      const results = loopedCombinations(query).map((combo) =>
-        vectorSearch(pyStr(combo[queryId] ?? ''), documents, topK),
-      );
-      return writeToOutputs(workflow, edgeId, results);
-    }
     default:
-      throw new GraphException(GraphErrorCode.ComponentFailed, `the ${edge.type} edge needs a model`);
+      throw new GraphException(
+        GraphErrorCode.ComponentFailed,
+        `the ${edge.type} edge needs a model or a store`,
+      );
   }
+}
+
+/** One data source of a search edge: the block it names and the index set asked for. */
+export interface SearchSource {
+  id: string;
+  label?: string;
+  index_item?: { index_name?: string; collection_configs?: Record<string, unknown> };
+}
+
+/**
+ * What a vector search edge asks of the store, as PuppyEngine's `SearchConfigParser` reads it:
+ * the query block's text (one search per item of a looped query), the data sources (resolved
+ * against their blocks at run time), `top_k` (10) and `extra_configs.threshold` (the edge's own
+ * top-level `threshold` is not passed on upstream, so none when absent).
+ */
+export interface SearchPlan {
+  queries: string[];
+  sources: SearchSource[];
+  topK: number;
+  threshold?: number;
+}
+
+export function searchPlan(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): SearchPlan {
+  const d = workflow.edges[edgeId].data as Json;
+  const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
+  const queryId = Object.keys(isRecord(d['query_id']) ? d['query_id'] : {})[0];
+  // Only the query block varies (a looped query searches once per item).
+  const query = edgeInputValues(workflow, edgeId, views).filter((i) => i.blockId === queryId);
+  return {
+    queries: loopedCombinations(query).map((combo) => pyStr(combo[queryId] ?? '')),
+    sources: (Array.isArray(d['data_source']) ? d['data_source'] : []).filter(
+      isRecord,
+    ) as unknown as SearchSource[],
+    topK: typeof d['top_k'] === 'number' ? d['top_k'] : 10,
+    ...(typeof extra['threshold'] === 'number' ? { threshold: extra['threshold'] } : {}),
+  };
 }

@@ -13,6 +13,7 @@ import {
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
+import { PuppySearch } from './puppy-search';
 
 const CHAT_ROLE = 'graph';
 // PuppyEngine's JSON mode (instructor) returns an object.
@@ -25,17 +26,24 @@ const toMessage = (m: PuppyMessage): BaseMessage =>
       ? new AIMessage(m.content)
       : new HumanMessage(m.content);
 
-/** Runs one PuppyEngine edge on the blocks it reads; the LLM calls go through the registry. */
+/** Runs one PuppyEngine edge on the blocks it reads; the LLM calls go through the registry, searches the tenant's index. */
 @Injectable()
 export class PuppyEdges {
-  constructor(@Inject(ChatModels) private readonly models: ChatModels) {}
+  constructor(
+    @Inject(ChatModels) private readonly models: ChatModels,
+    @Inject(PuppySearch) private readonly search: PuppySearch,
+  ) {}
 
   async run(
     workflow: PuppyWorkflow,
     edgeId: string,
     views: Record<string, BlockView>,
-    signal: AbortSignal,
+    ctx: { signal: AbortSignal; tenantId: string },
   ): Promise<EdgeEffect> {
+    const { signal } = ctx;
+    if (workflow.edges[edgeId].type === 'search') {
+      return this.search.run(workflow, edgeId, views, ctx.tenantId);
+    }
     if (workflow.edges[edgeId].type !== 'llm') {
       return pureEdgeEffect(workflow, edgeId, views);
     }

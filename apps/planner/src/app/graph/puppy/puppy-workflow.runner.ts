@@ -51,7 +51,7 @@ export class PuppyWorkflowRunner {
 
   async execute(input: NodeInput): Promise<NodeOutput> {
     const { task, state } = input;
-    const { workflow, inputs } = await this.loader.puppyRun(task.run_id);
+    const { workflow, inputs, tenantId } = await this.loader.puppyRun(task.run_id);
     if (task.node === GRAPH_ENTRY_NODE) {
       const turn = state.action_history[state.turn] ?? [];
       const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);
@@ -72,7 +72,7 @@ export class PuppyWorkflowRunner {
       workflow,
       outputs,
       edgeId,
-      (w, id, views) => this.edges.run(w, id, views, input.signal),
+      (w, id, views) => this.edges.run(w, id, views, { signal: input.signal, tenantId }),
       input.lastDelivery === true,
     );
     await this.registrar.ensure(step.successors);

@@ -1,0 +1,102 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type BlockView,
+  type EdgeEffect,
+  type PuppyBlock,
+  type PuppyWorkflow,
+  searchPlan,
+  writeToOutputs,
+} from '@switchyard/graph';
+import {
+  type CollectionBlock,
+  type IndexStatus,
+  KnowledgeStore,
+  type SearchResult,
+  resolveDataSources,
+} from '@switchyard/knowledge';
+import { collectUsage } from '@switchyard/models';
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// PuppyFlow's indexing statuses (notStarted, processing, done, error) as the store's.
+const statusOf = (s: unknown): IndexStatus =>
+  s === 'done' ? 'done' : s === 'error' || s === 'failed' ? 'failed' : 'pending';
+
+/** A workflow block as the resolution reads a collection: its `indexingList` is the source of truth. */
+export function collectionBlockOf(id: string, block: PuppyBlock): CollectionBlock {
+  const items = Array.isArray(block.data.indexingList) ? block.data.indexingList.filter(isRecord) : [];
+  return {
+    id,
+    name: block.label,
+    indexingList: items.map((item) => ({
+      index_name: typeof item['index_name'] === 'string' ? item['index_name'] : '',
+      status: statusOf(item['status']),
+      collection_configs: isRecord(item['collection_configs']) ? item['collection_configs'] : {},
+    })),
+  };
+}
+
+/** What a hit gives the block it writes: the entry's `retrieval_content` (PuppyEngine), else its text. */
+const hitValue = (r: SearchResult): unknown =>
+  'retrieval_content' in r.metadata ? r.metadata['retrieval_content'] : r.text;
+
+/**
+ * A PuppyEngine vector search edge on the tenant's real index: each data source is resolved at run
+ * time against the block it names (libs/knowledge `resolveDataSources`, the default agent's
+ * resolution: the index set named, else an embedded legacy configs, else the block's first done
+ * set), and the collection its `collection_configs` name is searched by cosine similarity with the
+ * set's embedding model. A block that does not resolve, or names a collection the tenant does not
+ * have, fails the edge naming the block and index.
+ */
+@Injectable()
+export class PuppySearch {
+  constructor(@Inject(KnowledgeStore) private readonly store: KnowledgeStore) {}
+
+  async run(
+    workflow: PuppyWorkflow,
+    edgeId: string,
+    views: Record<string, BlockView>,
+    tenantId: string,
+  ): Promise<EdgeEffect> {
+    const plan = searchPlan(workflow, edgeId, views);
+    const blocks = new Map(
+      plan.sources
+        .filter((s) => workflow.blocks[s.id] !== undefined)
+        .map((s) => [s.id, collectionBlockOf(s.id, workflow.blocks[s.id])] as const),
+    );
+    const resolved = resolveDataSources(plan.sources, blocks);
+    const sources = resolved.map((r) => ({
+      block: r.id,
+      index_name: r.index_name,
+      collection_configs: r.collection_configs,
+    }));
+    const results: unknown[][] = [];
+    const { usage } = await collectUsage(async () => {
+      for (const query of plan.queries) {
+        // Twice as many hits, then one per entry: an entry longer than a chunk has several.
+        const hits = await this.store.searchByConfigs(tenantId, sources, query, {
+          mode: 'vector',
+          topK: plan.topK * 2,
+          threshold: plan.threshold ?? Number.NEGATIVE_INFINITY,
+        });
+        const seen = new Set<string>();
+        const values: unknown[] = [];
+        for (const hit of hits) {
+          const key = `${hit.index_name}\u0000${JSON.stringify(hit.metadata)}`;
+          if (!seen.has(key) && values.length < plan.topK) {
+            seen.add(key);
+            values.push(hitValue(hit));
+          }
+        }
+        results.push(values);
+      }
+    });
+    const via = resolved.map((r) => `${r.id} → ${r.index_name} (${r.via})`).join(', ');
+    return {
+      blocks: writeToOutputs(workflow, edgeId, results),
+      ...(usage.total_tokens > 0 ? { usage } : {}),
+      summary: `search ${edgeId}: ${results.map((r) => r.length).join(', ')} hit(s) from ${via}`,
+    };
+  }
+}
