@@ -106,11 +106,28 @@ export {
   type PuppyMessage,
   type SearchPlan,
   type SearchSource,
+  firstInputTexts,
   llmCalls,
   runPureEdge,
   searchPlan,
   writeToOutputs,
 } from './lib/puppy/edge-run';
+export {
+  type DeepResearchConfig,
+  MAX_RESEARCH_ITERATIONS,
+  MAX_TOOL_CALLS,
+  QA_SYSTEM_PROMPT,
+  WEB_TOP_K_MAX,
+  type WebItem,
+  deepResearchConfig,
+  deepResearchSystemPrompt,
+  edgeModelName,
+  extractToolCalls,
+  formatVectorResults,
+  formatWebResults,
+  perplexityModel,
+  toolResultsPrompt,
+} from './lib/puppy/research';
 export {
   type CollectionEntry,
   type CollectionSpec,

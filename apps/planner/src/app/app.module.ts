@@ -19,7 +19,9 @@ import { GraphComponentRunner } from './graph/graph-component.runner';
 import { GraphComponents } from './graph/graph-components';
 import { GraphComponentsController } from './graph/graph-components.controller';
 import { PuppyEdges } from './graph/puppy/puppy-edges';
+import { PuppyResearch } from './graph/puppy/puppy-research';
 import { PuppySearch } from './graph/puppy/puppy-search';
+import { PuppyWeb } from './graph/puppy/puppy-web';
 import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
 import { GRAPH_PROVIDERS } from './graph/graph-providers';
 import { IntakeController } from './intake.controller';
@@ -79,6 +81,8 @@ import { UserProfileLoader } from './user-profile.loader';
     GraphNodesRegistrar,
     PuppyEdges,
     PuppySearch,
+    PuppyWeb,
+    PuppyResearch,
     PuppyWorkflowRunner,
     ...GRAPH_PROVIDERS,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },

@@ -19,7 +19,14 @@ export class ChatModels {
     return this.router.defaultModelName;
   }
 
-  chat(opts: { role?: string; temperature?: number } = {}): RegistryChatModel {
-    return new RegistryChatModel(this.router, opts.role, opts.temperature ?? 0, currentLlmCallContext());
+  /** `model`: a model the caller names itself, served when the registry has it (else the role's). */
+  chat(opts: { role?: string; temperature?: number; model?: string } = {}): RegistryChatModel {
+    return new RegistryChatModel(
+      this.router,
+      opts.role,
+      opts.temperature ?? 0,
+      currentLlmCallContext(),
+      opts.model,
+    );
   }
 }

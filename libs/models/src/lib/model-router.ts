@@ -100,11 +100,25 @@ export class ModelRouter {
     return this.cfg.llm.SWITCHYARD_LLM_MODEL;
   }
 
-  async resolve(role: string | undefined, ctx: LlmCallContext | undefined): Promise<CallTarget> {
+  /**
+   * The model of a call: `preferred` (a model a workflow names itself, e.g. a PuppyEngine edge's
+   * `model`) when the registry has a chat model of that name or id; else the run's agent pin for
+   * the role, else the default. A preferred name the registry lacks is not read again from the
+   * tables (it would be, on every call, for a template naming a vendor model nobody registered).
+   */
+  async resolve(
+    role: string | undefined,
+    ctx: LlmCallContext | undefined,
+    preferred?: string,
+  ): Promise<CallTarget> {
     const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id) : undefined;
     const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
     const businessId = ctx?.business_id ?? scope?.business_id;
     let snap = await this.store.get();
+    const named = preferred ? findModel(snap, preferred) : undefined;
+    if (named && CHAT_CATEGORIES.has(named.category)) {
+      return targetOf(snap, named, role, { tenantId, businessId }, ctx);
+    }
     const ref = role ? (scope?.models[role] ?? followedPin(scope?.models, role)) : undefined;
     let model = ref ? findModel(snap, ref) : this.defaultModel(snap);
     if (!model) {

@@ -44,6 +44,8 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
     readonly temperature: number,
     /** The context when the model was made; the call's own context wins when there is one. */
     private readonly madeIn: LlmCallContext | undefined,
+    /** A model the caller names itself, used when the registry has it (ModelRouter.resolve). */
+    readonly preferred?: string,
   ) {
     super({});
   }
@@ -62,7 +64,7 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
   /** The model this role resolves to for the current call context. */
   target(): Promise<CallTarget> {
     const ctx = currentLlmCallContext() ?? this.madeIn;
-    return this.router.resolve(this.role ?? ctx?.node, ctx);
+    return this.router.resolve(this.role ?? ctx?.node, ctx, this.preferred);
   }
 
   /** The registry's reply parser for this model and role, if it sets one. */

@@ -166,3 +166,19 @@ export function searchPlan(
     ...(typeof extra['threshold'] === 'number' ? { threshold: extra['threshold'] } : {}),
   };
 }
+
+/**
+ * The texts an edge that reads one block takes (PuppyEngine's `_prase_single_block_content`, as
+ * deep research does): the first input block's content, once per item when it is looped.
+ */
+export function firstInputTexts(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): string[] {
+  const [first] = edgeInputValues(workflow, edgeId, views);
+  if (!first) {
+    return [''];
+  }
+  return loopedCombinations([first]).map((combo) => pyStr(combo[first.blockId] ?? ''));
+}

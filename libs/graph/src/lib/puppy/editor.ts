@@ -52,6 +52,52 @@ function pathOf(config: unknown): unknown[] {
   });
 }
 
+const PERPLEXITY_EDITOR_MODELS = new Set(['sonar', 'sonar-pro', 'sonar-reasoning-pro']);
+
+/** The query block of a search node: its first input (PuppyFlow's `sourceNodes[0]`). */
+function firstInput(inputs: Record<string, string>): Record<string, string> {
+  const [entry] = Object.entries(inputs);
+  return entry ? { [entry[0]]: entry[1] } : {};
+}
+
+/** A DeepResearch node's settings with PuppyFlow's defaults (`buildDeepResearchNodeJson`). */
+function deepResearchExtra(data: Json): Json {
+  const ec = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+  const v = isRecord(ec['vector_search_configs']) ? ec['vector_search_configs'] : {};
+  const provider = isRecord(data['modelAndProvider']) ? data['modelAndProvider']['id'] : undefined;
+  return {
+    model: ec['model'] || provider || 'openai/gpt-5',
+    temperature: ec['temperature'] ?? 0.1,
+    max_tokens: ec['max_tokens'] ?? 10000,
+    max_iterations: ec['max_iterations'] ?? 3,
+    vector_search_configs: {
+      top_k: v['top_k'] ?? 5,
+      threshold: v['threshold'] ?? 0.7,
+      data_source: Array.isArray(data['dataSource']) ? data['dataSource'] : [],
+    },
+    google_search_configs: ec['google_search_configs'] ?? {
+      enabled: true,
+      sub_search_type: 'google_v2',
+      top_k: 5,
+      filter_unreachable_pages: true,
+      firecrawl_config: {
+        formats: ['markdown'],
+        is_only_main_content: true,
+        wait_for: 60,
+        skip_tls_verification: true,
+        remove_base64_images: true,
+      },
+    },
+    perplexity_search_configs: ec['perplexity_search_configs'] ?? {
+      enabled: true,
+      sub_search_type: 'perplexity',
+      model: 'perplexity/sonar',
+      max_tokens: 4000,
+      temperature: 0.1,
+    },
+  };
+}
+
 /**
  * Converts a PuppyFlow editor workflow (or a template package `{workflow}`) into engine JSON as
  * PuppyFlow's Run-All builders do (`buildEdgeNodeJson`): each computation node becomes one edge
@@ -169,6 +215,54 @@ export function editorToEngine(raw: unknown): Json {
             inputs,
             outputs,
           },
+        };
+        break;
+      }
+      case 'searchGoogle':
+        edges[id] = {
+          type: 'search',
+          data: {
+            search_type: 'web',
+            sub_search_type: 'google',
+            top_k: typeof data['top_k'] === 'number' ? data['top_k'] : 5,
+            inputs,
+            query_id: firstInput(inputs),
+            extra_configs: {},
+            outputs,
+          },
+        };
+        break;
+      case 'searchPerplexity': {
+        const extra = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+        const model = PERPLEXITY_EDITOR_MODELS.has(String(extra['model']))
+          ? String(extra['model'])
+          : 'sonar-pro';
+        edges[id] = {
+          type: 'search',
+          data: {
+            search_type: 'qa',
+            sub_search_type: 'perplexity',
+            inputs,
+            query_id: firstInput(inputs),
+            extra_configs: { model: { [model]: {} } },
+            outputs,
+          },
+        };
+        break;
+      }
+      case 'deepresearch': {
+        if (!Object.keys(inputs).length) {
+          problems.push({
+            code: GraphErrorCode.MissingParam,
+            edge: id,
+            field: 'inputs',
+            message: 'DeepResearch node requires at least one source node for query content',
+          });
+          break;
+        }
+        edges[id] = {
+          type: 'deep_research',
+          data: { query: `{{${first}}}`, extra_configs: deepResearchExtra(data), inputs, outputs },
         };
         break;
       }

@@ -4,6 +4,7 @@ import { editorToEngine, isEditorWorkflow } from './editor';
 import { IfElseParamsSchema, operationProblem } from './ifelse';
 import { CONVERT2STRUCTURED_MODES, EDIT_STRUCTURED_OPERATIONS, MODIFY_TYPES } from './modify';
 import { placeholderLabels } from './placeholders';
+import { MAX_RESEARCH_ITERATIONS, WEB_TOP_K_MAX } from './research';
 import { RESERVED_EDGE_IDS } from './scheduler';
 import {
   PUPPY_EDGE_TYPES,
@@ -18,6 +19,8 @@ const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 // Edge ids become node names (graphNodeName): letters, digits, "_", "-" and ":".
 const EDGE_ID = /^[A-Za-z0-9_:-]+$/;
+/** The search types this runtime runs: its index (vector), the web, a model that searches (qa). */
+const SEARCH_TYPES = ['vector', 'web', 'qa'];
 /** The engine's submit path accepts only this version (or none). */
 export const PUPPY_VERSION = '0.2';
 
@@ -172,23 +175,32 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
       break;
     }
     case 'search': {
-      if (d['search_type'] !== 'vector') {
+      if (!SEARCH_TYPES.includes(String(d['search_type']))) {
         add(
           'data.search_type',
-          `the search type "${String(d['search_type'])}" is not supported by this runtime (only vector)`,
+          `the search type "${String(d['search_type'])}" is not supported by this runtime (one of ${SEARCH_TYPES.join(', ')})`,
           GraphErrorCode.UnknownComponent,
         );
         break;
       }
       const query = isRecord(d['query_id']) ? Object.keys(d['query_id']) : [];
       if (query.length !== 1) {
-        add('data.query_id', 'a vector search names exactly one query block');
+        add('data.query_id', 'a search names exactly one query block');
       } else if (!Object.hasOwn(inputs, query[0])) {
         add(
           'data.query_id',
           `block "${query[0]}" is not an input of the edge`,
           GraphErrorCode.DanglingReference,
         );
+      }
+      if (d['search_type'] === 'web') {
+        const topK = d['top_k'] ?? 10;
+        if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 1 || topK > WEB_TOP_K_MAX) {
+          add('data.top_k', `a web search returns 1 to ${WEB_TOP_K_MAX} results (its provider's limit)`);
+        }
+      }
+      if (d['search_type'] !== 'vector') {
+        break;
       }
       const sources = Array.isArray(d['data_source']) ? d['data_source'] : [];
       if (sources.length === 0) {
@@ -209,6 +221,46 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
           add(
             `data.data_source.${i}.index_item`,
             'index_item must include either collection_configs (with collection_name) or index_name (for runtime resolution)',
+          );
+        }
+      });
+      break;
+    }
+    case 'deep_research': {
+      if (Object.keys(inputs).length === 0) {
+        add('data.inputs', 'a deep_research edge reads its query from its first input block');
+      }
+      const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
+      const rounds = extra['max_iterations'];
+      if (
+        rounds !== undefined &&
+        (typeof rounds !== 'number' ||
+          !Number.isInteger(rounds) ||
+          rounds < 1 ||
+          rounds > MAX_RESEARCH_ITERATIONS)
+      ) {
+        add('data.extra_configs.max_iterations', `max_iterations is 1 to ${MAX_RESEARCH_ITERATIONS}`);
+      }
+      const google = isRecord(extra['google_search_configs']) ? extra['google_search_configs'] : {};
+      const webTopK = google['top_k'];
+      if (
+        webTopK !== undefined &&
+        (typeof webTopK !== 'number' || !Number.isInteger(webTopK) || webTopK < 1 || webTopK > WEB_TOP_K_MAX)
+      ) {
+        add(
+          'data.extra_configs.google_search_configs.top_k',
+          `a web search returns 1 to ${WEB_TOP_K_MAX} results`,
+        );
+      }
+      const vector = isRecord(extra['vector_search_configs']) ? extra['vector_search_configs'] : {};
+      const sources = Array.isArray(vector['data_source']) ? vector['data_source'] : [];
+      sources.forEach((src, i) => {
+        const id = isRecord(src) ? src['id'] : undefined;
+        if (id !== undefined && (typeof id !== 'string' || !Object.hasOwn(workflow.blocks, id))) {
+          add(
+            `data.extra_configs.vector_search_configs.data_source.${i}.id`,
+            `names block "${String(id)}", which is not a block of the workflow`,
+            GraphErrorCode.DanglingReference,
           );
         }
       });

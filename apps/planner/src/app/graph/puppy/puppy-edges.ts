@@ -7,15 +7,20 @@ import {
   type EdgeEffect,
   type PuppyMessage,
   type PuppyWorkflow,
+  edgeModelName,
   llmCalls,
+  perplexityModel,
   pureEdgeEffect,
+  searchPlan,
   writeToOutputs,
 } from '@switchyard/graph';
-import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
+import { ChatModels, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
+import { PUPPY_CHAT_ROLE, chatText } from './puppy-chat';
+import { PuppyResearch } from './puppy-research';
 import { PuppySearch } from './puppy-search';
+import { PuppyWeb } from './puppy-web';
 
-const CHAT_ROLE = 'graph';
 // PuppyEngine's JSON mode (instructor) returns an object.
 const StructuredReplySchema = z.record(z.string(), z.unknown());
 
@@ -32,6 +37,8 @@ export class PuppyEdges {
   constructor(
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(PuppySearch) private readonly search: PuppySearch,
+    @Inject(PuppyWeb) private readonly web: PuppyWeb,
+    @Inject(PuppyResearch) private readonly research: PuppyResearch,
   ) {}
 
   async run(
@@ -41,19 +48,28 @@ export class PuppyEdges {
     ctx: { signal: AbortSignal; tenantId: string },
   ): Promise<EdgeEffect> {
     const { signal } = ctx;
-    if (workflow.edges[edgeId].type === 'search') {
+    const edge = workflow.edges[edgeId];
+    const d = edge.data as Record<string, unknown>;
+    if (edge.type === 'search' && d['search_type'] === 'vector') {
       return this.search.run(workflow, edgeId, views, ctx.tenantId);
     }
-    if (workflow.edges[edgeId].type !== 'llm') {
+    if (edge.type === 'search') {
+      return this.outward(workflow, edgeId, views, ctx);
+    }
+    if (edge.type === 'deep_research') {
+      return this.research.run(workflow, edgeId, views, ctx);
+    }
+    if (edge.type !== 'llm') {
       return pureEdgeEffect(workflow, edgeId, views);
     }
+    // The edge's own model when the registry has it, else the agent's model for role "graph".
+    const named = edgeModelName(d['model']);
     const results: unknown[] = [];
     const usages: Usage[] = [];
     // One call per looped combination, one after the other in product order, so the calls and
     // the result list keep the same order (upstream runs them in a thread pool).
     for (const call of llmCalls(workflow, edgeId, views)) {
-      // The registry's chat model for role "graph": the edge's `model` is not mapped to the registry.
-      const model = this.models.chat({ role: CHAT_ROLE });
+      const model = this.models.chat({ role: PUPPY_CHAT_ROLE, ...(named ? { model: named } : {}) });
       const messages = call.messages.map(toMessage);
       if (call.structured) {
         const { value, usages: used } = await invokeStructured(model, messages, StructuredReplySchema, {
@@ -64,17 +80,43 @@ export class PuppyEdges {
         results.push(value);
         usages.push(...used);
       } else {
-        const reply = await model.invoke(messages, { signal }).catch((err: unknown) => {
-          throw classifyLlmError(err);
-        });
-        results.push(typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content));
-        usages.push(usageOf(reply));
+        const { text, usage } = await chatText(model, messages, signal);
+        results.push(text);
+        usages.push(usage);
       }
     }
     return {
       blocks: writeToOutputs(workflow, edgeId, results),
       usage: sumUsages(usages),
       summary: `llm ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
+    };
+  }
+
+  /** A web or qa search: one per query (a looped query block searches once per item). */
+  private async outward(
+    workflow: PuppyWorkflow,
+    edgeId: string,
+    views: Record<string, BlockView>,
+    ctx: { signal: AbortSignal; tenantId: string },
+  ): Promise<EdgeEffect> {
+    const d = workflow.edges[edgeId].data as Record<string, unknown>;
+    const extra = (d['extra_configs'] ?? {}) as Record<string, unknown>;
+    const plan = searchPlan(workflow, edgeId, views);
+    const results: unknown[] = [];
+    const usages: Usage[] = [];
+    for (const query of plan.queries) {
+      if (d['search_type'] === 'web') {
+        results.push(await this.web.web(ctx.tenantId, query, plan.topK, ctx.signal));
+      } else {
+        const { answer, usage } = await this.web.qa(query, perplexityModel(extra['model']), ctx.signal);
+        results.push([answer]);
+        usages.push(usage);
+      }
+    }
+    return {
+      blocks: writeToOutputs(workflow, edgeId, results),
+      ...(usages.length ? { usage: sumUsages(usages) } : {}),
+      summary: `search ${edgeId} (${String(d['search_type'])}): ${results.length} search(es)`,
     };
   }
 }

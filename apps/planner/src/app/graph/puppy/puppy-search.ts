@@ -4,6 +4,7 @@ import {
   type EdgeEffect,
   type PuppyBlock,
   type PuppyWorkflow,
+  type SearchSource,
   searchPlan,
   writeToOutputs,
 } from '@switchyard/graph';
@@ -11,6 +12,7 @@ import {
   type CollectionBlock,
   type IndexStatus,
   KnowledgeStore,
+  type ResolvedDataSource,
   type SearchResult,
   resolveDataSources,
 } from '@switchyard/knowledge';
@@ -60,36 +62,11 @@ export class PuppySearch {
     tenantId: string,
   ): Promise<EdgeEffect> {
     const plan = searchPlan(workflow, edgeId, views);
-    const blocks = new Map(
-      plan.sources
-        .filter((s) => workflow.blocks[s.id] !== undefined)
-        .map((s) => [s.id, collectionBlockOf(s.id, workflow.blocks[s.id])] as const),
-    );
-    const resolved = resolveDataSources(plan.sources, blocks);
-    const sources = resolved.map((r) => ({
-      block: r.id,
-      index_name: r.index_name,
-      collection_configs: r.collection_configs,
-    }));
+    const resolved = this.resolve(workflow, plan.sources);
     const results: unknown[][] = [];
     const { usage } = await collectUsage(async () => {
       for (const query of plan.queries) {
-        // Twice as many hits, then one per entry: an entry longer than a chunk has several.
-        const hits = await this.store.searchByConfigs(tenantId, sources, query, {
-          mode: 'vector',
-          topK: plan.topK * 2,
-          threshold: plan.threshold ?? Number.NEGATIVE_INFINITY,
-        });
-        const seen = new Set<string>();
-        const values: unknown[] = [];
-        for (const hit of hits) {
-          const key = `${hit.index_name}\u0000${JSON.stringify(hit.metadata)}`;
-          if (!seen.has(key) && values.length < plan.topK) {
-            seen.add(key);
-            values.push(hitValue(hit));
-          }
-        }
-        results.push(values);
+        results.push(await this.hits(tenantId, resolved, query, plan));
       }
     });
     const via = resolved.map((r) => `${r.id} → ${r.index_name} (${r.via})`).join(', ');
@@ -98,5 +75,69 @@ export class PuppySearch {
       ...(usage.total_tokens > 0 ? { usage } : {}),
       summary: `search ${edgeId}: ${results.map((r) => r.length).join(', ')} hit(s) from ${via}`,
     };
+  }
+
+  /**
+   * Deep research's VECTOR_SEARCH: each data source searched on its own, its hits (or the error
+   * that stopped it) under the collection's name, as PuppyEngine lists them.
+   */
+  async searchSources(
+    workflow: PuppyWorkflow,
+    sources: readonly SearchSource[],
+    query: string,
+    opts: { topK: number; threshold?: number },
+    tenantId: string,
+  ): Promise<{ database: string; results: unknown[] | string }[]> {
+    const groups: { database: string; results: unknown[] | string }[] = [];
+    for (const [i, source] of sources.entries()) {
+      let database = `database_${i}`;
+      try {
+        const [resolved] = this.resolve(workflow, [source]);
+        database = resolved.collection_configs.collection_name || database;
+        groups.push({ database, results: await this.hits(tenantId, [resolved], query, opts) });
+      } catch (err) {
+        groups.push({ database, results: `Error searching database: ${(err as Error).message}` });
+      }
+    }
+    return groups;
+  }
+
+  private resolve(workflow: PuppyWorkflow, sources: readonly SearchSource[]): ResolvedDataSource[] {
+    const blocks = new Map(
+      sources
+        .filter((s) => workflow.blocks[s.id] !== undefined)
+        .map((s) => [s.id, collectionBlockOf(s.id, workflow.blocks[s.id])] as const),
+    );
+    return resolveDataSources(sources, blocks);
+  }
+
+  /** The `topK` best entries for the query (one per entry), each as its `retrieval_content`. */
+  private async hits(
+    tenantId: string,
+    resolved: readonly ResolvedDataSource[],
+    query: string,
+    opts: { topK: number; threshold?: number },
+  ): Promise<unknown[]> {
+    const sources = resolved.map((r) => ({
+      block: r.id,
+      index_name: r.index_name,
+      collection_configs: r.collection_configs,
+    }));
+    // Twice as many hits, then one per entry: an entry longer than a chunk has several.
+    const hits = await this.store.searchByConfigs(tenantId, sources, query, {
+      mode: 'vector',
+      topK: opts.topK * 2,
+      threshold: opts.threshold ?? Number.NEGATIVE_INFINITY,
+    });
+    const seen = new Set<string>();
+    const values: unknown[] = [];
+    for (const hit of hits) {
+      const key = `${hit.index_name}\u0000${JSON.stringify(hit.metadata)}`;
+      if (!seen.has(key) && values.length < opts.topK) {
+        seen.add(key);
+        values.push(hitValue(hit));
+      }
+    }
+    return values;
   }
 }
