@@ -572,3 +572,173 @@ describe('PuppyEngine vector collections: instantiated when saved, resolved when
     );
   });
 });
+
+describe('PuppyFlow editor nodes answer as their engine form (twins)', () => {
+  type Node = { id: string; type: string; data: Json };
+  /** An editor workflow: data blocks, one computation node and its connections. */
+  const editorOf = (blocks: Node[], node: Node, from: string[], to: string[]) => ({
+    workflow: {
+      blocks: [...blocks, node],
+      edges: [
+        ...from.map((source) => ({ source, target: node.id })),
+        ...to.map((target) => ({ source: node.id, target })),
+      ],
+    },
+  });
+  const block = (id: string, type: 'text' | 'structured', label: string, content: unknown = ''): Node => ({
+    id,
+    type,
+    data: { label, content },
+  });
+
+  async function twins(engine: Json, editor: Json, prompt: string, script?: () => Promise<void>) {
+    const outputs: unknown[] = [];
+    const calls: unknown[] = [];
+    for (const dsl of [engine, editor]) {
+      await (script ? script() : scriptReplies([]));
+      const r = await run(await createAgent('twin', dsl), prompt);
+      expect(r.run.error).toBeNull();
+      outputs.push(r.run.output.blocks);
+      calls.push((await modelRequests()).map((q) => [q.rule, q.messages_count, q.system]));
+    }
+    expect(outputs[1]).toEqual(outputs[0]);
+    expect(calls[1]).toEqual(calls[0]);
+    return outputs[0];
+  }
+
+  it('llmnew: the messages, sent twice as PuppyFlow does', async () => {
+    const messages = [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Say {{Topic}}' },
+    ];
+    const engine = {
+      blocks: {
+        t: { label: 'Topic', type: 'text', data: { content: '' } },
+        o: { label: 'Out', type: 'text', data: { content: '' } },
+      },
+      edges: {
+        l: {
+          type: 'llm',
+          data: {
+            messages,
+            chat_histories: messages,
+            model: 'openai/gpt-5',
+            inputs: { t: 'Topic' },
+            outputs: { o: 'Out' },
+          },
+        },
+      },
+    };
+    const editor = editorOf(
+      [block('t', 'text', 'Topic'), block('o', 'text', 'Out')],
+      {
+        id: 'l',
+        type: 'llmnew',
+        data: { content: JSON.stringify(messages), modelAndProvider: { id: 'openai/gpt-5' } },
+      },
+      ['t'],
+      ['o'],
+    );
+    const script = () =>
+      putScript(stack, {
+        models: ['scripted'],
+        rules: [{ name: 'say', when: { user_includes: 'Say hello' }, reply: { content: 'hello.' } }],
+      });
+    expect(await twins(engine, editor, 'hello', script)).toEqual({ o: 'hello.' });
+  });
+
+  it('copy and convert2text: the input block as it is, and as text', async () => {
+    const data = { a: [1, 2] };
+    for (const type of ['copy', 'convert2text'] as const) {
+      const engine = {
+        blocks: {
+          s: { label: 'Src', type: 'structured', data: { content: data } },
+          q: { label: 'Q', type: 'text', data: { content: '' } },
+          o: { label: 'Out', type: 'text', data: { content: '' } },
+        },
+        edges: {
+          m: {
+            type: 'modify',
+            data: {
+              content: '{{Src}}',
+              modify_type: type,
+              extra_configs: {},
+              inputs: { s: 'Src' },
+              outputs: { o: 'Out' },
+            },
+          },
+        },
+      };
+      const editor = editorOf(
+        [
+          block('s', 'structured', 'Src', JSON.stringify(data)),
+          block('q', 'text', 'Q'),
+          block('o', 'text', 'Out'),
+        ],
+        { id: 'm', type, data: {} },
+        ['s'],
+        ['o'],
+      );
+      const out = await twins(engine, editor, 'unused');
+      expect(out).toEqual(type === 'copy' ? { o: data, q: 'unused' } : { o: '{"a": [1, 2]}', q: 'unused' });
+    }
+  });
+
+  it('retrieving: a vector search of an instantiated block, its data source resolved alike', async () => {
+    const faq = [
+      { question: 'What is your price?', answer: '$25' },
+      { question: 'Where are you?', answer: 'Singapore' },
+    ];
+    const item = {
+      type: 'vector',
+      index_name: 'faq',
+      key_path: [{ id: 'k', type: 'key', value: 'question' }],
+      value_path: [],
+    };
+    const engine = {
+      blocks: {
+        q: { label: 'Query', type: 'text', data: { content: '' } },
+        kb: { label: 'KB', type: 'structured', data: { content: faq, indexingList: [item] } },
+        o: { label: 'Hits', type: 'structured', data: { content: '' } },
+      },
+      edges: {
+        r: {
+          type: 'search',
+          data: {
+            search_type: 'vector',
+            top_k: 1,
+            inputs: { q: 'Query', kb: 'KB' },
+            threshold: 0.7,
+            extra_configs: { provider: 'openai', model: 'text-embedding-ada-002', db_type: 'pgvector' },
+            query_id: { q: 'Query' },
+            data_source: [{ id: 'kb', label: 'KB', index_item: { index_name: 'faq' } }],
+            outputs: { o: 'Hits' },
+          },
+        },
+      },
+    };
+    const editor = editorOf(
+      [
+        block('q', 'text', 'Query'),
+        {
+          ...block('kb', 'structured', 'KB', faq),
+          data: { label: 'KB', content: faq, indexingList: [item] },
+        },
+        block('o', 'structured', 'Hits'),
+      ],
+      {
+        id: 'r',
+        type: 'retrieving',
+        data: {
+          top_k: 1,
+          query_id: { id: 'q', label: 'Query' },
+          dataSource: [{ id: 'kb', label: 'KB', index_item: { index_name: 'faq' } }],
+          extra_configs: { threshold: 0.7 },
+        },
+      },
+      ['q', 'kb'],
+      ['o'],
+    );
+    expect(await twins(engine, editor, 'price?')).toEqual({ o: [faq[0]] });
+  });
+});
