@@ -553,6 +553,19 @@ describe('PuppyEngine vector collections: instantiated when saved, resolved when
     );
   });
 
+  it('refuses on save a block with more entries than a save indexes, naming the block', async () => {
+    const many = Array.from({ length: 5001 }, (_, i) => ({ question: `q${i}`, answer: 'a' }));
+    const res = await saveAgent('too-big', template(many));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        block: 'WzK6iT',
+        field: 'dsl.blocks.WzK6iT.indexingList.0',
+        message: expect.stringContaining('at most 5000'),
+      }),
+    ]);
+  });
+
   it('refuses on save a block whose entries its embedding model cannot index, naming the block', async () => {
     const pkg = template();
     const item = (blockOf(pkg, 'WzK6iT').data.indexingList as Any[])[0];

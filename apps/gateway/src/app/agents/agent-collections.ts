@@ -13,6 +13,9 @@ import { NodeDirectory } from '@switchyard/platform';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { assertStorableAgent, dslObject, storedConfig } from './agent-config.validator';
 
+/** The most entries a block may index when the agent is saved (each one embedding input). */
+export const MAX_BLOCK_ENTRIES = 5_000;
+
 /**
  * Saving an agent: its configuration checked, and a PuppyEngine workflow's vector-collection
  * blocks instantiated (PuppyFlow's `processVectorCollection`): every block whose index set holds
@@ -43,6 +46,19 @@ export class AgentCollections {
     if (!specs.length) {
       return storedConfig(named);
     }
+    const tooMany = specs.filter((s) => s.entries.length > MAX_BLOCK_ENTRIES);
+    if (tooMany.length) {
+      // Indexed while the save waits: a bound keeps one save from holding the gateway for minutes.
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'the request is invalid',
+        tooMany.map((spec) => ({
+          field: fieldOf(spec),
+          block: spec.blockId,
+          message: `the block holds ${spec.entries.length} entries to index; at most ${MAX_BLOCK_ENTRIES} are indexed when an agent is saved (put larger knowledge in a collection, /v1/collections)`,
+        })),
+      );
+    }
     const filled: { spec: CollectionSpec; configs: FilledConfigs }[] = [];
     for (const spec of specs) {
       filled.push({ spec, configs: await this.instantiate(tenantId, spec) });
@@ -63,12 +79,16 @@ export class AgentCollections {
       return configs;
     } catch (err) {
       if (err instanceof KnowledgeError) {
-        const field = `dsl.blocks.${spec.blockId}.${spec.item < 0 ? 'collection_configs' : `indexingList.${spec.item}`}`;
         throw new ApiException(ApiErrorCode.InvalidRequest, `block ${spec.blockId} could not be indexed`, [
-          { field, block: spec.blockId, code: err.code, message: err.message },
+          { field: fieldOf(spec), block: spec.blockId, code: err.code, message: err.message },
         ]);
       }
       throw err;
     }
   }
+}
+
+/** Where a block's index set is in the request. */
+function fieldOf(spec: CollectionSpec): string {
+  return `dsl.blocks.${spec.blockId}.${spec.item < 0 ? 'collection_configs' : `indexingList.${spec.item}`}`;
 }
