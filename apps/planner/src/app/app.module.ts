@@ -20,6 +20,7 @@ import { GraphComponents } from './graph/graph-components';
 import { GraphComponentsController } from './graph/graph-components.controller';
 import { PuppyEdges } from './graph/puppy/puppy-edges';
 import { PuppySearch } from './graph/puppy/puppy-search';
+import { PuppyLoad } from './graph/puppy/puppy-load';
 import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
 import { GRAPH_PROVIDERS } from './graph/graph-providers';
 import { IntakeController } from './intake.controller';
@@ -79,6 +80,7 @@ import { UserProfileLoader } from './user-profile.loader';
     GraphNodesRegistrar,
     PuppyEdges,
     PuppySearch,
+    PuppyLoad,
     PuppyWorkflowRunner,
     ...GRAPH_PROVIDERS,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },

@@ -7,12 +7,14 @@ import {
   type EdgeEffect,
   type PuppyMessage,
   type PuppyWorkflow,
+  generatorCalls,
   llmCalls,
   pureEdgeEffect,
   writeToOutputs,
 } from '@switchyard/graph';
 import { ChatModels, classifyLlmError, invokeStructured, usageOf } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
+import { PuppyLoad } from './puppy-load';
 import { PuppySearch } from './puppy-search';
 
 const CHAT_ROLE = 'graph';
@@ -26,12 +28,16 @@ const toMessage = (m: PuppyMessage): BaseMessage =>
       ? new AIMessage(m.content)
       : new HumanMessage(m.content);
 
-/** Runs one PuppyEngine edge on the blocks it reads; the LLM calls go through the registry, searches the tenant's index. */
+/**
+ * Runs one PuppyEngine edge on the blocks it reads: the llm and generator edges' model calls go
+ * through the registry, searches the tenant's index, loads the tenant's files.
+ */
 @Injectable()
 export class PuppyEdges {
   constructor(
     @Inject(ChatModels) private readonly models: ChatModels,
     @Inject(PuppySearch) private readonly search: PuppySearch,
+    @Inject(PuppyLoad) private readonly load: PuppyLoad,
   ) {}
 
   async run(
@@ -41,17 +47,24 @@ export class PuppyEdges {
     ctx: { signal: AbortSignal; tenantId: string },
   ): Promise<EdgeEffect> {
     const { signal } = ctx;
-    if (workflow.edges[edgeId].type === 'search') {
+    const type = workflow.edges[edgeId].type;
+    if (type === 'search') {
       return this.search.run(workflow, edgeId, views, ctx.tenantId);
     }
-    if (workflow.edges[edgeId].type !== 'llm') {
+    if (type === 'load') {
+      return this.load.run(workflow, edgeId, views, ctx.tenantId);
+    }
+    if (type !== 'llm' && type !== 'generator') {
       return pureEdgeEffect(workflow, edgeId, views);
     }
     const results: unknown[] = [];
     const usages: Usage[] = [];
     // One call per looped combination, one after the other in product order, so the calls and
     // the result list keep the same order (upstream runs them in a thread pool).
-    for (const call of llmCalls(workflow, edgeId, views)) {
+    // A generator's prompt is PuppyEngine's templates filled with its queries and docs.
+    const calls =
+      type === 'llm' ? llmCalls(workflow, edgeId, views) : generatorCalls(workflow, edgeId, views);
+    for (const call of calls) {
       // The registry's chat model for role "graph": the edge's `model` is not mapped to the registry.
       const model = this.models.chat({ role: CHAT_ROLE });
       const messages = call.messages.map(toMessage);
@@ -74,7 +87,7 @@ export class PuppyEdges {
     return {
       blocks: writeToOutputs(workflow, edgeId, results),
       usage: sumUsages(usages),
-      summary: `llm ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
+      summary: `${type} ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
     };
   }
 }
