@@ -149,6 +149,26 @@ export {
   runPuppyEdgeStep,
 } from './lib/puppy/edge-step';
 export { IFELSE_CONDITIONS, combineConditions, evaluateCondition, evaluateIfElse } from './lib/puppy/ifelse';
+export {
+  type PuppyGeneratorCall,
+  fieldContents,
+  formatTemplate,
+  generatorCalls,
+  numberedItems,
+  pyJsonDumpsIndented,
+} from './lib/puppy/generator';
+export {
+  LOAD_BLOCK_TYPES,
+  type LoadBlockType,
+  type LoadFileRef,
+  type LoadPlan,
+  decideFileType,
+  fileRefs,
+  loadPlan,
+  loadedBlocks,
+  loadedContent,
+} from './lib/puppy/load';
+export { PUPPY_SYSTEM_PROMPTS, PUPPY_USER_PROMPTS } from './lib/puppy/prompt-templates';
 export { loopedCombinations } from './lib/puppy/looped';
 export { nestedGet, runModify } from './lib/puppy/modify';
 export { normalizeBlockContent, replacePlaceholders } from './lib/puppy/placeholders';

@@ -22,6 +22,7 @@ import { PuppyEdges } from './graph/puppy/puppy-edges';
 import { PuppyResearch } from './graph/puppy/puppy-research';
 import { PuppySearch } from './graph/puppy/puppy-search';
 import { PuppyWeb } from './graph/puppy/puppy-web';
+import { PuppyLoad } from './graph/puppy/puppy-load';
 import { PuppyWorkflowRunner } from './graph/puppy/puppy-workflow.runner';
 import { GRAPH_PROVIDERS } from './graph/graph-providers';
 import { IntakeController } from './intake.controller';
@@ -83,6 +84,7 @@ import { UserProfileLoader } from './user-profile.loader';
     PuppySearch,
     PuppyWeb,
     PuppyResearch,
+    PuppyLoad,
     PuppyWorkflowRunner,
     ...GRAPH_PROVIDERS,
     { provide: PlannerConfig, useFactory: () => new PlannerConfig() },

@@ -1,4 +1,6 @@
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from '../graph.exception';
+import { generateNodeEdge } from './generator';
+import { loadNodeEdge } from './load';
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -273,6 +275,24 @@ export function editorToEngine(raw: unknown): Json {
           data: { content: `{{${first}}}`, modify_type: type, extra_configs: {}, inputs, outputs },
         };
         break;
+      case 'generate':
+        edges[id] = generateNodeEdge(data, inputs, outputs);
+        break;
+      case 'load': {
+        const source = Object.keys(inputs)[0];
+        if (source === undefined) {
+          problems.push({
+            code: GraphErrorCode.MissingParam,
+            edge: id,
+            field: 'inputs',
+            message: 'a load node needs a source block (PuppyFlow refuses it too)',
+          });
+          break;
+        }
+        const sourceData = byId.get(source)?.['data'];
+        edges[id] = loadNodeEdge(source, isRecord(sourceData) ? sourceData : {}, inputs, outputs);
+        break;
+      }
       default:
         problems.push({
           code: GraphErrorCode.UnknownComponent,

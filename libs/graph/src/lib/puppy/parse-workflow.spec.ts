@@ -315,9 +315,9 @@ describe(editorToEngine.name, () => {
   });
 
   it('refuses a node type it does not convert, naming the node', () => {
-    const w = { blocks: [{ id: 'x', type: 'searchGoogle', data: {} }], edges: [] };
+    const w = { blocks: [{ id: 'x', type: 'teleport', data: {} }], edges: [] };
     expect(() => editorToEngine(w)).toThrow(
-      'edge x, field type: the editor node type "searchGoogle" is not converted',
+      'edge x, field type: the editor node type "teleport" is not converted',
     );
   });
 });

@@ -1,7 +1,9 @@
 import { type z } from 'zod';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from '../graph.exception';
 import { editorToEngine, isEditorWorkflow } from './editor';
+import { generatorProblems } from './generator';
 import { IfElseParamsSchema, operationProblem } from './ifelse';
+import { loadProblems } from './load';
 import { CONVERT2STRUCTURED_MODES, EDIT_STRUCTURED_OPERATIONS, MODIFY_TYPES } from './modify';
 import { placeholderLabels } from './placeholders';
 import { MAX_RESEARCH_ITERATIONS, WEB_TOP_K_MAX } from './research';
@@ -266,6 +268,12 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
       });
       break;
     }
+    case 'generator':
+      problems.push(...generatorProblems(id, edge));
+      break;
+    case 'load':
+      problems.push(...loadProblems(workflow, id, edge));
+      break;
     default:
       break;
   }

@@ -54,4 +54,12 @@ export const PUPPY_EDGE_TYPES = [
   'deep_research',
 ] as const;
 /** The edge types this runtime runs; the others are refused when the workflow is saved. */
-export const RUNNABLE_PUPPY_EDGE_TYPES = new Set(['llm', 'ifelse', 'modify', 'search', 'deep_research']);
+export const RUNNABLE_PUPPY_EDGE_TYPES = new Set([
+  'llm',
+  'ifelse',
+  'modify',
+  'search',
+  'deep_research',
+  'generator',
+  'load',
+]);

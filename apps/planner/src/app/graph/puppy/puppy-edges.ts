@@ -8,6 +8,7 @@ import {
   type PuppyMessage,
   type PuppyWorkflow,
   edgeModelName,
+  generatorCalls,
   llmCalls,
   perplexityModel,
   pureEdgeEffect,
@@ -17,6 +18,7 @@ import {
 import { ChatModels, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
 import { PUPPY_CHAT_ROLE, chatText } from './puppy-chat';
+import { PuppyLoad } from './puppy-load';
 import { PuppyResearch } from './puppy-research';
 import { PuppySearch } from './puppy-search';
 import { PuppyWeb } from './puppy-web';
@@ -31,7 +33,10 @@ const toMessage = (m: PuppyMessage): BaseMessage =>
       ? new AIMessage(m.content)
       : new HumanMessage(m.content);
 
-/** Runs one PuppyEngine edge on the blocks it reads; the LLM calls go through the registry, searches the tenant's index. */
+/**
+ * Runs one PuppyEngine edge on the blocks it reads: the llm and generator edges' model calls go
+ * through the registry, searches the tenant's index, loads the tenant's files.
+ */
 @Injectable()
 export class PuppyEdges {
   constructor(
@@ -39,6 +44,7 @@ export class PuppyEdges {
     @Inject(PuppySearch) private readonly search: PuppySearch,
     @Inject(PuppyWeb) private readonly web: PuppyWeb,
     @Inject(PuppyResearch) private readonly research: PuppyResearch,
+    @Inject(PuppyLoad) private readonly load: PuppyLoad,
   ) {}
 
   async run(
@@ -59,7 +65,10 @@ export class PuppyEdges {
     if (edge.type === 'deep_research') {
       return this.research.run(workflow, edgeId, views, ctx);
     }
-    if (edge.type !== 'llm') {
+    if (edge.type === 'load') {
+      return this.load.run(workflow, edgeId, views, ctx.tenantId);
+    }
+    if (edge.type !== 'llm' && edge.type !== 'generator') {
       return pureEdgeEffect(workflow, edgeId, views);
     }
     // The edge's own model when the registry has it, else the agent's model for role "graph".
@@ -68,7 +77,10 @@ export class PuppyEdges {
     const usages: Usage[] = [];
     // One call per looped combination, one after the other in product order, so the calls and
     // the result list keep the same order (upstream runs them in a thread pool).
-    for (const call of llmCalls(workflow, edgeId, views)) {
+    // A generator's prompt is PuppyEngine's templates filled with its queries and docs.
+    const calls =
+      edge.type === 'llm' ? llmCalls(workflow, edgeId, views) : generatorCalls(workflow, edgeId, views);
+    for (const call of calls) {
       const model = this.models.chat({ role: PUPPY_CHAT_ROLE, ...(named ? { model: named } : {}) });
       const messages = call.messages.map(toMessage);
       if (call.structured) {
@@ -88,7 +100,7 @@ export class PuppyEdges {
     return {
       blocks: writeToOutputs(workflow, edgeId, results),
       usage: sumUsages(usages),
-      summary: `llm ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
+      summary: `${edge.type} ${edgeId}: ${results.length} call${results.length === 1 ? '' : 's'}`,
     };
   }
 
