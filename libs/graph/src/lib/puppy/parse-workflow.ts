@@ -2,7 +2,7 @@ import { type z } from 'zod';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from '../graph.exception';
 import { editorToEngine, isEditorWorkflow } from './editor';
 import { IfElseParamsSchema, operationProblem } from './ifelse';
-import { CONVERT2STRUCTURED_MODES, EDIT_STRUCTURED_OPERATIONS, MODIFY_TYPES } from './modify';
+import { modifyProblems } from './modify-problems';
 import { placeholderLabels } from './placeholders';
 import { RESERVED_EDGE_IDS } from './scheduler';
 import {
@@ -83,39 +83,9 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
         add('data.messages', 'an llm edge needs its messages');
       }
       break;
-    case 'modify': {
-      const type = d['modify_type'];
-      if (!MODIFY_TYPES.includes(type as (typeof MODIFY_TYPES)[number])) {
-        add('data.modify_type', `unknown modify_type "${String(type)}" (one of ${MODIFY_TYPES.join(', ')})`);
-      }
-      if (d['content'] === undefined) {
-        add('data.content', 'a modify edge needs its content');
-      }
-      const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
-      if (type === 'edit_structured') {
-        const ops = Array.isArray(extra['operations']) ? extra['operations'] : [];
-        ops.forEach((op, i) => {
-          const t = isRecord(op) ? op['type'] : undefined;
-          if (!EDIT_STRUCTURED_OPERATIONS.has(String(t))) {
-            add(
-              `data.extra_configs.operations.${i}.type`,
-              `the edit_structured operation "${String(t)}" is not supported by this runtime (only get)`,
-            );
-          }
-        });
-      }
-      if (
-        type === 'convert2structured' &&
-        extra['conversion_mode'] !== undefined &&
-        !CONVERT2STRUCTURED_MODES.has(String(extra['conversion_mode']))
-      ) {
-        add(
-          'data.extra_configs.conversion_mode',
-          `unknown conversion_mode "${String(extra['conversion_mode'])}"`,
-        );
-      }
+    case 'modify':
+      problems.push(...modifyProblems(id, d));
       break;
-    }
     case 'ifelse': {
       const cases = isRecord(d['cases']) ? d['cases'] : undefined;
       if (!cases || Object.keys(cases).length === 0) {
