@@ -1,5 +1,6 @@
 import { GraphErrorCode, GraphException } from '../graph.exception';
 import { pyJsonDumps, pyStr } from '../py-value';
+import { runChunk } from './chunk';
 import { IfElseParamsSchema, evaluateIfElse } from './ifelse';
 import { type EdgeInputValue, isLoop, loopedCombinations } from './looped';
 import { type ModifyType, runModify } from './modify';
@@ -113,7 +114,7 @@ function withOperationValues(extra: Json, values: LabelledValue[]): Json {
   return { ...extra, operations };
 }
 
-/** Runs an edge that needs no model or store (ifelse, modify): the blocks it writes. */
+/** Runs an edge that needs no model or store (ifelse, modify, chunk): the blocks it writes. */
 export function runPureEdge(
   workflow: PuppyWorkflow,
   edgeId: string,
@@ -140,6 +141,18 @@ export function runPureEdge(
         return runModify(type, content, withOperationValues(extra, values));
       });
       return writeToOutputs(workflow, edgeId, results);
+    }
+    case 'chunk': {
+      // ChunkConfigParser: the edge's (one) input block is the document; a looped block's items
+      // are chunked one by one (as str()), and a looped block — even one holding a text — makes
+      // the result a list, one chunk list per item.
+      const [input] = edgeInputValues(workflow, edgeId, views);
+      const docs = loopedCombinations([input]).map((combo) => combo[input.blockId]);
+      const results = docs.map((doc) =>
+        runChunk(String(d['chunking_mode']), d['sub_chunking_mode'], doc, extra),
+      );
+      const value = input.looped ? results : results[0];
+      return Object.fromEntries(Object.keys(edge.data.outputs).map((id) => [id, value]));
     }
     default:
       throw new GraphException(

@@ -49,7 +49,7 @@ describe(validateWorkflow.name, () => {
     ],
     [
       'an edge type not run here',
-      (w: ReturnType<typeof base>) => ((w.edges['llm-1'] as { type: string }).type = 'chunk'),
+      (w: ReturnType<typeof base>) => ((w.edges['llm-1'] as { type: string }).type = 'load'),
       'llm-1',
       'type',
       'not supported',

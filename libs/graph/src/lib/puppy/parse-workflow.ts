@@ -2,6 +2,7 @@ import { type z } from 'zod';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from '../graph.exception';
 import { editorToEngine, isEditorWorkflow } from './editor';
 import { IfElseParamsSchema, operationProblem } from './ifelse';
+import { chunkProblems } from './chunk-problems';
 import { modifyProblems } from './modify-problems';
 import { placeholderLabels } from './placeholders';
 import { RESERVED_EDGE_IDS } from './scheduler';
@@ -85,6 +86,9 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
       break;
     case 'modify':
       problems.push(...modifyProblems(id, d));
+      break;
+    case 'chunk':
+      problems.push(...chunkProblems(id, d, inputs));
       break;
     case 'ifelse': {
       const cases = isRecord(d['cases']) ? d['cases'] : undefined;

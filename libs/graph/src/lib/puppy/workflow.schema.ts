@@ -54,4 +54,4 @@ export const PUPPY_EDGE_TYPES = [
   'deep_research',
 ] as const;
 /** The edge types this runtime runs; the others are refused when the workflow is saved. */
-export const RUNNABLE_PUPPY_EDGE_TYPES = new Set(['llm', 'ifelse', 'modify', 'search']);
+export const RUNNABLE_PUPPY_EDGE_TYPES = new Set(['llm', 'ifelse', 'modify', 'chunk', 'search']);
