@@ -374,7 +374,9 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     expect(r.run.status).toBe('failed');
     expect(r.run.error).toEqual({
       code: 'component_failed',
-      message: expect.stringContaining("edge bad: Cannot index into string with key 'k'"),
+      message: expect.stringContaining(
+        "edge bad: Error executing structured operation `get`: Cannot index into str with key 'k'",
+      ),
     });
     // The batch ran whole, the failed edge's reader never ran, and graph.end failed the run.
     expect(r.path).toEqual(['good']);

@@ -30,7 +30,8 @@ export const INLINE_COMPONENTS = [
   'IterationItem',
 ] as const;
 export type InlineComponentName = (typeof INLINE_COMPONENTS)[number];
-export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify'];
+/** PuppyEngine edges the orchestrator runs itself: deterministic, bounded, no model and no I/O. */
+export const INLINE_PUPPY_EDGES: readonly string[] = ['ifelse', 'modify', 'chunk'];
 
 /**
  * RAGFlow's web tools that run here, as canvas components and as Agent tools, declared once:

@@ -216,3 +216,13 @@ export function pyCompare(a: unknown, b: unknown): number {
   }
   throw new Error(`'<' not supported between instances of '${pyTypeName(a)}' and '${pyTypeName(b)}'`);
 }
+
+// The characters Python's str.isspace() accepts (JavaScript's trim() differs: \x1c-\x1f, \x85, \ufeff).
+const PY_SPACE =
+  '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, 'g');
+
+/** Python `s.strip()`: leading and trailing whitespace as Python counts it. */
+export function pyStrip(s: string): string {
+  return s.replace(PY_STRIP, '');
+}

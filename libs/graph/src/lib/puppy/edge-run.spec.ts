@@ -122,6 +122,41 @@ describe(runPureEdge.name, () => {
     ).toEqual({ '6': 'goodbye ' });
   });
 
+  it('fills edit_structured value params per combination: whole → the value, spliced → escaped', () => {
+    const w = wf({
+      blocks: {
+        doc: { label: 'doc', type: 'structured', data: { content: null } },
+        name: { label: 'name', type: 'structured', looped: true, data: { content: null } },
+        out: { label: 'out', type: 'structured', data: {} },
+      },
+      edges: {
+        e: {
+          type: 'modify',
+          data: {
+            modify_type: 'edit_structured',
+            content: '{{doc}}',
+            extra_configs: {
+              operations: [
+                { type: 'set_value', params: { path: ['who'], value: '{{name}}' } },
+                { type: 'append', params: { path: ['log'], value: 'said "{{name}}"' } },
+              ],
+            },
+            inputs: { doc: 'doc', name: 'name' },
+            outputs: { out: 'out' },
+          },
+        },
+      },
+    });
+    const doc = { log: [] };
+    expect(runPureEdge(w, 'e', views(w, { doc, name: ['Ann', { n: 1 }] }))).toEqual({
+      out: [
+        { log: ['said "Ann"'], who: 'Ann' },
+        { log: [`said "{\\'n\\': 1}"`], who: { n: 1 } },
+      ],
+    });
+    expect(doc).toEqual({ log: [] });
+  });
+
   it('writes a looped ifelse’s list of per-combination results to every output, as PuppyEngine does', () => {
     const w = wf({
       blocks: {

@@ -1,5 +1,6 @@
 import { GraphErrorCode, GraphException } from '../graph.exception';
 import { pyJsonDumps, pyStr } from '../py-value';
+import { runChunk } from './chunk';
 import { IfElseParamsSchema, evaluateIfElse } from './ifelse';
 import { type EdgeInputValue, isLoop, loopedCombinations } from './looped';
 import { type ModifyType, runModify } from './modify';
@@ -88,7 +89,32 @@ export function writeToOutputs(
   return Object.fromEntries(Object.keys(workflow.edges[edgeId].data.outputs).map((id) => [id, value]));
 }
 
-/** Runs an edge that needs no model or store (ifelse, modify): the blocks it writes. */
+/**
+ * edit_structured's `value*` params with their placeholders filled for one combination (a whole
+ * placeholder gives the block's value, a spliced one is escaped). Upstream fills them in the one
+ * extra_configs object all the combinations of a loop share, so every combination gets the first
+ * one's values; here each gets its own.
+ */
+function withOperationValues(extra: Json, values: LabelledValue[]): Json {
+  if (!Array.isArray(extra['operations'])) {
+    return extra;
+  }
+  const operations = extra['operations'].map((op: unknown) => {
+    if (!isRecord(op) || !isRecord(op['params'])) {
+      return op;
+    }
+    const params = Object.fromEntries(
+      Object.entries(op['params']).map(([k, v]) => [
+        k,
+        k.startsWith('value') && typeof v === 'string' ? replacePlaceholders(v, values, false, true) : v,
+      ]),
+    );
+    return { ...op, params };
+  });
+  return { ...extra, operations };
+}
+
+/** Runs an edge that needs no model or store (ifelse, modify, chunk): the blocks it writes. */
 export function runPureEdge(
   workflow: PuppyWorkflow,
   edgeId: string,
@@ -110,14 +136,23 @@ export function runPureEdge(
       const combos = loopedCombinations(edgeInputValues(workflow, edgeId, views), true);
       const type = d['modify_type'] as ModifyType;
       const results = combos.map((combo) => {
-        const content = replacePlaceholders(
-          String(d['content'] ?? ''),
-          labelled(workflow, edgeId, combo),
-          type === 'edit_text',
-        );
-        return runModify(type, content, extra);
+        const values = labelled(workflow, edgeId, combo);
+        const content = replacePlaceholders(String(d['content'] ?? ''), values, type === 'edit_text');
+        return runModify(type, content, withOperationValues(extra, values));
       });
       return writeToOutputs(workflow, edgeId, results);
+    }
+    case 'chunk': {
+      // ChunkConfigParser: the edge's (one) input block is the document; a looped block's items
+      // are chunked one by one (as str()), and a looped block — even one holding a text — makes
+      // the result a list, one chunk list per item.
+      const [input] = edgeInputValues(workflow, edgeId, views);
+      const docs = loopedCombinations([input]).map((combo) => combo[input.blockId]);
+      const results = docs.map((doc) =>
+        runChunk(String(d['chunking_mode']), d['sub_chunking_mode'], doc, extra),
+      );
+      const value = input.looped ? results : results[0];
+      return Object.fromEntries(Object.keys(edge.data.outputs).map((id) => [id, value]));
     }
     default:
       throw new GraphException(

@@ -54,6 +54,164 @@ function pathOf(config: unknown): unknown[] {
   });
 }
 
+/** buildEditStructuredNodeJson: the node's one operation ("replace" is set_value). */
+function editStructuredOperation(data: Json): Json {
+  const mode = typeof data['type'] === 'string' && data['type'] ? data['type'] : 'get';
+  const params =
+    mode === 'get_keys' || mode === 'get_values'
+      ? { max_depth: 100 }
+      : {
+          path: pathOf(data['getConfigData']),
+          ...(mode === 'get' ? { default: 'Get Failed, value not exist' } : {}),
+          ...(mode === 'replace' && data['paramv'] !== undefined ? { value: data['paramv'] } : {}),
+        };
+  return { type: mode === 'replace' ? 'set_value' : mode, params };
+}
+
+/** buildConvert2StructuredNodeJson: the editor's execMode → conversion_mode and its setting. */
+function convert2structuredConfigs(data: Json): Json {
+  const extra = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+  const modes: Record<string, string> = {
+    JSON: 'parse_as_json',
+    'wrap into list': 'parse_as_list',
+    'wrap into dict': 'wrap_into_dict',
+    'split by length': 'split_by_length',
+    'split by character': 'split_by_character',
+  };
+  const mode = modes[String(data['execMode'])] ?? 'parse_as_json';
+  const out: Json = { conversion_mode: mode, action_type: data['execMode'] === 'JSON' ? 'json' : 'default' };
+  if (mode === 'split_by_character' && typeof extra['list_separator'] === 'string') {
+    // The editor keeps the separators as JSON text; PuppyFlow falls back to its own list when it is not.
+    out['list_separator'] = parseOr(extra['list_separator'], [',', ';', '.', '\n']);
+  }
+  if (mode === 'split_by_length' && extra['length_separator']) {
+    out['length_separator'] = extra['length_separator'];
+  }
+  if (mode === 'wrap_into_dict' && extra['dict_key']) {
+    out['dict_key'] = extra['dict_key'];
+  }
+  return out;
+}
+
+/** buildEditTextNodeJson: the node's text (with its {{placeholders}}) and retMode/configNum as a slice. */
+function editTextData(data: Json): Json {
+  const content = data['content'];
+  const text = typeof content === 'string' ? content : content ? JSON.stringify(content) : '';
+  const extra = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+  const mode = typeof extra['retMode'] === 'string' ? extra['retMode'] : 'return all';
+  const n = typeof extra['configNum'] === 'number' ? extra['configNum'] : 100;
+  const slices: Record<string, [number, number]> = {
+    'return all': [0, -1],
+    'return first n': [0, n],
+    'return last n': [-n, -1],
+    'exclude first n': [n, -1],
+    'exclude last n': [0, -n],
+  };
+  return {
+    modify_type: 'edit_text',
+    extra_configs: { slice: slices[mode] ?? [0, -1], sort_type: '/' },
+    content: text,
+  };
+}
+
+/** buildChunkingByCharacterNodeJson: the node's delimiters, else its content's JSON list, else , ; and newline. */
+function characterDelimiters(data: Json): unknown[] {
+  if (Array.isArray(data['delimiters'])) {
+    return data['delimiters'];
+  }
+  const content = data['content'];
+  const parsed = typeof content === 'string' && content ? parseOr(content, undefined) : content;
+  return Array.isArray(parsed) ? parsed : [',', ';', '\n'];
+}
+
+/** buildChunkingByLengthNodeJson: size (or PuppyFlow's "tokenizer") with 200/20/false as defaults. */
+function lengthChunkData(data: Json): Json {
+  const extra = isRecord(data['extra_configs']) ? data['extra_configs'] : {};
+  const sub = data['sub_chunking_mode'] === 'tokenizer' ? 'tokenizer' : 'size';
+  return {
+    chunking_mode: 'length',
+    sub_chunking_mode: sub,
+    extra_configs: {
+      chunk_size: typeof extra['chunk_size'] === 'number' ? extra['chunk_size'] : 200,
+      overlap: typeof extra['overlap'] === 'number' ? extra['overlap'] : 20,
+      handle_half_word: typeof extra['handle_half_word'] === 'boolean' ? extra['handle_half_word'] : false,
+    },
+  };
+}
+
+/** The editor's condition names → PuppyEngine's (buildIfElseNodeJson's conditionMap). */
+const IFELSE_CONDITION_NAMES: Record<string, string> = {
+  contains: 'contain',
+  "doesn't contain": 'not_contain',
+  'is greater than [N] characters': 'greater_than_n_chars',
+  'is less than [N] characters': 'less_than_n_chars',
+  'is empty': 'is_empty',
+  'is not empty': 'is_not_empty',
+  'is True': 'is',
+  'is False': 'is_not',
+  'is list': 'is_list',
+  'is dict': 'is_dict',
+  'is greater than [N]': 'greater_than_n',
+  'is less than [N]': 'less_than_n',
+};
+const NUMERIC_CONDITIONS = new Set([
+  'greater_than_n_chars',
+  'less_than_n_chars',
+  'greater_than_n',
+  'less_than_n',
+]);
+
+/**
+ * buildIfElseNodeJson: `case<i>` per editor case with a conditions list (its position kept); each
+ * condition's last operation "/", numeric parameters parsed as integers (0 when not a number);
+ * thens from the actions' outputs (from the action's block, else the first input), else first
+ * input → first output.
+ */
+function ifElseCases(data: Json, firstInput: string, firstOutput: string): Json {
+  const cases = Array.isArray(data['cases']) ? data['cases'] : [];
+  const out: Json = {};
+  cases.forEach((c: unknown, index: number) => {
+    const item = isRecord(c) ? c : {};
+    if (!Array.isArray(item['conditions'])) {
+      return;
+    }
+    const list = item['conditions'] as unknown[];
+    const conditions = list.map((raw, i) => {
+      const cond = isRecord(raw) ? raw : {};
+      const name = IFELSE_CONDITION_NAMES[String(cond['condition'])] ?? cond['condition'];
+      let value: unknown = cond['cond_v'] || '';
+      if (NUMERIC_CONDITIONS.has(String(name))) {
+        const n = parseInt(String(cond['cond_v'] || '0'), 10);
+        value = Number.isNaN(n) ? 0 : n;
+      }
+      return {
+        block: cond['id'],
+        condition: name,
+        parameters: { value },
+        operation: i === list.length - 1 ? '/' : String(cond['operation'] ?? '').toLowerCase(),
+      };
+    });
+    const thens: Json[] = [];
+    for (const action of Array.isArray(item['actions']) ? item['actions'] : []) {
+      const a = isRecord(action) ? action : {};
+      const from = a['from_id'] || firstInput;
+      const targets = Array.isArray(a['outputs']) && a['outputs'].length ? a['outputs'] : [firstOutput];
+      thens.push(...targets.map((to: unknown) => ({ from, to })));
+    }
+    if (!thens.length) {
+      thens.push({ from: firstInput, to: firstOutput });
+    }
+    out[`case${index + 1}`] = { conditions, thens };
+  });
+  if (!Object.keys(out).length && cases.length) {
+    out['case1'] = {
+      conditions: [{ block: firstInput, condition: 'contain', parameters: { value: '' }, operation: '/' }],
+      thens: [{ from: firstInput, to: firstOutput }],
+    };
+  }
+  return out;
+}
+
 const PERPLEXITY_EDITOR_MODELS = new Set(['sonar', 'sonar-pro', 'sonar-reasoning-pro']);
 
 /** The query block of a search node: its first input (PuppyFlow's `sourceNodes[0]`). */
@@ -151,6 +309,10 @@ export function editorToEngine(raw: unknown): Json {
       targets.map((c) => [String(c['target']), labelOf(String(c['target']))]),
     );
     const first = Object.values(inputs)[0] ?? Object.keys(inputs)[0] ?? '';
+    const modifyEdge = (modifyType: string, label: string, extra: Json): Json => ({
+      type: 'modify',
+      data: { content: `{{${label}}}`, modify_type: modifyType, extra_configs: extra, inputs, outputs },
+    });
     switch (type) {
       case 'llmnew': {
         const content = typeof data['content'] === 'string' ? parseOr(data['content'], []) : data['content'];
@@ -196,30 +358,31 @@ export function editorToEngine(raw: unknown): Json {
         };
         break;
       }
-      case 'editStructured': {
-        const mode = typeof data['type'] === 'string' ? data['type'] : 'get';
+      case 'editStructured':
+        edges[id] = modifyEdge('edit_structured', first, { operations: [editStructuredOperation(data)] });
+        break;
+      case 'convert2structured':
+        edges[id] = modifyEdge('convert2structured', first, convert2structuredConfigs(data));
+        break;
+      case 'editText':
+        edges[id] = { type: 'modify', data: { ...editTextData(data), inputs, outputs } };
+        break;
+      case 'chunkingAuto':
+        // PuppyFlow sends model/chunk_size/overlap/handle_half_word as undefined: JSON drops them.
+        edges[id] = { type: 'chunk', data: { chunking_mode: 'auto', extra_configs: {}, inputs, outputs } };
+        break;
+      case 'chunkingByCharacter':
         edges[id] = {
-          type: 'modify',
+          type: 'chunk',
           data: {
-            content: `{{${first}}}`,
-            modify_type: 'edit_structured',
-            extra_configs: {
-              operations: [
-                {
-                  type: mode === 'replace' ? 'set_value' : mode,
-                  params: {
-                    path: pathOf(data['getConfigData']),
-                    ...(mode === 'get' ? { default: 'Get Failed, value not exist' } : {}),
-                  },
-                },
-              ],
-            },
+            chunking_mode: 'character',
+            sub_chunking_mode: 'character',
+            extra_configs: { delimiters: characterDelimiters(data) },
             inputs,
             outputs,
           },
         };
         break;
-      }
       case 'searchGoogle':
         edges[id] = {
           type: 'search',
@@ -268,6 +431,19 @@ export function editorToEngine(raw: unknown): Json {
         };
         break;
       }
+      case 'chunkingByLength':
+        edges[id] = { type: 'chunk', data: { ...lengthChunkData(data), inputs, outputs } };
+        break;
+      case 'ifelse':
+        edges[id] = {
+          type: 'ifelse',
+          data: {
+            cases: ifElseCases(data, Object.keys(inputs)[0] ?? '', Object.keys(outputs)[0] ?? ''),
+            inputs,
+            outputs,
+          },
+        };
+        break;
       case 'copy':
       case 'convert2text':
         edges[id] = {

@@ -63,10 +63,16 @@ describe(runModify.name, () => {
     expect(runModify(type, content, extra as Record<string, unknown>)).toEqual(expected);
   });
 
-  it('refuses an edit_structured operation it does not run', () => {
-    expect(() => runModify('edit_structured', {}, { operations: [{ type: 'sort', params: {} }] })).toThrow(
-      'Unsupported operation type: sort',
+  it('fails naming an operation it does not know', () => {
+    expect(() => runModify('edit_structured', {}, { operations: [{ type: 'shuffle', params: {} }] })).toThrow(
+      'Unsupported operation type: shuffle',
     );
+  });
+
+  it('does not change the content it was given (upstream edits the block in place)', () => {
+    const content = { a: [2, 1] };
+    runModify('edit_structured', content, { operations: [{ type: 'sort', params: { path: ['a'] } }] });
+    expect(content).toEqual({ a: [2, 1] });
   });
 });
 
@@ -82,6 +88,6 @@ describe(nestedGet.name, () => {
   });
 
   it('cannot index into a text', () => {
-    expect(() => nestedGet('text', ['a'])).toThrow("Cannot index into string with key 'a'");
+    expect(() => nestedGet('text', ['a'])).toThrow("Cannot index into str with key 'a'");
   });
 });

@@ -1,5 +1,9 @@
 import { GraphErrorCode, GraphException } from '../graph.exception';
-import { pyJsonDumps, pyStr } from '../py-value';
+import { pyLiteralEval } from '../py-literal';
+import { pyJsonDumps, pyStr, pyStrip } from '../py-value';
+import { editStructured } from './edit-structured';
+
+export { EDIT_STRUCTURED_OPERATIONS, nestedGet } from './edit-structured';
 
 /** PuppyEngine's modify sub-types (`ModifierFactory._strategies`). */
 export const MODIFY_TYPES = [
@@ -10,8 +14,6 @@ export const MODIFY_TYPES = [
   'edit_structured',
 ] as const;
 export type ModifyType = (typeof MODIFY_TYPES)[number];
-/** The edit_structured operations this runtime runs; the others are refused when saved. */
-export const EDIT_STRUCTURED_OPERATIONS = new Set(['get']);
 /** The convert2structured modes this runtime runs. */
 export const CONVERT2STRUCTURED_MODES = new Set([
   'wrap_into_dict',
@@ -29,41 +31,158 @@ const fail = (message: string): never => {
 const jsonDumpsAscii = (v: unknown): string =>
   pyJsonDumps(v).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** edit_structured `get` (`_nested_get`): the value at `path`, else `fallback`; `["*"]` is all of it. */
-export function nestedGet(content: unknown, path: readonly unknown[], fallback: unknown = null): unknown {
-  if (path.length === 1 && path[0] === '*') {
-    return content;
-  }
-  let current = content;
-  for (const key of path) {
-    if (Array.isArray(current)) {
-      const i = typeof key === 'number' ? key : /^-?\d+$/.test(String(key)) ? Number(key) : NaN;
-      if (!Number.isInteger(i) || i >= current.length || i < -current.length) {
-        return fallback;
-      }
-      current = current[i < 0 ? current.length + i : i];
-    } else if (current !== null && typeof current === 'object') {
-      // A Python dict's keys are typed: the path's 0 does not find the key "0".
-      if (typeof key !== 'string' || !Object.hasOwn(current, key)) {
-        return fallback;
-      }
-      current = (current as Record<string, unknown>)[key];
-    } else {
-      return fail(
-        `Cannot index into ${current === null ? 'None' : typeof current} with key '${String(key)}'`,
-      );
-    }
-  }
-  return current;
+/** `re.split("|".join(map(re.escape, delimiters)), text)`: the pieces between any delimiter. */
+export function splitByDelimiters(text: string, delimiters: readonly string[]): string[] {
+  const escaped = delimiters.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return text.split(new RegExp(escaped.join('|')));
 }
 
-function splitByCharacters(text: string, delimiters: readonly string[]): string[] {
-  const escaped = delimiters.map((d) => d.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return text
-    .split(new RegExp(escaped.join('|')))
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+/** `_try_parse_python_literal`: `ast.literal_eval` giving a dict or list (a set is neither). */
+function pythonStructure(text: string): { value: unknown } | undefined {
+  try {
+    const value = pyLiteralEval(text);
+    const isSet = Array.isArray(value) && text.trimStart().startsWith('{');
+    return value !== null && typeof value === 'object' && !isSet ? { value } : undefined;
+  } catch {
+    return undefined;
+  }
 }
+
+/** `json.loads`, or undefined. */
+function jsonValue(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
+interface Segment {
+  start: number;
+  end: number;
+  value: unknown;
+}
+
+/**
+ * `_extract_json_segments`: each `{…}` / `[…]` whose brackets balance (counting only its own kind
+ * of bracket, quotes ignored, as upstream) and that parses as a Python literal or JSON. Scanning
+ * goes on after the closing bracket, parsed or not.
+ */
+function jsonSegments(text: string): Segment[] {
+  const segments: Segment[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const open = text[i];
+    if (open !== '{' && open !== '[') {
+      i++;
+      continue;
+    }
+    const close = open === '{' ? '}' : ']';
+    const start = i;
+    let level = 1;
+    i++;
+    while (i < text.length && level > 0) {
+      level += text[i] === open ? 1 : text[i] === close ? -1 : 0;
+      i++;
+    }
+    if (level === 0) {
+      const piece = text.slice(start, i);
+      const parsed = pythonStructure(piece) ?? jsonValue(piece);
+      if (parsed) {
+        segments.push({ start, end: i, value: parsed.value });
+      }
+    }
+  }
+  return segments;
+}
+
+/** The text around and between segments, each piece stripped, and the segments' values. */
+function interleave(
+  text: string,
+  segments: readonly Segment[],
+  onText: (s: string) => void,
+  onValue: (v: unknown) => void,
+): void {
+  let last = 0;
+  for (const seg of segments) {
+    const prefix = pyStrip(text.slice(last, seg.start));
+    if (seg.start > last && prefix) {
+      onText(prefix);
+    }
+    onValue(seg.value);
+    last = seg.end;
+  }
+  const suffix = pyStrip(text.slice(last));
+  if (last < text.length && suffix) {
+    onText(suffix);
+  }
+}
+
+/**
+ * `parse_json_from_string`: the whole text as a Python literal (dict/list), else as JSON (any
+ * value), else a dict of its pieces: `text_<n>` for the text between structures, `dict_<n>` /
+ * `list_<n>` for each structure found, `{text_1: text}` when none is.
+ */
+function parseAsJson(text: string): unknown {
+  const whole = pythonStructure(pyStrip(text)) ?? jsonValue(text);
+  if (whole) {
+    return whole.value;
+  }
+  const segments = jsonSegments(text);
+  if (!segments.length) {
+    return { text_1: pyStrip(text) };
+  }
+  const out: Record<string, unknown> = {};
+  const n = { text: 1, dict: 1, list: 1 };
+  interleave(
+    text,
+    segments,
+    (t) => {
+      out[`text_${n.text++}`] = t;
+    },
+    (v) => {
+      if (Array.isArray(v)) {
+        out[`list_${n.list++}`] = v;
+      } else {
+        out[`dict_${n.dict++}`] = v;
+      }
+    },
+  );
+  return out;
+}
+
+/**
+ * `_extract_mixed_content_to_list`: the whole text as a list (a Python literal dict or JSON scalar
+ * is wrapped; an empty list is falsy upstream and falls through), else the text's pieces in
+ * order — texts stripped, structures parsed — else `[text]`.
+ */
+function parseAsList(text: string): unknown[] {
+  const trimmed = pyStrip(text);
+  if (!trimmed) {
+    return [];
+  }
+  const whole = pythonStructure(trimmed) ?? jsonValue(trimmed);
+  const list = whole === undefined ? undefined : Array.isArray(whole.value) ? whole.value : [whole.value];
+  if (list?.length) {
+    return list;
+  }
+  const segments = jsonSegments(text);
+  if (!segments.length) {
+    return [trimmed];
+  }
+  const out: unknown[] = [];
+  interleave(
+    text,
+    segments,
+    (t) => out.push(t),
+    (v) => out.push(v),
+  );
+  return out;
+}
+
+/** The delimiters of `split_by_character`: a list, or a text read as its characters (as Python joins it). */
+const delimiterList = (v: unknown): string[] =>
+  typeof v === 'string' ? [...v] : Array.isArray(v) ? v.map(String) : [','];
 
 function convert2structured(content: unknown, extra: Record<string, unknown>): unknown {
   const mode = typeof extra['conversion_mode'] === 'string' ? extra['conversion_mode'] : 'wrap_into_dict';
@@ -72,21 +191,11 @@ function convert2structured(content: unknown, extra: Record<string, unknown>): u
   }
   switch (mode) {
     case 'wrap_into_dict':
-      return { [typeof extra['dict_key'] === 'string' ? extra['dict_key'] : 'value']: content };
+      return { [extra['dict_key'] === undefined ? 'value' : pyStr(extra['dict_key'])]: content };
     case 'parse_as_json':
-      try {
-        return JSON.parse(content) as unknown;
-      } catch {
-        return fail('the text is not JSON');
-      }
-    case 'parse_as_list': {
-      try {
-        const parsed = JSON.parse(content.trim()) as unknown;
-        return Array.isArray(parsed) ? parsed : [parsed];
-      } catch {
-        return [content.trim()];
-      }
-    }
+      return parseAsJson(content);
+    case 'parse_as_list':
+      return parseAsList(content);
     case 'split_by_length': {
       const size = extra['length_separator'] ?? 1000;
       if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0) {
@@ -100,37 +209,48 @@ function convert2structured(content: unknown, extra: Record<string, unknown>): u
       return out;
     }
     case 'split_by_character': {
-      const delimiters = Array.isArray(extra['list_separator']) ? extra['list_separator'].map(String) : [','];
-      return delimiters.length ? splitByCharacters(content, delimiters) : [content];
+      const delimiters = delimiterList(extra['list_separator']);
+      if (!delimiters.length) {
+        return [content];
+      }
+      return splitByDelimiters(content, delimiters)
+        .map(pyStrip)
+        .filter((s) => s !== '');
     }
     default:
       return fail(`Unsupported conversion mode: ${mode}`);
   }
 }
 
+const byCodePoint = (a: string, b: string) => a.codePointAt(0)! - b.codePointAt(0)!;
+
+/**
+ * `ModifyEditText`: `content[slice[0]:slice[1]]` (an end of -1 meaning "to the end", so the last
+ * character cannot be cut that way, as upstream), then its characters sorted for `sort_type`
+ * ascending/descending (anything else, like PuppyFlow's "/", leaves them).
+ */
 function editText(content: unknown, extra: Record<string, unknown>): unknown {
-  const text = typeof content === 'string' ? content : pyStr(content);
-  const chars = [...text];
+  const chars = [...(typeof content === 'string' ? content : pyStr(content))];
   const slice = Array.isArray(extra['slice']) ? extra['slice'] : [0, -1];
+  // A null bound is Python's None: from the start, to the end.
   const start = Number(slice[0] ?? 0);
-  const end = Number(slice[1] ?? -1);
-  // Python slicing: negative indices count from the end; -1 as the end means "to the end" here.
+  const end = slice[1] === null ? -1 : Number(slice[1] ?? -1);
+  // Python slicing: negative indices count from the end and out-of-range ones are clamped.
   const at = (i: number) => (i < 0 ? Math.max(chars.length + i, 0) : Math.min(i, chars.length));
-  let out = chars.slice(at(start), end === -1 ? chars.length : at(end));
+  const out = chars.slice(at(start), end === -1 ? chars.length : at(end));
   const sort = extra['sort_type'];
-  if (sort === 'ascending' || sort === 'descending') {
-    out = [...out].sort();
-    if (sort === 'descending') {
-      out.reverse();
-    }
+  if (sort === 'ascending') {
+    out.sort(byCodePoint);
+  } else if (sort === 'descending') {
+    out.sort((a, b) => byCodePoint(b, a));
   }
   return out.join('');
 }
 
 /**
- * Runs a modify edge on its (placeholder-rendered) content: `copy`, `convert2text` (json.dumps of
- * structures, str() of the rest), `convert2structured` (its conversion modes), `edit_text` (slice
- * and sort) and `edit_structured` (its `get` operations, in order).
+ * Runs a modify edge on its (placeholder-rendered) content, as `ModifierFactory`: `copy`,
+ * `convert2text` (json.dumps of structures, str() of the rest), `convert2structured` (its five
+ * conversion modes), `edit_text` (slice and sort) and `edit_structured` (its operations, in order).
  */
 export function runModify(type: ModifyType, content: unknown, extra: Record<string, unknown> = {}): unknown {
   switch (type) {
@@ -142,23 +262,7 @@ export function runModify(type: ModifyType, content: unknown, extra: Record<stri
       return convert2structured(content, extra);
     case 'edit_text':
       return editText(content, extra);
-    case 'edit_structured': {
-      let result = content;
-      const operations = Array.isArray(extra['operations'])
-        ? (extra['operations'] as Record<string, unknown>[])
-        : [];
-      for (const op of operations) {
-        const params = (op['params'] ?? {}) as Record<string, unknown>;
-        if (op['type'] !== 'get') {
-          return fail(`Unsupported operation type: ${String(op['type'])}`);
-        }
-        result = nestedGet(
-          result,
-          Array.isArray(params['path']) ? params['path'] : [],
-          params['default'] ?? null,
-        );
-      }
-      return result;
-    }
+    case 'edit_structured':
+      return editStructured(content, Array.isArray(extra['operations']) ? extra['operations'] : []);
   }
 }

@@ -48,13 +48,6 @@ describe(validateWorkflow.name, () => {
       'unknown edge type',
     ],
     [
-      'an edge type not run here',
-      (w: ReturnType<typeof base>) => ((w.edges['llm-1'] as { type: string }).type = 'chunk'),
-      'llm-1',
-      'type',
-      'not supported',
-    ],
-    [
       'an input naming a missing block',
       (w: ReturnType<typeof base>) =>
         ((w.edges['llm-1'] as { data: { inputs: object } }).data.inputs = { '1': 'a', '9': 'z' }),

@@ -4,13 +4,13 @@ import { editorToEngine, isEditorWorkflow } from './editor';
 import { generatorProblems } from './generator';
 import { IfElseParamsSchema, operationProblem } from './ifelse';
 import { loadProblems } from './load';
-import { CONVERT2STRUCTURED_MODES, EDIT_STRUCTURED_OPERATIONS, MODIFY_TYPES } from './modify';
+import { chunkProblems } from './chunk-problems';
+import { modifyProblems } from './modify-problems';
 import { placeholderLabels } from './placeholders';
 import { MAX_RESEARCH_ITERATIONS, WEB_TOP_K_MAX } from './research';
 import { RESERVED_EDGE_IDS } from './scheduler';
 import {
   PUPPY_EDGE_TYPES,
-  RUNNABLE_PUPPY_EDGE_TYPES,
   type PuppyEdge,
   type PuppyWorkflow,
   PuppyWorkflowSchema,
@@ -88,39 +88,12 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
         add('data.messages', 'an llm edge needs its messages');
       }
       break;
-    case 'modify': {
-      const type = d['modify_type'];
-      if (!MODIFY_TYPES.includes(type as (typeof MODIFY_TYPES)[number])) {
-        add('data.modify_type', `unknown modify_type "${String(type)}" (one of ${MODIFY_TYPES.join(', ')})`);
-      }
-      if (d['content'] === undefined) {
-        add('data.content', 'a modify edge needs its content');
-      }
-      const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
-      if (type === 'edit_structured') {
-        const ops = Array.isArray(extra['operations']) ? extra['operations'] : [];
-        ops.forEach((op, i) => {
-          const t = isRecord(op) ? op['type'] : undefined;
-          if (!EDIT_STRUCTURED_OPERATIONS.has(String(t))) {
-            add(
-              `data.extra_configs.operations.${i}.type`,
-              `the edit_structured operation "${String(t)}" is not supported by this runtime (only get)`,
-            );
-          }
-        });
-      }
-      if (
-        type === 'convert2structured' &&
-        extra['conversion_mode'] !== undefined &&
-        !CONVERT2STRUCTURED_MODES.has(String(extra['conversion_mode']))
-      ) {
-        add(
-          'data.extra_configs.conversion_mode',
-          `unknown conversion_mode "${String(extra['conversion_mode'])}"`,
-        );
-      }
+    case 'modify':
+      problems.push(...modifyProblems(id, d));
       break;
-    }
+    case 'chunk':
+      problems.push(...chunkProblems(id, d, inputs));
+      break;
     case 'ifelse': {
       const cases = isRecord(d['cases']) ? d['cases'] : undefined;
       if (!cases || Object.keys(cases).length === 0) {
@@ -349,14 +322,6 @@ export function workflowProblems(workflow: PuppyWorkflow): GraphProblem[] {
       add(
         'type',
         `unknown edge type "${edge.type}" (one of ${PUPPY_EDGE_TYPES.join(', ')})`,
-        GraphErrorCode.UnknownComponent,
-      );
-      continue;
-    }
-    if (!RUNNABLE_PUPPY_EDGE_TYPES.has(edge.type)) {
-      add(
-        'type',
-        `the edge type "${edge.type}" is not supported by this runtime`,
         GraphErrorCode.UnknownComponent,
       );
       continue;

@@ -18,15 +18,30 @@ export interface LabelledValue {
 }
 
 /**
+ * `_escape_markdown`: backslashes, newlines, tabs and quotes escaped, so a value spliced into an
+ * edit_structured `value` param reads as one literal line.
+ */
+function escapeInner(text: string): string {
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\n/g, '\\n')
+    .replace(/\t/g, '\\t')
+    .replace(/"/g, '\\"')
+    .replace(/'/g, "\\'");
+}
+
+/**
  * PuppyEngine's `replace_placeholders`: each `{{label}}` is the value of the first input block
  * with that label. A text that is one whole placeholder gives the raw typed value (unless
- * `keepText`, which `edit_text` asks for); otherwise values are spliced in as Python's `str()`.
+ * `keepText`, which `edit_text` asks for); otherwise values are spliced in as Python's `str()`
+ * (escaped with `escape`, as for edit_structured's `value` params).
  * An unknown label throws, naming it.
  */
 export function replacePlaceholders(
   text: string,
   inputs: readonly LabelledValue[],
   keepText = false,
+  escape = false,
 ): unknown {
   let out = text;
   for (const label of placeholderLabels(text)) {
@@ -38,7 +53,8 @@ export function replacePlaceholders(
     if (text === whole && !keepText) {
       return input.value;
     }
-    out = out.split(whole).join(pyStr(input.value ?? ''));
+    const spliced = pyStr(input.value ?? '');
+    out = out.split(whole).join(escape ? escapeInner(spliced) : spliced);
   }
   return out;
 }

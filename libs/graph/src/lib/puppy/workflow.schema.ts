@@ -42,7 +42,7 @@ export const PuppyWorkflowSchema = z
   .passthrough();
 export type PuppyWorkflow = z.infer<typeof PuppyWorkflowSchema>;
 
-/** Edge types PuppyEngine's factory knows (`ConfigParserFactory`). */
+/** Edge types PuppyEngine's factory knows (`ConfigParserFactory`): every one runs here. */
 export const PUPPY_EDGE_TYPES = [
   'load',
   'llm',
@@ -53,13 +53,3 @@ export const PUPPY_EDGE_TYPES = [
   'modify',
   'deep_research',
 ] as const;
-/** The edge types this runtime runs; the others are refused when the workflow is saved. */
-export const RUNNABLE_PUPPY_EDGE_TYPES = new Set([
-  'llm',
-  'ifelse',
-  'modify',
-  'search',
-  'deep_research',
-  'generator',
-  'load',
-]);
