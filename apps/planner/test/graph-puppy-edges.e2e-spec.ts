@@ -163,11 +163,14 @@ describe('PuppyEngine chunk edges', () => {
     expect(run.output['blocks']).toEqual({ out: [['a', 'b'], ['c']] });
   });
 
-  it('refuses on save a mode that needs a model, naming edge and field', async () => {
-    const res = await saveAgent('llm chunk', {
+  it('refuses on save a mode that would chunk nothing, naming edge and field', async () => {
+    const res = await saveAgent('rechunk', {
       blocks: { doc: text('doc', 'x'), out: structured('out') },
       edges: {
-        c: { type: 'chunk', data: { chunking_mode: 'llm', inputs: { doc: 'doc' }, outputs: { out: 'out' } } },
+        c: {
+          type: 'chunk',
+          data: { chunking_mode: 'rechunk', inputs: { doc: 'doc' }, outputs: { out: 'out' } },
+        },
       },
     });
     expect(res.status).toBe(400);
@@ -176,7 +179,7 @@ describe('PuppyEngine chunk edges', () => {
         field: 'dsl.edges.c.data.chunking_mode',
         edge: 'c',
         code: 'unsupported_component',
-        message: expect.stringContaining('the chunking mode "llm" is not run by this runtime') as unknown,
+        message: expect.stringContaining('the chunking mode "rechunk" is not run by this runtime') as unknown,
       }),
     );
   });

@@ -177,6 +177,49 @@ describe('PuppyEngine edges beyond the workflow', () => {
     expect(keys).toHaveLength(2);
   });
 
+  it("chunk, llm mode: PuppyEngine's prompt asks the edge's model for {chunks}, natively", async () => {
+    await putScript(stack, {
+      strict: true,
+      rules: [
+        {
+          name: 'chunker',
+          when: {
+            system_includes: 'You are an expert document chunker',
+            user_includes: 'The original document: Cats purr. Dogs bark.',
+          },
+          reply: { content: '{"chunks": ["Cats purr.", "Dogs bark."]}' },
+        },
+      ],
+    });
+    const chunk = {
+      blocks: {
+        doc: { label: 'Doc', type: 'text', data: { content: '' } },
+        out: { label: 'Chunks', type: 'structured', data: { content: '' } },
+      },
+      edges: {
+        c: {
+          type: 'chunk',
+          data: {
+            chunking_mode: 'llm',
+            sub_chunking_mode: 'llm',
+            extra_configs: { model: { 'gpt-5-mini': {} } },
+            inputs: { doc: 'Doc' },
+            outputs: { out: 'Chunks' },
+          },
+        },
+      },
+    };
+    await clearRequests();
+    const r = await run(await createAgent('llm-chunk', chunk), 'Cats purr. Dogs bark.');
+    expect(r.error).toBeNull();
+    expect(r.output.blocks).toEqual({ out: ['Cats purr.', 'Dogs bark.'] });
+    const calls = await requests();
+    expect(calls).toEqual([
+      expect.objectContaining({ rule: 'chunker', api_key_fingerprint: fp('sk-edge-model') }),
+    ]);
+    // (Inline, the orchestrator's pure chunking would have failed on the mode: the planner ran it.)
+  });
+
   it('web search: the hits of the tenant key’s search, as Google items; the editor’s searchGoogle alike', async () => {
     const engine = {
       blocks: { q: text('Query'), out: { label: 'Results', type: 'structured', data: { content: '' } } },

@@ -106,6 +106,8 @@ export {
   type PuppyMessage,
   type SearchPlan,
   type SearchSource,
+  chunkDocs,
+  chunkOutputs,
   firstInputTexts,
   llmCalls,
   runPureEdge,
@@ -240,3 +242,4 @@ export {
 } from './lib/pure-components';
 export { EXESQL_DB_TYPES, exeSqlDialect } from './lib/exe-sql';
 export { type LlmRetryPolicy, llmRetryPolicy, llmRetryProblem } from './lib/llm-retry';
+export { LLM_CHUNK_PROMPT, isLlmChunk, llmChunkMessages } from './lib/puppy/chunk';

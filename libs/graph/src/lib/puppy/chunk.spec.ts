@@ -1,6 +1,7 @@
 import type { GraphException } from '../graph.exception';
-import { runChunk } from './chunk';
+import { LLM_CHUNK_PROMPT, isLlmChunk, llmChunkMessages, runChunk } from './chunk';
 import { runPureEdge } from './edge-run';
+import { purePuppyEdge } from './edge-step';
 import { validateWorkflow } from './parse-workflow';
 import { blockViews } from './scheduler';
 import { type PuppyWorkflow, PuppyWorkflowSchema } from './workflow.schema';
@@ -76,6 +77,7 @@ describe('a chunk edge run', () => {
 describe('chunk edges at save', () => {
   it.each([
     [{ chunking_mode: 'auto' }],
+    [{ chunking_mode: 'LLM', sub_chunking_mode: 'llm', extra_configs: { model: { 'openai/gpt-5': {} } } }],
     [{ chunking_mode: 'Auto', extra_configs: { chunk_size: 500, chunk_overlap: 50, separators: ['\n'] } }],
     [{ chunking_mode: 'simple' }],
     [{ chunking_mode: 'length', sub_chunking_mode: 'size', extra_configs: { chunk_size: 200, overlap: 20 } }],
@@ -100,11 +102,15 @@ describe('chunk edges at save', () => {
 
   it.each([
     [
-      'the llm mode',
-      { chunking_mode: 'llm' },
-      'unsupported_component c data.chunking_mode: the chunking mode "llm" is not run by this runtime: it asks a model',
+      'rechunk',
+      { chunking_mode: 'rechunk' },
+      'unsupported_component c data.chunking_mode: the chunking mode "rechunk" is not run by this runtime: PuppyEngine',
     ],
-    ['rechunk', { chunking_mode: 'rechunk' }, 'data.chunking_mode: the chunking mode "rechunk" is not run'],
+    [
+      'the llm mode with another sub-mode',
+      { chunking_mode: 'llm', sub_chunking_mode: 'x' },
+      'data.sub_chunking_mode',
+    ],
     ['the advanced splitters', { chunking_mode: 'advanced', sub_chunking_mode: 'html' }, 'BeautifulSoup'],
     [
       'token lengths',
@@ -165,5 +171,28 @@ describe('chunk edges at save', () => {
     (w.blocks as Record<string, unknown>)['doc2'] = { label: 'doc2', type: 'text', data: { content: 'x' } };
     (w.edges.c.data as Record<string, unknown>)['inputs'] = { doc: 'doc', doc2: 'doc2' };
     expect(problemsOf(w).join('\n')).toContain('c data.inputs: a chunk edge chunks one input block');
+  });
+});
+
+describe('the llm chunking mode', () => {
+  it("asks with PuppyEngine's prompt, or the edge's own, then the document as Python's str()", () => {
+    expect(llmChunkMessages('A. B.', {})).toEqual([
+      { role: 'system', content: LLM_CHUNK_PROMPT },
+      { role: 'user', content: 'The original document: A. B.' },
+    ]);
+    expect(llmChunkMessages({ a: 1 }, { prompt: 'Split it.' })).toEqual([
+      { role: 'system', content: 'Split it.' },
+      { role: 'user', content: "The original document: {'a': 1}" },
+    ]);
+    expect(LLM_CHUNK_PROMPT).toContain('one `chunks` field only');
+  });
+
+  it('is a model call: never inline', () => {
+    const w = PuppyWorkflowSchema.parse(chunkWorkflow({ chunking_mode: 'llm', sub_chunking_mode: 'llm' }));
+    expect(isLlmChunk(w.edges['c'].data as Record<string, unknown>)).toBe(true);
+    expect(purePuppyEdge(w, 'c')).toBe(false);
+    expect(purePuppyEdge(PuppyWorkflowSchema.parse(chunkWorkflow({ chunking_mode: 'auto' })), 'c')).toBe(
+      true,
+    );
   });
 });

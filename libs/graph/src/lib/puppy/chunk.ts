@@ -10,12 +10,15 @@ const fail = (message: string): never => {
 };
 
 /**
- * The chunking modes run here (`ChunkerFactory`'s classes that need no model), with the sub-modes
- * each dispatches (`null`: the sub-mode is not read). Refused at save: `llm` and `rechunk` (they
- * call a model), `length`/`token` (a Hugging Face tokenizer), `advanced` (html / markdown /
- * markdown_structured parse with BeautifulSoup and markdown2, not built here).
+ * The chunking modes run here, with the sub-modes each dispatches (`null`: the sub-mode is not
+ * read). `llm` asks a model (the planner runs it: `LLM_CHUNK_MODE`); the others are computed.
+ * Refused at save: `rechunk` (upstream's factory calls it before any proposition is added, so it
+ * always writes `[]`: refused rather than silently empty), `length`/`token` (a Hugging Face
+ * tokenizer), `advanced` (html / markdown / markdown_structured parse with BeautifulSoup and
+ * markdown2, not built here).
  */
 export const CHUNK_MODES: Readonly<Record<string, readonly string[] | null>> = {
+  llm: ['llm'],
   auto: null,
   simple: null,
   length: ['size'],
@@ -24,8 +27,8 @@ export const CHUNK_MODES: Readonly<Record<string, readonly string[] | null>> = {
 };
 /** Why a known mode (or sub-mode) is not run here. */
 export const REFUSED_CHUNK_MODES: Readonly<Record<string, string>> = {
-  llm: 'it asks a model to chunk',
-  rechunk: 'it asks a model to group propositions',
+  rechunk:
+    "PuppyEngine's factory runs it before any proposition is added, so it always writes [] (nothing would be chunked)",
   advanced:
     'its html/markdown splitters parse with BeautifulSoup and markdown2, which this runtime does not have',
   'length/token': 'it tokenizes with a Hugging Face tokenizer model',
@@ -363,6 +366,57 @@ function semanticChunk(extra: Json): string[] {
  * Runs one chunking (`ChunkerFactory.execute`) of `doc` (the edge's input block, or one item of
  * it when looped): the chunks' contents. Modes and sub-modes are matched case-insensitively.
  */
+/** The chunking mode that asks a model: it runs in the planner, never inline. */
+export const LLM_CHUNK_MODE = 'llm';
+
+/** Whether a chunk edge's mode asks a model (`chunking_mode` "llm", any case). */
+export function isLlmChunk(data: Json): boolean {
+  return typeof data['chunking_mode'] === 'string' && data['chunking_mode'].toLowerCase() === LLM_CHUNK_MODE;
+}
+
+/** PuppyEngine's LLM chunking prompt (`LLMChunking.llm_chunk`), used unless `extra_configs.prompt` replaces it. */
+export const LLM_CHUNK_PROMPT = `
+You are an expert document chunker. Your task is to split the original document into semantically meaningful chunks. 
+Ensure that the document is chunked in a way that each chunk contains coherent and complete thoughts or ideas.
+
+Important Guidelines:
+- Each chunk should be a collection of sentences that talk about a similar topic.
+- Ensure that no sentence is split between chunks; keep all sentences intact within the same chunk.
+- The chunks should preserve the natural flow of the content but break the text down into digestible parts.
+- The chunks should not exceed a length where meaning might be lost but should also not be too short, avoid one-liner chunks unless necessary.
+- Return the chunks in a valid json object, where contains one \`chunks\` field only and the value is a list of string each represent a chunk.
+
+## Examples:
+The original document: "Artificial Intelligence is rapidly evolving. It can now perform complex tasks. Some believe AI will surpass human intelligence. Others argue that AI can only assist in specific tasks."
+Desired Output in json format:
+{
+    "chunks": [
+        "Artificial Intelligence is rapidly evolving. It can now perform complex tasks.",
+        "Some believe AI will surpass human intelligence. Others argue that AI can only assist in specific tasks."
+    ]
+}
+
+The original document: "The quick brown fox jumps over the lazy dog. The dog barks at the fox."
+Desired Output in json:
+{
+    "chunks": [
+        "The quick brown fox jumps over the lazy dog.",
+        "The dog barks at the fox."
+    ]
+}
+
+**Note**: Always output with a valid json with the \`chunks\` field as the key and a list of chunks in sequence.
+        `;
+
+/** The messages of an LLM chunking of `doc`: the prompt (or the edge's own), then the document. */
+export function llmChunkMessages(doc: unknown, extra: Json): { role: 'system' | 'user'; content: string }[] {
+  const prompt = typeof extra['prompt'] === 'string' && extra['prompt'] ? extra['prompt'] : LLM_CHUNK_PROMPT;
+  return [
+    { role: 'system', content: prompt },
+    { role: 'user', content: `The original document: ${pyStr(doc)}` },
+  ];
+}
+
 export function runChunk(mode: string, subMode: unknown, doc: unknown, extra: Json = {}): string[] {
   const sub = typeof subMode === 'string' ? subMode.toLowerCase() : '';
   switch (mode.toLowerCase()) {

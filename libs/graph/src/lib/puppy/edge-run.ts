@@ -146,13 +146,11 @@ export function runPureEdge(
       // ChunkConfigParser: the edge's (one) input block is the document; a looped block's items
       // are chunked one by one (as str()), and a looped block — even one holding a text — makes
       // the result a list, one chunk list per item.
-      const [input] = edgeInputValues(workflow, edgeId, views);
-      const docs = loopedCombinations([input]).map((combo) => combo[input.blockId]);
+      const { docs, looped } = chunkDocs(workflow, edgeId, views);
       const results = docs.map((doc) =>
         runChunk(String(d['chunking_mode']), d['sub_chunking_mode'], doc, extra),
       );
-      const value = input.looped ? results : results[0];
-      return Object.fromEntries(Object.keys(edge.data.outputs).map((id) => [id, value]));
+      return chunkOutputs(workflow, edgeId, looped ? results : results[0]);
     }
     default:
       throw new GraphException(
@@ -216,4 +214,23 @@ export function firstInputTexts(
     return [''];
   }
   return loopedCombinations([first]).map((combo) => pyStr(combo[first.blockId] ?? ''));
+}
+
+/** A chunk edge's documents: its one input block, item by item when looped (as str()). */
+export function chunkDocs(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  views: Record<string, BlockView>,
+): { docs: unknown[]; looped: boolean } {
+  const [input] = edgeInputValues(workflow, edgeId, views);
+  return { docs: loopedCombinations([input]).map((combo) => combo[input.blockId]), looped: input.looped };
+}
+
+/** What a chunk edge writes: the chunk list (one per item when looped) to every output block. */
+export function chunkOutputs(
+  workflow: PuppyWorkflow,
+  edgeId: string,
+  value: unknown,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(workflow.edges[edgeId].data.outputs).map((id) => [id, value]));
 }

@@ -6,6 +6,7 @@ import {
   graphNodeName,
 } from '@switchyard/contracts';
 import { pyJsonDumps } from '../py-value';
+import { isLlmChunk } from './chunk';
 import { runPureEdge } from './edge-run';
 import {
   type BlockView,
@@ -24,7 +25,12 @@ export const PUPPY_END_NODE = `${GRAPH_NODE_PREFIX}.end`;
 /** Whether the workflow's edge `edgeId` runs inline (INLINE_PUPPY_EDGES: no model, no I/O). */
 export function purePuppyEdge(workflow: PuppyWorkflow, edgeId: string): boolean {
   const edge = workflow.edges[edgeId];
-  return edge !== undefined && INLINE_PUPPY_EDGES.includes(edge.type);
+  // A chunk edge whose mode asks a model is not pure: the planner runs it.
+  return (
+    edge !== undefined &&
+    INLINE_PUPPY_EDGES.includes(edge.type) &&
+    !(edge.type === 'chunk' && isLlmChunk(edge.data as Record<string, unknown>))
+  );
 }
 
 /** The `result` of a PuppyEngine workflow's action. */

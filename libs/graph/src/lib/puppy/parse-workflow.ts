@@ -9,12 +9,7 @@ import { modifyProblems } from './modify-problems';
 import { placeholderLabels } from './placeholders';
 import { MAX_RESEARCH_ITERATIONS, WEB_TOP_K_MAX } from './research';
 import { RESERVED_EDGE_IDS } from './scheduler';
-import {
-  PUPPY_EDGE_TYPES,
-  type PuppyEdge,
-  type PuppyWorkflow,
-  PuppyWorkflowSchema,
-} from './workflow.schema';
+import { PUPPY_EDGE_TYPES, type PuppyEdge, type PuppyWorkflow, PuppyWorkflowSchema } from './workflow.schema';
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -7,7 +7,11 @@ import {
   type EdgeEffect,
   type PuppyMessage,
   type PuppyWorkflow,
+  chunkDocs,
+  chunkOutputs,
   edgeModelName,
+  isLlmChunk,
+  llmChunkMessages,
   generatorCalls,
   llmCalls,
   perplexityModel,
@@ -25,6 +29,8 @@ import { PuppyWeb } from './puppy-web';
 
 // PuppyEngine's JSON mode (instructor) returns an object.
 const StructuredReplySchema = z.record(z.string(), z.unknown());
+// LLMChunking's reply: `{chunks: [...]}`, a list of texts.
+const ChunksSchema = z.object({ chunks: z.array(z.string()) });
 
 const toMessage = (m: PuppyMessage): BaseMessage =>
   m.role === 'system'
@@ -67,6 +73,9 @@ export class PuppyEdges {
     }
     if (edge.type === 'load') {
       return this.load.run(workflow, edgeId, views, ctx.tenantId);
+    }
+    if (edge.type === 'chunk' && isLlmChunk(d)) {
+      return this.llmChunk(workflow, edgeId, views, signal);
     }
     if (edge.type !== 'llm' && edge.type !== 'generator') {
       return pureEdgeEffect(workflow, edgeId, views);
@@ -129,6 +138,47 @@ export class PuppyEdges {
       blocks: writeToOutputs(workflow, edgeId, results),
       ...(usages.length ? { usage: sumUsages(usages) } : {}),
       summary: `search ${edgeId} (${String(d['search_type'])}): ${results.length} search(es)`,
+    };
+  }
+
+  /**
+   * PuppyEngine's LLM chunking: per document (per item of a looped block) one call with its prompt
+   * asking for `{chunks: [...]}` natively (a JSON schema, as upstream's `response_format`), at its
+   * temperature 0.9, of the edge's `extra_configs.model` (when the registry has it).
+   */
+  private async llmChunk(
+    workflow: PuppyWorkflow,
+    edgeId: string,
+    views: Record<string, BlockView>,
+    signal: AbortSignal,
+  ): Promise<EdgeEffect> {
+    const extra = ((workflow.edges[edgeId].data as Record<string, unknown>)['extra_configs'] ?? {}) as Record<
+      string,
+      unknown
+    >;
+    const named = edgeModelName(extra['model'] ?? 'openai/gpt-5');
+    const { docs, looped } = chunkDocs(workflow, edgeId, views);
+    const results: string[][] = [];
+    const usages: Usage[] = [];
+    for (const doc of docs) {
+      const model = this.models.chat({
+        role: PUPPY_CHAT_ROLE,
+        temperature: 0.9,
+        ...(named ? { model: named } : {}),
+      });
+      const { value, usages: used } = await invokeStructured(
+        model,
+        llmChunkMessages(doc, extra).map(toMessage),
+        ChunksSchema,
+        { maxRetries: 2, signal, label: 'chunk_json' },
+      );
+      results.push(value.chunks);
+      usages.push(...used);
+    }
+    return {
+      blocks: chunkOutputs(workflow, edgeId, looped ? results : results[0]),
+      usage: sumUsages(usages),
+      summary: `chunk ${edgeId} (llm): ${results.map((r) => r.length).join(', ')} chunk(s)`,
     };
   }
 }
