@@ -3,6 +3,8 @@ import { AUTO_DEFAULTS, CHUNK_MODES, REFUSED_CHUNK_MODES } from './chunk';
 
 type Json = Record<string, unknown>;
 const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** The most texts a semantic chunking compares (each pair of them, inline). */
+export const MAX_SEMANTIC_DOCS = 1_000;
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 const texts = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string' && s !== '');
 
@@ -78,6 +80,12 @@ function settingProblems(
     const vectors = extra['embeddings'];
     if (docs !== undefined && !(Array.isArray(docs) && docs.every((x) => typeof x === 'string'))) {
       add(at('docs'), 'docs is a list of texts');
+    } else if (Array.isArray(docs) && docs.length > MAX_SEMANTIC_DOCS) {
+      // Every pair is compared, inline in the orchestrator's step: the list is bounded.
+      add(
+        at('docs'),
+        `docs holds ${docs.length} texts: a semantic chunking compares at most ${MAX_SEMANTIC_DOCS}`,
+      );
     }
     const isVector = (v: unknown) =>
       Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'number');

@@ -162,6 +162,15 @@ describe('chunk edges at save', () => {
       },
       'data.extra_configs.embeddings',
     ],
+    [
+      'more texts than a semantic chunking compares',
+      {
+        chunking_mode: 'special',
+        sub_chunking_mode: 'semantic',
+        extra_configs: { docs: Array.from({ length: 1001 }, () => 'x') },
+      },
+      'data.extra_configs.docs: docs holds 1001 texts: a semantic chunking compares at most 1000',
+    ],
   ])('refuses %s, naming the field', (_name, data, message) => {
     expect(problemsOf(chunkWorkflow(data)).join('\n')).toContain(message);
   });

@@ -97,6 +97,9 @@ function parentOf(content: unknown, path: readonly Key[]): { parent: unknown; la
   }
 }
 
+/** The most `{}` items a `set_value` pads a list with (upstream: unbounded). */
+export const MAX_PADDING = 10_000;
+
 /** `_ensure_path_exists`: missing dict keys become `{}`, short lists are padded with `{}`. */
 function ensurePath(content: unknown, path: readonly Key[]): void {
   let current = content;
@@ -113,6 +116,13 @@ function ensurePath(content: unknown, path: readonly Key[]): void {
         i = pyIndex(key);
       } catch {
         return fail(`invalid literal for int() with base 10: '${String(key)}'`);
+      }
+      if (i >= current.length + MAX_PADDING) {
+        // Upstream pads a list of 3 to index 10**9 with {} (and runs out of memory); inline here,
+        // that would take the orchestrator down with it.
+        return fail(
+          `set_value would pad a list of ${current.length} items to index ${i}: at most ${MAX_PADDING} items are added`,
+        );
       }
       while (current.length <= i) {
         current.push({});

@@ -69,6 +69,19 @@ describe(runModify.name, () => {
     );
   });
 
+  it('pads a list for set_value as upstream does, but not without bound', () => {
+    const set = (index: number) =>
+      runModify(
+        'edit_structured',
+        { items: [] },
+        {
+          operations: [{ type: 'set_value', params: { path: ['items', String(index), 'x'], value: 1 } }],
+        },
+      );
+    expect(set(2)).toEqual({ items: [{}, {}, { x: 1 }] });
+    expect(() => set(1_000_000_000)).toThrow('at most 10000 items are added');
+  });
+
   it('does not change the content it was given (upstream edits the block in place)', () => {
     const content = { a: [2, 1] };
     runModify('edit_structured', content, { operations: [{ type: 'sort', params: { path: ['a'] } }] });
