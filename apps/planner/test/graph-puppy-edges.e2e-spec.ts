@@ -119,6 +119,31 @@ describe('PuppyEngine chunk edges', () => {
       doc: 'unused',
       expected: ['cats kittens ', 'stocks'],
     },
+    // advanced: worked out from upstream's code (bs4 and markdown2 are not installed here).
+    html: {
+      data: {
+        chunking_mode: 'advanced',
+        sub_chunking_mode: 'html',
+        extra_configs: {
+          tags: [
+            ['h1', 'title'],
+            ['p', 'para'],
+          ],
+        },
+      },
+      doc: '<h1>Title</h1><p>One <b>bold</b> line</p><div><p>Two</p></div>',
+      expected: ['Title', 'Oneboldline', 'Two'],
+    },
+    markdown: {
+      data: { chunking_mode: 'advanced', sub_chunking_mode: 'markdown' },
+      doc: '# Head\n\nBody *text*',
+      expected: ['Head', 'Bodytext', 'text'],
+    },
+    markdown_structured: {
+      data: { chunking_mode: 'advanced', sub_chunking_mode: 'markdown_structured' },
+      doc: '# Head\n\nBody *text*\n\n- a\n- b',
+      expected: ['header: Head', 'paragraph: Body', 'italic: text', 'list_item: a', 'list_item: b'],
+    },
   };
 
   it('runs every chunking mode that needs no model, as PuppyEngine chunks', async () => {

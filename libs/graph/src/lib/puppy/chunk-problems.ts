@@ -75,6 +75,15 @@ function settingProblems(
     // Upstream reads the maximum length from extra_configs.extra_configs.
     positive('extra_configs');
   }
+  if (mode === 'advanced' && (sub === 'html' || sub === 'markdown')) {
+    // Upstream unpacks each entry as (tag, label) and keys a dict by the label.
+    const tags = extra['tags'];
+    const isPair = (p: unknown) =>
+      Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string');
+    if (tags !== undefined && tags !== null && !(Array.isArray(tags) && tags.every(isPair))) {
+      add(at('tags'), 'tags is a list of [tag, label] pairs of texts (none or empty: every element)');
+    }
+  }
   if (mode === 'special' && sub === 'semantic') {
     const docs = extra['docs'];
     const vectors = extra['embeddings'];

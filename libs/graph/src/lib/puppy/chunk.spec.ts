@@ -96,6 +96,9 @@ describe('chunk edges at save', () => {
         extra_configs: { docs: ['a'], embeddings: [[1, 0]] },
       },
     ],
+    [{ chunking_mode: 'advanced', sub_chunking_mode: 'html', extra_configs: { tags: [['h1', 'Header 1']] } }],
+    [{ chunking_mode: 'Advanced', sub_chunking_mode: 'Markdown', extra_configs: { tags: null } }],
+    [{ chunking_mode: 'advanced', sub_chunking_mode: 'markdown_structured' }],
   ])('accepts %j', (data) => {
     expect(problemsOf(chunkWorkflow(data))).toEqual([]);
   });
@@ -111,7 +114,21 @@ describe('chunk edges at save', () => {
       { chunking_mode: 'llm', sub_chunking_mode: 'x' },
       'data.sub_chunking_mode',
     ],
-    ['the advanced splitters', { chunking_mode: 'advanced', sub_chunking_mode: 'html' }, 'BeautifulSoup'],
+    [
+      'advanced tags that are not [tag, label] pairs',
+      { chunking_mode: 'advanced', sub_chunking_mode: 'html', extra_configs: { tags: [['h1']] } },
+      'missing_param c data.extra_configs.tags: tags is a list of [tag, label] pairs',
+    ],
+    [
+      'advanced tags given as names',
+      { chunking_mode: 'advanced', sub_chunking_mode: 'markdown', extra_configs: { tags: ['h1', 'h2'] } },
+      'data.extra_configs.tags: tags is a list of [tag, label] pairs',
+    ],
+    [
+      'an unknown advanced sub-mode',
+      { chunking_mode: 'advanced', sub_chunking_mode: 'pdf' },
+      'unknown_component c data.sub_chunking_mode: the advanced chunking has no sub_chunking_mode "pdf" (one of html, markdown, markdown_structured)',
+    ],
     [
       'token lengths',
       { chunking_mode: 'length', sub_chunking_mode: 'token' },

@@ -1,5 +1,6 @@
 import { GraphErrorCode, GraphException } from '../graph.exception';
 import { pyStr, pyStrip, pyTypeName } from '../py-value';
+import { ADVANCED_SUB_MODES, advancedChunk } from './advanced-chunk';
 import { splitByDelimiters } from './modify';
 
 type Json = Record<string, unknown>;
@@ -14,8 +15,8 @@ const fail = (message: string): never => {
  * read). `llm` asks a model (the planner runs it: `LLM_CHUNK_MODE`); the others are computed.
  * Refused at save: `rechunk` (upstream's factory calls it before any proposition is added, so it
  * always writes `[]`: refused rather than silently empty), `length`/`token` (a Hugging Face
- * tokenizer), `advanced` (html / markdown / markdown_structured parse with BeautifulSoup and
- * markdown2, not built here).
+ * tokenizer). `advanced` parses with parse5 and markdown-it where upstream has BeautifulSoup
+ * and markdown2 (`advanced-chunk.ts`).
  */
 export const CHUNK_MODES: Readonly<Record<string, readonly string[] | null>> = {
   llm: ['llm'],
@@ -24,13 +25,12 @@ export const CHUNK_MODES: Readonly<Record<string, readonly string[] | null>> = {
   length: ['size'],
   character: ['character'],
   special: ['recursive', 'semantic'],
+  advanced: ADVANCED_SUB_MODES,
 };
 /** Why a known mode (or sub-mode) is not run here. */
 export const REFUSED_CHUNK_MODES: Readonly<Record<string, string>> = {
   rechunk:
     "PuppyEngine's factory runs it before any proposition is added, so it always writes [] (nothing would be chunked)",
-  advanced:
-    'its html/markdown splitters parse with BeautifulSoup and markdown2, which this runtime does not have',
   'length/token': 'it tokenizes with a Hugging Face tokenizer model',
 };
 
@@ -436,6 +436,8 @@ export function runChunk(mode: string, subMode: unknown, doc: unknown, extra: Js
         : sub === 'semantic'
           ? semanticChunk(extra)
           : fail('Unsupported Sub Chunking Mode for Special Chunk');
+    case 'advanced':
+      return advancedChunk(sub, doc, extra);
     default:
       return fail(`Unsupported Chunking Mode: ${mode} is unsupported!`);
   }
