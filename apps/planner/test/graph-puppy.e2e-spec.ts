@@ -279,34 +279,25 @@ describe('graph agents: PuppyEngine workflows on the orchestrator', () => {
     ]);
   });
 
-  it('agentic-rag.run_all_resources_inline_named_index: the KB block was never indexed, so its search edge fails naming block and index', async () => {
+  it('agentic-rag.run_all_resources_inline_named_index: a KB block with nothing to index is refused on save, naming block and index', async () => {
     const g = golden('agentic-rag.run_all_resources_inline_named_index');
     const pkg = workflow('agentic-rag.package') as { workflow: { blocks: { id: string; data: Json }[] } };
     const retrieving = pkg.workflow.blocks.find((b) => b.id === '3YAeP8')!;
     (retrieving.data['dataSource'] as { index_item: Json }[])[0].index_item['index_name'] = 'faq';
-    const agent = await createAgent('rag', pkg);
-    await scriptReplies(g.llm);
-    // The template's resources, mounted through the run's inputs (by block id); the vector KB's
-    // entries are not (as in PuppyEngine's run: its indexingList stays notStarted).
-    const r = await run(agent, 'price?', {
-      '-DMqB-': g.blocks_final['-DMqB-'].content,
-      cQIBpi: read('agentic-rag-resources/faq-schema.json'),
-    });
-    // PuppyEngine searched the empty collection name "" and found nothing ([] in m3bHrN); here a
-    // search whose block resolves to no index set is an error naming the block and the index.
-    expect(r.run.status).toBe('failed');
-    expect(r.run.error.message).toContain('edge 3YAeP8');
-    expect(r.run.error.message).toContain('"WzK6iT"');
-    expect(r.run.error.message).toContain('"faq"');
-    // What ran before the search is PuppyEngine's: the structured LLM edge and the edit_structured get.
-    expect(r.path).toEqual(g.path.slice(0, 2));
-    for (const id of ['A-4un_', 'cQIBpi']) {
-      expect(r.blocks[id]).toEqual(g.blocks_final[id].content);
-    }
-    const requests = await modelRequests();
-    expect(requests.map((q) => q.rule)).toEqual(['golden-0']);
-    // PuppyFlow sends the messages twice (history + messages), JSON mode adds "in json format".
-    expect(requests.map((q) => q.messages_count)).toEqual([5]);
+    // PuppyEngine ran it and searched the empty collection name "" (m3bHrN: []); its KB block has
+    // no entries and no index set "faq", so no search of it could find anything: refused on save.
+    expect(g.blocks_final['m3bHrN'].content).toEqual([]);
+    const res = await saveAgent('rag', pkg);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        field: 'dsl.edges.3YAeP8.data.data_source.0',
+        edge: '3YAeP8',
+        block: 'WzK6iT',
+        code: 'unresolvable_data_source',
+        message: expect.stringMatching(/block "WzK6iT", index "faq": .*no index set "faq"/),
+      }),
+    ]);
   });
 
   it('a join runs once: named by two parallel edges it is one task; named early it waits for its last input', async () => {
@@ -531,9 +522,11 @@ describe('PuppyEngine vector collections: instantiated when saved, resolved when
     }
 
     // Saved again unchanged: the same collection, nothing embedded again.
+    await fetch(`${stack.llmUrl}/_requests`, { method: 'DELETE' });
     const again = await stack.api('PATCH', `/v1/agents/${agent}`, { dsl: template() });
     expect(again.status).toBe(200);
     expect((await collections()).length).toBe(before + 1);
+    expect(await allRequests()).toEqual([]);
 
     // Edited entries are indexed into a new collection, which the new version searches.
     const added = { question: 'What is the price of the enterprise plan?', answer: 'Ask our sales team.' };
@@ -564,6 +557,33 @@ describe('PuppyEngine vector collections: instantiated when saved, resolved when
         block: 'WzK6iT',
         field: 'dsl.blocks.WzK6iT.indexingList.0',
         message: expect.stringContaining('at most 5000'),
+      }),
+    ]);
+  });
+
+  it("refuses on save a data source naming a collection this tenant does not have (another tenant's)", async () => {
+    const other = await stack.newTenant('puppy-other', ADMIN);
+    const theirs = await stack.api(
+      'POST',
+      '/v1/agents',
+      { name: 'theirs', kind: 'graph', dsl: template() },
+      { Authorization: `Bearer ${other.key}` },
+    );
+    expect(theirs.status).toBe(201);
+    const configs = blockOf(theirs.body.dsl, 'WzK6iT').data.indexingList[0].collection_configs;
+    // Our workflow: the KB block without entries, its search embedding the other tenant's configs.
+    const pkg = workflow('agentic-rag.package') as Any;
+    blockOf(pkg, '3YAeP8').data.dataSource[0].index_item = {
+      collection_configs: configs,
+    };
+    const res = await saveAgent('borrowed', pkg);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual([
+      expect.objectContaining({
+        edge: '3YAeP8',
+        block: 'WzK6iT',
+        code: 'unresolvable_data_source',
+        message: expect.stringContaining(`no collection "${configs.collection_name}" of this tenant`),
       }),
     ]);
   });

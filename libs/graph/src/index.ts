@@ -134,7 +134,9 @@ export {
   type CollectionEntry,
   type CollectionSpec,
   type FilledConfigs,
+  type VectorSourceRef,
   collectionSpecs,
+  vectorSourceRefs,
   withCollectionConfigs,
   withIndexNames,
 } from './lib/puppy/collections';

@@ -23,6 +23,7 @@ export {
   ResolutionError,
   resolveDataSource,
   resolveDataSources,
+  workflowCollectionBlock,
 } from './lib/resolution';
 export * from './lib/schemas';
 export {

@@ -456,6 +456,15 @@ export class KnowledgeStore {
     return this.searchSets(tenantId, sets, query, opts);
   }
 
+  /** Whether the tenant has the index set these configs name, and its status (undefined: none). */
+  async setStatusByConfigs(
+    tenantId: string,
+    configs: Partial<CollectionConfigs>,
+  ): Promise<IndexStatus | undefined> {
+    const name = configs.collection_name;
+    return name ? (await this.setByConfigs(tenantId, name, configs.set_name))?.status : undefined;
+  }
+
   private async setByConfigs(
     tenantId: string,
     collectionName: string,

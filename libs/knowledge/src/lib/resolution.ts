@@ -105,3 +105,31 @@ export function resolveDataSources(
 ): ResolvedDataSource[] {
   return sources.map((ds) => resolveDataSource(ds, blocks.get(ds.id)));
 }
+
+type Json = Record<string, unknown>;
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// PuppyFlow's indexing statuses (notStarted, processing, done, error) as the store's.
+const statusOf = (s: unknown): IndexStatus =>
+  s === 'done' ? 'done' : s === 'error' || s === 'failed' ? 'failed' : 'pending';
+
+/**
+ * A PuppyEngine workflow block as the resolution reads a collection: its `indexingList` is the
+ * source of truth (index names, statuses, `collection_configs`).
+ */
+export function workflowCollectionBlock(
+  id: string,
+  block: { label?: unknown; data?: { indexingList?: unknown } },
+): CollectionBlock {
+  const list = block.data?.indexingList;
+  const items = Array.isArray(list) ? list.filter(isRecord) : [];
+  return {
+    id,
+    name: typeof block.label === 'string' ? block.label : id,
+    indexingList: items.map((item) => ({
+      index_name: typeof item['index_name'] === 'string' ? item['index_name'] : '',
+      status: statusOf(item['status']),
+      collection_configs: isRecord(item['collection_configs']) ? item['collection_configs'] : {},
+    })),
+  };
+}

@@ -5,16 +5,25 @@ import {
   type FilledConfigs,
   collectionSpecs,
   isPuppyWorkflow,
+  validateGraphDsl,
+  vectorSourceRefs,
   withCollectionConfigs,
   withIndexNames,
 } from '@switchyard/graph';
-import { DEFAULT_EMBEDDING_MODEL, KnowledgeError, KnowledgeStore } from '@switchyard/knowledge';
+import {
+  DEFAULT_EMBEDDING_MODEL,
+  KnowledgeError,
+  KnowledgeStore,
+  ResolutionError,
+  resolveDataSource,
+  workflowCollectionBlock,
+} from '@switchyard/knowledge';
 import { NodeDirectory } from '@switchyard/platform';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { assertStorableAgent, dslObject, storedConfig } from './agent-config.validator';
 
-/** The most entries a block may index when the agent is saved (each one embedding input). */
-export const MAX_BLOCK_ENTRIES = 5_000;
+/** The most entries a save indexes, all blocks together (each one an embedding input). */
+export const MAX_SAVE_ENTRIES = 5_000;
 
 /**
  * Saving an agent: its configuration checked, and a PuppyEngine workflow's vector-collection
@@ -36,47 +45,116 @@ export class AgentCollections {
   /** The configuration to store (its DSL as JSON text); 400 naming each problem. */
   async storable(config: AgentConfig, tenantId: string): Promise<AgentConfig> {
     const raw = config.kind === 'graph' && config.dsl !== undefined ? dslObject(config.dsl) : undefined;
-    const specs =
-      raw !== undefined && isPuppyWorkflow(raw) ? collectionSpecs(raw, DEFAULT_EMBEDDING_MODEL) : [];
+    if (raw === undefined || !isPuppyWorkflow(raw)) {
+      await assertStorableAgent(config, tenantId, this.directory);
+      return storedConfig(config);
+    }
+    const specs = collectionSpecs(raw, DEFAULT_EMBEDDING_MODEL);
     // Data sources that name an instantiated block without an index name get the block's.
     const named = specs.length
       ? { ...config, dsl: withIndexNames(raw as Record<string, unknown>, specs) }
       : config;
     await assertStorableAgent(named, tenantId, this.directory);
-    if (!specs.length) {
-      return storedConfig(named);
-    }
-    const tooMany = specs.filter((s) => s.entries.length > MAX_BLOCK_ENTRIES);
-    if (tooMany.length) {
+    const total = specs.reduce((n, s) => n + s.entries.length, 0);
+    if (total > MAX_SAVE_ENTRIES) {
       // Indexed while the save waits: a bound keeps one save from holding the gateway for minutes.
       throw new ApiException(
         ApiErrorCode.InvalidRequest,
         'the request is invalid',
-        tooMany.map((spec) => ({
+        specs.map((spec) => ({
           field: fieldOf(spec),
           block: spec.blockId,
-          message: `the block holds ${spec.entries.length} entries to index; at most ${MAX_BLOCK_ENTRIES} are indexed when an agent is saved (put larger knowledge in a collection, /v1/collections)`,
+          message: `the workflow's blocks hold ${total} entries to index (this one ${spec.entries.length}); at most ${MAX_SAVE_ENTRIES} are indexed when an agent is saved (put larger knowledge in a collection, /v1/collections)`,
         })),
       );
     }
-    const filled: { spec: CollectionSpec; configs: FilledConfigs }[] = [];
-    for (const spec of specs) {
-      filled.push({ spec, configs: await this.instantiate(tenantId, spec) });
+    // Collections this save made: removed again if the save fails after all.
+    const created: string[] = [];
+    try {
+      const filled: { spec: CollectionSpec; configs: FilledConfigs }[] = [];
+      for (const spec of specs) {
+        filled.push({ spec, configs: await this.instantiate(tenantId, spec, created) });
+      }
+      const dsl = withCollectionConfigs(named.dsl as Record<string, unknown>, filled);
+      await this.assertResolvable(dsl, tenantId);
+      return storedConfig({ ...named, dsl });
+    } catch (err) {
+      for (const id of created) {
+        await this.store.deleteCollection(tenantId, id);
+      }
+      throw err;
     }
-    return storedConfig({
-      ...named,
-      dsl: withCollectionConfigs(named.dsl as Record<string, unknown>, filled),
-    });
   }
 
-  private async instantiate(tenantId: string, spec: CollectionSpec): Promise<FilledConfigs> {
+  /**
+   * Every vector search's data source must reach an index set of the tenant that is done — the
+   * resolution a search makes when it runs (libs/knowledge `resolveDataSource`), made now: what
+   * could only fail at run time is a 400 naming the edge, the data source, the block and index.
+   */
+  private async assertResolvable(dsl: unknown, tenantId: string): Promise<void> {
+    const parsed = validateGraphDsl(dsl);
+    if (parsed.kind !== 'puppy') {
+      return;
+    }
+    const workflow = parsed.workflow;
+    const details: Record<string, unknown>[] = [];
+    for (const ref of vectorSourceRefs(workflow)) {
+      const block = workflow.blocks[ref.source.id];
+      const index = ref.source.index_item?.index_name || '(none)';
+      let message: string | undefined;
+      try {
+        const resolved = resolveDataSource(
+          ref.source,
+          block ? workflowCollectionBlock(ref.source.id, block) : undefined,
+        );
+        const status = await this.store.setStatusByConfigs(tenantId, resolved.collection_configs);
+        if (status !== 'done') {
+          message = `block "${ref.source.id}", index "${resolved.index_name}": ${
+            status
+              ? `its collection is ${status}`
+              : `no collection "${resolved.collection_configs.collection_name ?? ''}" of this tenant (its entries were never indexed here)`
+          }`;
+        }
+      } catch (err) {
+        if (!(err instanceof ResolutionError)) {
+          throw err;
+        }
+        message = `block "${ref.source.id}", index "${index}": ${err.message} — give the block entries (or list content) to index, or name an index set it has`;
+      }
+      if (message) {
+        details.push({
+          field: `dsl.edges.${ref.edge}.${ref.field}`,
+          edge: ref.edge,
+          block: ref.source.id,
+          code: 'unresolvable_data_source',
+          message,
+        });
+      }
+    }
+    if (details.length) {
+      throw new ApiException(
+        ApiErrorCode.InvalidRequest,
+        'a vector search names data no collection holds',
+        details,
+      );
+    }
+  }
+
+  private async instantiate(
+    tenantId: string,
+    spec: CollectionSpec,
+    created: string[],
+  ): Promise<FilledConfigs> {
     try {
-      const { configs } = await this.store.ensureEntriesCollection(tenantId, {
+      const made = await this.store.ensureEntriesCollection(tenantId, {
         name: spec.name,
         model: spec.model,
         documents: spec.entries.map((e) => ({ text: e.text, metadata: e.metadata })),
       });
-      return configs;
+      if (made.created) {
+        created.push(made.collection_id);
+      }
+      return made.configs;
     } catch (err) {
       if (err instanceof KnowledgeError) {
         throw new ApiException(ApiErrorCode.InvalidRequest, `block ${spec.blockId} could not be indexed`, [

@@ -158,7 +158,7 @@ describe('PuppyEngine vector-collection blocks', () => {
     expect(node(named, 'r')['dataSource']).toEqual([
       { id: 'kb', label: 'KB', index_item: { index_name: 'kb' } },
     ]);
-    // A data source that names an index (or embeds configs) keeps it.
+    // A data source that names an index keeps it.
     const own = editor({ key_path: keyPath('question') });
     const r = (own['workflow'] as { blocks: { id: string; data: Json }[] }).blocks[3];
     (r.data['dataSource'] as { index_item: Json }[])[0].index_item = { index_name: 'faq' };

@@ -207,7 +207,8 @@ function rawParts(raw: Json): { blocks: Map<string, Json>; sources: Json[][] } {
 /**
  * The workflow (a copy) with each instantiated block's index set named and every data source that
  * references the block without an index name given that name — PuppyFlow's `syncIndexNameToEdges`,
- * index name only: the configs stay in the block.
+ * index name only: the configs stay in the block (a legacy data source's embedded configs stay
+ * too, but the index name found in the block wins when the search resolves).
  */
 export function withIndexNames<T>(raw: T, specs: readonly CollectionSpec[]): T {
   if (!specs.length || !isRecord(raw)) {
@@ -232,8 +233,8 @@ export function withIndexNames<T>(raw: T, specs: readonly CollectionSpec[]): T {
         continue;
       }
       const item = isRecord(ds['index_item']) ? ds['index_item'] : (ds['index_item'] = {});
-      const cc = isRecord(item['collection_configs']) ? item['collection_configs'] : {};
-      if (!item['index_name'] && !cc['collection_name']) {
+      // Also over embedded legacy configs: they name PuppyEngine's store, the block names ours.
+      if (!item['index_name']) {
         item['index_name'] = spec.index_name;
       }
     }
@@ -274,4 +275,48 @@ export function withCollectionConfigs<T>(
     }
   }
   return copy as T;
+}
+
+/** A data source a vector search reads: the edge, where in it, and the reference. */
+export interface VectorSourceRef {
+  edge: string;
+  field: string;
+  source: { id: string; label?: string; index_item?: { index_name?: string; collection_configs?: Json } };
+}
+
+/**
+ * Every data source a workflow's vector searches read: `search` edges of type vector
+ * (`data.data_source`) and deep research's (`data.extra_configs.vector_search_configs.data_source`,
+ * the enabled ones).
+ */
+export function vectorSourceRefs(workflow: {
+  edges: Record<string, { type: string; data: unknown }>;
+}): VectorSourceRef[] {
+  const refs: VectorSourceRef[] = [];
+  for (const [edge, e] of Object.entries(workflow.edges)) {
+    const d = isRecord(e.data) ? e.data : {};
+    let list: unknown[] = [];
+    let at = '';
+    if (e.type === 'search' && d['search_type'] === 'vector') {
+      list = Array.isArray(d['data_source']) ? d['data_source'] : [];
+      at = 'data.data_source';
+    } else if (e.type === 'deep_research') {
+      const extra = isRecord(d['extra_configs']) ? d['extra_configs'] : {};
+      const v = isRecord(extra['vector_search_configs']) ? extra['vector_search_configs'] : {};
+      list = Array.isArray(v['data_source']) ? v['data_source'] : [];
+      at = 'data.extra_configs.vector_search_configs.data_source';
+    }
+    list.forEach((s, i) => {
+      if (!isRecord(s)) {
+        return;
+      }
+      const item = isRecord(s['index_item']) ? s['index_item'] : {};
+      const cc = isRecord(item['collection_configs']) ? item['collection_configs'] : {};
+      if (cc['enabled'] === false) {
+        return;
+      }
+      refs.push({ edge, field: `${at}.${i}`, source: s as VectorSourceRef['source'] });
+    });
+  }
+  return refs;
 }

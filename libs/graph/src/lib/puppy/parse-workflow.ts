@@ -18,6 +18,10 @@ const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const EDGE_ID = /^[A-Za-z0-9_:-]+$/;
 /** The search types this runtime runs: its index (vector), the web, a model that searches (qa). */
 const SEARCH_TYPES = ['vector', 'web', 'qa'];
+/** The most entries a vector search returns (what /v1/collections search allows). */
+const VECTOR_TOP_K_MAX = 100;
+const isTopK = (v: unknown, max: number): boolean =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max;
 /** The engine's submit path accepts only this version (or none). */
 export const PUPPY_VERSION = '0.2';
 
@@ -172,6 +176,9 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
       if (d['search_type'] !== 'vector') {
         break;
       }
+      if (d['top_k'] !== undefined && !isTopK(d['top_k'], VECTOR_TOP_K_MAX)) {
+        add('data.top_k', `a vector search returns 1 to ${VECTOR_TOP_K_MAX} entries`);
+      }
       const sources = Array.isArray(d['data_source']) ? d['data_source'] : [];
       if (sources.length === 0) {
         add('data.data_source', 'a vector search needs a data_source');
@@ -223,6 +230,12 @@ function typeProblems(workflow: PuppyWorkflow, id: string, edge: PuppyEdge): Gra
         );
       }
       const vector = isRecord(extra['vector_search_configs']) ? extra['vector_search_configs'] : {};
+      if (vector['top_k'] !== undefined && !isTopK(vector['top_k'], VECTOR_TOP_K_MAX)) {
+        add(
+          'data.extra_configs.vector_search_configs.top_k',
+          `a vector search returns 1 to ${VECTOR_TOP_K_MAX} entries`,
+        );
+      }
       const sources = Array.isArray(vector['data_source']) ? vector['data_source'] : [];
       sources.forEach((src, i) => {
         const id = isRecord(src) ? src['id'] : undefined;

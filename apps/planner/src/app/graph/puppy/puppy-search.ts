@@ -2,42 +2,19 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   type BlockView,
   type EdgeEffect,
-  type PuppyBlock,
   type PuppyWorkflow,
   type SearchSource,
   searchPlan,
   writeToOutputs,
 } from '@switchyard/graph';
 import {
-  type CollectionBlock,
-  type IndexStatus,
   KnowledgeStore,
   type ResolvedDataSource,
   type SearchResult,
   resolveDataSources,
+  workflowCollectionBlock,
 } from '@switchyard/knowledge';
 import { collectUsage } from '@switchyard/models';
-
-type Json = Record<string, unknown>;
-const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-// PuppyFlow's indexing statuses (notStarted, processing, done, error) as the store's.
-const statusOf = (s: unknown): IndexStatus =>
-  s === 'done' ? 'done' : s === 'error' || s === 'failed' ? 'failed' : 'pending';
-
-/** A workflow block as the resolution reads a collection: its `indexingList` is the source of truth. */
-export function collectionBlockOf(id: string, block: PuppyBlock): CollectionBlock {
-  const items = Array.isArray(block.data.indexingList) ? block.data.indexingList.filter(isRecord) : [];
-  return {
-    id,
-    name: block.label,
-    indexingList: items.map((item) => ({
-      index_name: typeof item['index_name'] === 'string' ? item['index_name'] : '',
-      status: statusOf(item['status']),
-      collection_configs: isRecord(item['collection_configs']) ? item['collection_configs'] : {},
-    })),
-  };
-}
 
 /** What a hit gives the block it writes: the entry's `retrieval_content` (PuppyEngine), else its text. */
 const hitValue = (r: SearchResult): unknown =>
@@ -106,7 +83,7 @@ export class PuppySearch {
     const blocks = new Map(
       sources
         .filter((s) => workflow.blocks[s.id] !== undefined)
-        .map((s) => [s.id, collectionBlockOf(s.id, workflow.blocks[s.id])] as const),
+        .map((s) => [s.id, workflowCollectionBlock(s.id, workflow.blocks[s.id])] as const),
     );
     return resolveDataSources(sources, blocks);
   }
