@@ -10,7 +10,14 @@ export {
 export { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './lib/graph.exception';
 export { componentsFromGraph, parseCanvas } from './lib/normalize-dsl';
 export { KNOWN_COMPONENTS, canvasProblems, validateCanvas } from './lib/validate-canvas';
-export { COMPONENTS, type ComponentFacts, componentsWith } from './lib/components';
+export {
+  COMPONENTS,
+  type ComponentDescriptor,
+  PURE_COMPONENTS,
+  componentDescriptor,
+  componentsWith,
+  pureComponent,
+} from './lib/components';
 export {
   type VariableScope,
   type TemplateSegment,
@@ -236,12 +243,7 @@ export {
   type ComponentStepOutput,
   runComponentStep,
 } from './lib/component-step';
-export {
-  PURE_COMPONENTS,
-  type PureComponent,
-  type PureComponentContext,
-  pureComponent,
-} from './lib/pure-components';
+export { type PureComponent, type PureComponentContext } from './lib/pure-components';
 export { EXESQL_DB_TYPES, exeSqlDialect } from './lib/exe-sql';
 export { type LlmRetryPolicy, llmRetryPolicy, llmRetryProblem } from './lib/llm-retry';
 export { LLM_CHUNK_PROMPT, isLlmChunk, llmChunkMessages } from './lib/puppy/chunk';

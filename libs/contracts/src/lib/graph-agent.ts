@@ -12,7 +12,7 @@ export const GRAPH_ENTRY_NODE = `${GRAPH_NODE_PREFIX}.begin`;
 /**
  * Where a graph node runs, declared here once: the RAGFlow components and PuppyEngine edge types
  * that compute on the state alone run inline, in the orchestrator's step transaction (libs/graph
- * implements each: PURE_COMPONENTS, purePuppyEdge); every other node in its service (the planner).
+ * implements each: a `pure` runner in COMPONENTS, purePuppyEdge); every other node in its service (the planner).
  * `SWITCHYARD_INLINE_NODES=off` sends them over NATS too. docs/architecture.md, "Where a node runs".
  */
 export const INLINE_COMPONENTS = [

@@ -24,7 +24,7 @@ import type { VariableScope } from './variable-ref';
 // One step of a RAGFlow canvas: one component run on the canvas state in the thread, answered as
 // an action (its outputs as a patch of `graph`, its successors as `next`). The same code runs a
 // component wherever it runs: in the planner service (every component) and inline in the
-// orchestrator's step transaction (the pure ones, PURE_COMPONENTS).
+// orchestrator's step transaction (the pure ones, COMPONENTS' `pure` runners).
 
 /** What a component's code gets: its canvas, its definition, the variables, the run's input. */
 export interface ComponentContext {

@@ -1,4 +1,3 @@
-import { type InlineComponentName, isInlineComponent } from '@switchyard/contracts';
 import {
   aggregateVariables,
   assignVariables,
@@ -41,7 +40,7 @@ function typeDefault(type: string | null | undefined): unknown {
 const sysDate = (): string => new Date().toISOString().replace('T', ' ').slice(0, 19);
 
 /** Opens the turn: `sys.*` from the run, `env.*` from the canvas variables on the first turn. */
-const begin: PureComponent = (ctx) => {
+export const beginComponent: PureComponent = (ctx) => {
   const globals: Record<string, unknown> = ctx.firstTurn
     ? {
         'sys.query': '',
@@ -72,94 +71,101 @@ function visitsSince(ran: readonly string[], parentId: string, id: string): numb
   return ran.slice(parentAt + 1).filter((r) => r === id).length;
 }
 
-/**
- * The components that compute on the state alone, by RAGFlow component name: one for each name of
- * contracts' INLINE_COMPONENTS (the one place that says which components run inline in the
- * orchestrator's step transaction; docs/architecture.md, "Where a node runs"), so the compiler
- * keeps the two alike. Every other component runs in the planner service.
- */
-export const PURE_COMPONENTS: Readonly<Record<InlineComponentName, PureComponent>> = {
-  Begin: begin,
-  Switch: (ctx) => {
-    const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
-    return {
-      outputs: { _next: decision.next },
-      outcome: { next: decision.next },
-      summary:
-        decision.matched < 0
-          ? `Switch: no condition matched → ${decision.next.join(', ')}`
-          : `Switch: condition ${decision.matched + 1} matched → ${decision.next.join(', ')}`,
-    };
-  },
-  VariableAssigner: (ctx) => {
-    const after = assignVariables(ctx.scope, ctx.component.params);
-    // RAGFlow's set_variable_value writes `cpn@root` into that component's outputs (a Loop's
-    // variables, most often): each component's roots that changed, its own kept apart.
-    const assigned: Record<string, Record<string, unknown>> = {};
-    for (const [id, outputs] of Object.entries(after.outputs)) {
-      const before = ctx.scope.outputs[id];
-      if (outputs === before) {
-        continue;
-      }
-      const changed = Object.keys(outputs).filter((root) => !before || outputs[root] !== before[root]);
-      assigned[id] = Object.fromEntries(changed.map((root) => [root, outputs[root]]));
-    }
-    const { [ctx.component.id]: own, ...others } = assigned;
-    return {
-      outputs: own ? after.outputs[ctx.component.id] : {},
-      globals: after.globals,
-      ...(Object.keys(others).length ? { assigned: others } : {}),
-      summary: 'VariableAssigner: variables set',
-    };
-  },
-  Iteration: (ctx) => ({
-    outputs: {},
-    summary: `Iteration over ${iterationItems(ctx.scope, ctx.component.id).length} items`,
-  }),
-  IterationItem: (ctx) => {
-    const visit = visitsSince(ctx.ran, ctx.component.parentId ?? '', ctx.component.id);
-    const step = iterationItemStep(ctx.scope, ctx.component.id, visit);
-    return {
-      outputs: step.outputs,
-      outcome: { ended: step.ended },
-      summary: step.ended ? 'IterationItem: no item left' : `IterationItem: item ${visit}`,
-    };
-  },
-  Loop: (ctx) => ({ outputs: loopVariables(ctx.scope, ctx.component.params), summary: 'Loop: starting' }),
-  LoopItem: (ctx) => {
-    const loop = ctx.canvas.components[ctx.component.parentId ?? ''];
-    const visit = visitsSince(ctx.ran, loop?.id ?? '', ctx.component.id);
-    const ended = loopEnded(ctx.scope, loop?.params ?? {}, visit);
-    return {
-      outputs: { index: visit },
-      outcome: { ended },
-      summary: ended ? 'LoopItem: the loop is over' : `LoopItem: turn ${visit + 1}`,
-    };
-  },
-  ExitLoop: () => ({ outputs: {}, summary: 'ExitLoop: leaving the loop' }),
-  VariableAggregator: (ctx) => ({
-    outputs: aggregateVariables(ctx.scope, ctx.component.params),
-    summary: 'VariableAggregator',
-  }),
-  StringTransform: (ctx) => {
-    const method = ctx.component.params['method'] ?? 'split';
-    const result =
-      method === 'merge'
-        ? stringMerge(ctx.scope, ctx.component.params)
-        : stringSplit(ctx.scope, ctx.component.params);
-    return { outputs: { result }, summary: `StringTransform ${String(method)}` };
-  },
-  DataOperations: (ctx) => ({
-    outputs: dataOperations(ctx.scope, ctx.component.params),
-    summary: 'DataOperations',
-  }),
-  ListOperations: (ctx) => {
-    const outputs = listOperations(ctx.scope, ctx.component.params);
-    return { outputs, summary: `ListOperations: ${outputs.result.length} items` };
-  },
+// The components that compute on the state alone, one runner per RAGFlow component name. Each is
+// named by its descriptor in COMPONENTS (components.ts), which makes it inline-able: the
+// orchestrator runs it in its step transaction (docs/architecture.md, "Where a node runs").
+// Every other component runs in the planner service.
+
+export const switchComponent: PureComponent = (ctx) => {
+  const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
+  return {
+    outputs: { _next: decision.next },
+    outcome: { next: decision.next },
+    summary:
+      decision.matched < 0
+        ? `Switch: no condition matched → ${decision.next.join(', ')}`
+        : `Switch: condition ${decision.matched + 1} matched → ${decision.next.join(', ')}`,
+  };
 };
 
-/** The pure component of that name, if it is one. */
-export function pureComponent(name: string): PureComponent | undefined {
-  return isInlineComponent(name) ? PURE_COMPONENTS[name] : undefined;
-}
+export const variableAssignerComponent: PureComponent = (ctx) => {
+  const after = assignVariables(ctx.scope, ctx.component.params);
+  // RAGFlow's set_variable_value writes `cpn@root` into that component's outputs (a Loop's
+  // variables, most often): each component's roots that changed, its own kept apart.
+  const assigned: Record<string, Record<string, unknown>> = {};
+  for (const [id, outputs] of Object.entries(after.outputs)) {
+    const before = ctx.scope.outputs[id];
+    if (outputs === before) {
+      continue;
+    }
+    const changed = Object.keys(outputs).filter((root) => !before || outputs[root] !== before[root]);
+    assigned[id] = Object.fromEntries(changed.map((root) => [root, outputs[root]]));
+  }
+  const { [ctx.component.id]: own, ...others } = assigned;
+  return {
+    outputs: own ? after.outputs[ctx.component.id] : {},
+    globals: after.globals,
+    ...(Object.keys(others).length ? { assigned: others } : {}),
+    summary: 'VariableAssigner: variables set',
+  };
+};
+
+export const iterationComponent: PureComponent = (ctx) => ({
+  outputs: {},
+  summary: `Iteration over ${iterationItems(ctx.scope, ctx.component.id).length} items`,
+});
+
+export const iterationItemComponent: PureComponent = (ctx) => {
+  const visit = visitsSince(ctx.ran, ctx.component.parentId ?? '', ctx.component.id);
+  const step = iterationItemStep(ctx.scope, ctx.component.id, visit);
+  return {
+    outputs: step.outputs,
+    outcome: { ended: step.ended },
+    summary: step.ended ? 'IterationItem: no item left' : `IterationItem: item ${visit}`,
+  };
+};
+
+export const loopComponent: PureComponent = (ctx) => ({
+  outputs: loopVariables(ctx.scope, ctx.component.params),
+  summary: 'Loop: starting',
+});
+
+export const loopItemComponent: PureComponent = (ctx) => {
+  const loop = ctx.canvas.components[ctx.component.parentId ?? ''];
+  const visit = visitsSince(ctx.ran, loop?.id ?? '', ctx.component.id);
+  const ended = loopEnded(ctx.scope, loop?.params ?? {}, visit);
+  return {
+    outputs: { index: visit },
+    outcome: { ended },
+    summary: ended ? 'LoopItem: the loop is over' : `LoopItem: turn ${visit + 1}`,
+  };
+};
+
+export const exitLoopComponent: PureComponent = () => ({
+  outputs: {},
+  summary: 'ExitLoop: leaving the loop',
+});
+
+export const variableAggregatorComponent: PureComponent = (ctx) => ({
+  outputs: aggregateVariables(ctx.scope, ctx.component.params),
+  summary: 'VariableAggregator',
+});
+
+export const stringTransformComponent: PureComponent = (ctx) => {
+  const method = ctx.component.params['method'] ?? 'split';
+  const result =
+    method === 'merge'
+      ? stringMerge(ctx.scope, ctx.component.params)
+      : stringSplit(ctx.scope, ctx.component.params);
+  return { outputs: { result }, summary: `StringTransform ${String(method)}` };
+};
+
+export const dataOperationsComponent: PureComponent = (ctx) => ({
+  outputs: dataOperations(ctx.scope, ctx.component.params),
+  summary: 'DataOperations',
+});
+
+export const listOperationsComponent: PureComponent = (ctx) => {
+  const outputs = listOperations(ctx.scope, ctx.component.params);
+  return { outputs, summary: `ListOperations: ${outputs.result.length} items` };
+};

@@ -1,6 +1,6 @@
 import { llmRetryProblem } from './llm-retry';
 import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
-import { COMPONENTS } from './components';
+import { COMPONENTS, componentDescriptor } from './components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './graph.exception';
 import { parseCanvas } from './normalize-dsl';
@@ -44,7 +44,7 @@ function requiredParams(c: NormalizedComponent): GraphProblem[] {
   const problems: GraphProblem[] = [];
   const missing = (field: string, message: string) =>
     problems.push({ code: GraphErrorCode.MissingParam, component: c.id, field, message });
-  const schema = COMPONENTS[c.name]?.params;
+  const schema = componentDescriptor(c.name)?.params;
   if (schema) {
     const parsed = schema.safeParse(c.params);
     if (!parsed.success) {

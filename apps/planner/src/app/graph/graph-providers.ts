@@ -4,7 +4,6 @@ import { SecretBox } from '@switchyard/config';
 import { ProviderKeys, TavilyClient, YahooFinanceClient, providerFetch } from '@switchyard/provider-tools';
 import { CodeExecComponent } from './components/code-exec';
 import { ExeSqlComponent } from './components/exe-sql.component';
-import { InvokeComponent } from './components/invoke.component';
 import { TavilySearchComponent } from './components/tavily-search.component';
 import { WebToolsComponent } from './components/web-tools.component';
 import { YahooFinanceComponent } from './components/yahoo-finance.component';
@@ -31,10 +30,6 @@ export const GRAPH_PROVIDERS: NestProvider[] = [
       new YahooFinanceClient(c.providers.SWITCHYARD_YAHOO_FINANCE_BASE_URL, providerFetch(c.providers)),
     inject: [GraphProvidersConfig],
   },
-  InvokeComponent,
-  TavilySearchComponent,
-  YahooFinanceComponent,
-  WebToolsComponent,
   {
     // Every Agent tool the planner can offer, by RAGFlow component name.
     provide: GRAPH_TOOL_FACTORIES,

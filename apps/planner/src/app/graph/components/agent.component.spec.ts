@@ -3,12 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DEV_SECRET_KEY } from '@switchyard/config';
-import { type Canvas, hashStr2Int, parseCanvas } from '@switchyard/graph';
+import { type Canvas, hashStr2Int, parseCanvas, type ComponentContext } from '@switchyard/graph';
 import { CreateCollectionSchema, KnowledgeStore } from '@switchyard/knowledge';
 import { type ChatModels, createChatModels } from '@switchyard/models';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
 import { ScriptedLlmProcess, dropDatabase } from '@switchyard/testing';
-import type { ComponentContext } from '../graph-components';
 import type { GraphToolFactory } from '../graph-tool';
 import { AgentComponent } from './agent.component';
 import { RetrievalComponent } from './retrieval.component';

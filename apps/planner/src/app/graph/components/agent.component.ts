@@ -35,6 +35,8 @@ import {
   structuredOutputPrompt,
   structuredOutputSchema,
   toolRunningNote,
+  type ComponentContext,
+  type ComponentEffect,
 } from '@switchyard/graph';
 import {
   MCP_CALL_SUBJECT,
@@ -55,7 +57,7 @@ import {
   invokeStructured,
 } from '@switchyard/models';
 import { NodeDirectory } from '@switchyard/platform';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import { GRAPH_TOOL_FACTORIES, type GraphTool, type GraphToolFactory } from '../graph-tool';
 import { RetrievalComponent } from './retrieval.component';
 
@@ -128,7 +130,8 @@ function chunksFound(ctx: ComponentContext): boolean {
  * `search_my_dateset`, and whatever the factories under GRAPH_TOOL_FACTORIES build.
  */
 @Injectable()
-export class AgentComponent {
+export class AgentComponent implements ComponentRunner {
+  readonly names: readonly string[] = ['LLM', 'Agent'];
   private readonly factories: ReadonlyMap<string, GraphToolFactory>;
 
   constructor(

@@ -6,9 +6,11 @@ import {
   codeExecArguments,
   codeExecOutputs,
   codeExecParams,
+  type ComponentContext,
+  type ComponentEffect,
 } from '@switchyard/graph';
 import { CodeSandbox, type RunCodeFailure } from '@switchyard/sandbox';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
 import { providerTool } from './provider-tool';
 
@@ -45,7 +47,8 @@ const CODE_TOOL_DESCRIPTION = [
 ].join('\n');
 
 @Injectable()
-export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFactory {
+export class CodeExecComponent implements OnApplicationBootstrap, GraphToolFactory, ComponentRunner {
+  readonly names: readonly string[] = ['CodeExec'];
   readonly componentName = 'CodeExec';
   private readonly logger = new Logger(CodeExecComponent.name);
 

@@ -9,9 +9,11 @@ import {
   getVariableValue,
   sanitizeFilename,
   templateSegments,
+  type ComponentContext,
+  type ComponentEffect,
 } from '@switchyard/graph';
 import { FileStore } from '@switchyard/persistence';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import { GraphProvidersConfig } from '../graph-providers.config';
 import { messageValueText } from './message-value';
 
@@ -28,7 +30,8 @@ export const fileDownloadPath = (id: string) => `/v1/files/${id}/content`;
  * `url`). Times are UTC.
  */
 @Injectable()
-export class DocsGeneratorComponent {
+export class DocsGeneratorComponent implements ComponentRunner {
+  readonly names: readonly string[] = ['DocGenerator'];
   constructor(
     @Inject(FileStore) private readonly files: FileStore,
     @Inject(GraphProvidersConfig) private readonly config: GraphProvidersConfig,

@@ -17,9 +17,11 @@ import {
   GraphErrorCode,
   GraphException,
   getVariableValue,
+  type ComponentContext,
+  type ComponentEffect,
 } from '@switchyard/graph';
 import { FileStore } from '@switchyard/persistence';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import { fileOfValue } from './file-input';
 
 const failed = (message: string) =>
@@ -57,7 +59,8 @@ const isSheets = (d: unknown): d is Record<string, unknown[]> =>
  * that cannot be read or written fails the component (RAGFlow logs it and goes on without it).
  */
 @Injectable()
-export class ExcelProcessorComponent {
+export class ExcelProcessorComponent implements ComponentRunner {
+  readonly names: readonly string[] = ['ExcelProcessor'];
   constructor(@Inject(FileStore) private readonly files: FileStore) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EXESQL_DB_TYPES, GraphErrorCode, GraphException, exeSqlDialect } from '@switchyard/graph';
+import {
+  EXESQL_DB_TYPES,
+  GraphErrorCode,
+  GraphException,
+  exeSqlDialect,
+  type ComponentContext,
+  type ComponentEffect,
+} from '@switchyard/graph';
 import { markdownTable } from '@switchyard/provider-tools';
 import { SqlDataSources, type SqlQueryResult } from '@switchyard/sql-sources';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
 import { providerTool } from './provider-tool';
 import { toolInput } from './tool-input';
@@ -24,7 +31,8 @@ const NO_RECORD = 'No record in the database!';
  * here (mssql, trino, db2) on save.
  */
 @Injectable()
-export class ExeSqlComponent implements GraphToolFactory {
+export class ExeSqlComponent implements GraphToolFactory, ComponentRunner {
+  readonly names: readonly string[] = ['ExeSQL'];
   readonly componentName = 'ExeSQL';
 
   constructor(@Inject(SqlDataSources) private readonly sources: SqlDataSources) {}

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GraphErrorCode, GraphException, htmlText, invokeRequest } from '@switchyard/graph';
+import {
+  GraphErrorCode,
+  GraphException,
+  htmlText,
+  invokeRequest,
+  type ComponentContext,
+  type ComponentEffect,
+} from '@switchyard/graph';
 import { type GuardedFetch, guardedFetch, toolLookup } from '@switchyard/net-guard';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 import { GraphProvidersConfig } from '../graph-providers.config';
 
 const ALLOW_VARIABLE = 'SWITCHYARD_INVOKE_ALLOW_HOSTS';
@@ -12,7 +19,8 @@ const ALLOW_VARIABLE = 'SWITCHYARD_INVOKE_ALLOW_HOSTS';
  * followed, within the params' `timeout`. The response text is the `result` output.
  */
 @Injectable()
-export class InvokeComponent {
+export class InvokeComponent implements ComponentRunner {
+  readonly names: readonly string[] = ['Invoke'];
   private readonly fetcher: GuardedFetch;
 
   constructor(@Inject(GraphProvidersConfig) config: GraphProvidersConfig) {

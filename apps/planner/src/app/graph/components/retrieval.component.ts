@@ -13,9 +13,11 @@ import {
   pyStr,
   renderTemplate,
   retrievalDatasets,
+  type ComponentContext,
+  type ComponentEffect,
 } from '@switchyard/graph';
 import { KnowledgeStore, type SearchResult } from '@switchyard/knowledge';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentRunner } from '../component-runner';
 
 /** What one search gave: the component's outputs and how many chunks it found. */
 export interface RetrievalOutcome {
@@ -46,7 +48,8 @@ function titleOf(metadata: Record<string, unknown>): string | undefined {
  * (vector) search. Also the Agent's `search_my_dateset` tool.
  */
 @Injectable()
-export class RetrievalComponent {
+export class RetrievalComponent implements ComponentRunner {
+  readonly names: readonly string[] = ['Retrieval'];
   constructor(@Inject(KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {

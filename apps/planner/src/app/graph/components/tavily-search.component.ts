@@ -6,7 +6,8 @@ import {
   TavilyClient,
   type TavilySearchOutput,
 } from '@switchyard/provider-tools';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentContext, ComponentEffect } from '@switchyard/graph';
+import type { ComponentRunner } from '../component-runner';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
 import { providerTool } from './provider-tool';
 import { toolInput } from './tool-input';
@@ -25,7 +26,8 @@ const PARAM_FIELDS = [
 
 /** TavilySearch: a web search with the tenant's Tavily key, as a component and as an Agent tool. */
 @Injectable()
-export class TavilySearchComponent implements GraphToolFactory {
+export class TavilySearchComponent implements GraphToolFactory, ComponentRunner {
+  readonly names: readonly string[] = ['TavilySearch'];
   readonly componentName = 'TavilySearch';
 
   constructor(

@@ -14,7 +14,8 @@ import {
   toolParams,
   webToolUrlVariable,
 } from '@switchyard/provider-tools';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentContext, ComponentEffect } from '@switchyard/graph';
+import type { ComponentRunner } from '../component-runner';
 import type { GraphToolFactory } from '../graph-tool';
 import { GraphProvidersConfig } from '../graph-providers.config';
 import { providerTool } from './provider-tool';
@@ -27,7 +28,8 @@ import { toolInput } from './tool-input';
  * model's arguments, and a provider failure is the tool's answer (`Wikipedia error: …`).
  */
 @Injectable()
-export class WebToolsComponent {
+export class WebToolsComponent implements ComponentRunner {
+  readonly names: readonly string[] = WEB_TOOLS.map((s) => s.component);
   private readonly specs = new Map(WEB_TOOLS.map((s) => [s.component, s]));
   private readonly fetcher: GuardedFetch;
   private readonly vetHost: (host: string) => Promise<string>;
@@ -38,11 +40,6 @@ export class WebToolsComponent {
   ) {
     this.fetcher = providerFetch(config.providers);
     this.vetHost = providerHostVetting(config.providers);
-  }
-
-  /** Whether `component` is one of the web tools. */
-  has(component: string): boolean {
-    return this.specs.has(component);
   }
 
   async run(ctx: ComponentContext): Promise<ComponentEffect> {

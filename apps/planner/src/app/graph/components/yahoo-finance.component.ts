@@ -6,7 +6,8 @@ import {
   YahooFinanceClient,
   type YahooFinanceParams,
 } from '@switchyard/provider-tools';
-import type { ComponentContext, ComponentEffect } from '../graph-components';
+import type { ComponentContext, ComponentEffect } from '@switchyard/graph';
+import type { ComponentRunner } from '../component-runner';
 import type { GraphTool, GraphToolFactory } from '../graph-tool';
 import { providerTool } from './provider-tool';
 import { toolInput } from './tool-input';
@@ -27,7 +28,8 @@ const sectionsOf = (params: Record<string, unknown>): YahooFinanceParams =>
 
 /** YahooFinance: a stock's report from Yahoo Finance, as a component and as an Agent tool. */
 @Injectable()
-export class YahooFinanceComponent implements GraphToolFactory {
+export class YahooFinanceComponent implements GraphToolFactory, ComponentRunner {
+  readonly names: readonly string[] = ['YahooFinance'];
   readonly componentName = 'YahooFinance';
 
   constructor(
