@@ -5,6 +5,7 @@ export { CancelRegistry } from './lib/cancel.registry';
 export { WorkerModule } from './lib/worker.module';
 export { bootstrapNodeService } from './lib/bootstrap-node-service';
 export { toolArgs, parseToolArgs, ToolInputException, asToolOutput } from './lib/tool-args';
+export { taskTenant, TaskTenantMissingError } from './lib/task-tenant';
 export {
   ToolRunner,
   ToolLimits,

@@ -3,7 +3,7 @@ import { ModelsModule } from '@switchyard/models';
 import { PlatformModule } from '@switchyard/platform';
 import { WorkerModule } from '@switchyard/worker';
 import { OutputController } from './output.controller';
-import { RunOutputContextReader } from './run-output-context.service';
+import { RunOutputContextRepository } from './run-output-context.repository';
 import { MarkdownAnswerTool } from './tools/markdown-answer.tool';
 import { StructuredOutputTool } from './tools/structured-output.tool';
 import { TitleGenerator } from './tools/title.generator';
@@ -15,6 +15,6 @@ import { TitleGenerator } from './tools/title.generator';
     ModelsModule.forRoot('output'),
   ],
   controllers: [OutputController],
-  providers: [RunOutputContextReader, MarkdownAnswerTool, StructuredOutputTool, TitleGenerator],
+  providers: [RunOutputContextRepository, MarkdownAnswerTool, StructuredOutputTool, TitleGenerator],
 })
 export class AppModule {}

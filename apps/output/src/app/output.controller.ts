@@ -4,10 +4,10 @@ import { type JsonPatchOperation, type Usage, clientRequestOf } from '@switchyar
 import type { JetStreamContext } from '@switchyard/jetstream';
 import { ChatModels } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
-import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime, taskTenant } from '@switchyard/worker';
 import { gatherMaterial } from './output-material';
 import { type OutputToolChoice, chooseOutputTools, plannerChoice } from './output-tools';
-import { RunOutputContextReader } from './run-output-context.service';
+import { RunOutputContextRepository } from './run-output-context.repository';
 import { MarkdownAnswerTool } from './tools/markdown-answer.tool';
 import { type StructureEntry, StructuredOutputTool } from './tools/structured-output.tool';
 import { TitleGenerator } from './tools/title.generator';
@@ -33,7 +33,7 @@ export class OutputController {
   constructor(
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ChatModels) private readonly models: ChatModels,
-    @Inject(RunOutputContextReader) private readonly runs: RunOutputContextReader,
+    @Inject(RunOutputContextRepository) private readonly runs: RunOutputContextRepository,
     @Inject(MarkdownAnswerTool) private readonly markdown: MarkdownAnswerTool,
     @Inject(StructuredOutputTool) private readonly structuredTool: StructuredOutputTool,
     @Inject(TitleGenerator) private readonly titles: TitleGenerator,
@@ -49,7 +49,7 @@ export class OutputController {
   }
 
   private async finish({ state, signal, emitToken, task }: NodeInput): Promise<NodeOutput> {
-    const run = await this.runs.forRun(task.run_id);
+    const run = await this.runs.forRun(task.run_id, taskTenant(task));
     // A response_format of the client's request: the answer is that JSON, written by output_structured.
     const format = clientRequestOf(state).response_format;
     const choice: OutputToolChoice = format

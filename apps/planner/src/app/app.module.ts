@@ -16,6 +16,8 @@ import { IntakeController } from './intake.controller';
 import { PlannerConfig } from './planner.config';
 import { PlannerController } from './planner.controller';
 import { RunAgentConfig } from './run-agent-config.service';
+import { RunsRepository } from './runs.repository';
+import { CollectionsRepository } from './collections.repository';
 import { TenantCollections } from './tenant-collections.loader';
 import { UserProfileLoader } from './user-profile.loader';
 
@@ -31,6 +33,8 @@ import { UserProfileLoader } from './user-profile.loader';
   ],
   controllers: [IntakeController, PlannerController, GraphComponentsController],
   providers: [
+    RunsRepository,
+    CollectionsRepository,
     RunAgentConfig,
     UserProfileLoader,
     TenantCollections,

@@ -6,7 +6,7 @@ import { type JsonPatchOperation, type RuntimeState, describeUserContext } from 
 import { type JetStreamContext } from '@switchyard/jetstream';
 import { ChatModels, invokeStructured } from '@switchyard/models';
 import { sumUsages } from '@switchyard/state';
-import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime, taskTenant } from '@switchyard/worker';
 import { UserProfileLoader } from './user-profile.loader';
 
 // output_structure is optional so a reply of the older three-field shape still parses.
@@ -66,7 +66,7 @@ export class IntakeController {
   private async intake({ state, signal, task }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
     const prompt = state.prompts[turn];
-    const loaded = await this.userContext(state, task.run_id);
+    const loaded = await this.userContext(state, task.run_id, taskTenant(task));
     const userContext = loaded ?? state.user_context;
     const about = describeUserContext(userContext);
     const messages: BaseMessage[] = [
@@ -108,11 +108,12 @@ export class IntakeController {
   private async userContext(
     state: Readonly<RuntimeState>,
     runId: string,
+    tenantId: string,
   ): Promise<Record<string, unknown> | null> {
     if (Object.keys(state.user_context).length > 0) {
       return null;
     }
-    const found = await this.profiles.forRun(runId);
+    const found = await this.profiles.forRun(runId, tenantId);
     return found ? { ...found.profile, user_id: found.user_id } : null;
   }
 }

@@ -35,7 +35,7 @@ import {
   readyTodos,
   sumUsages,
 } from '@switchyard/state';
-import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime, taskTenant } from '@switchyard/worker';
 import { type PlanReply, PlanReplySchema, todosOfPlan } from './plan.schema';
 import { PlannerConfig } from './planner.config';
 import { type PlannerBackground, plannerBackground } from './planner-context';
@@ -131,7 +131,7 @@ export class PlannerController {
 
   private async plan({ state, signal, task }: NodeInput): Promise<NodeOutput> {
     const turn = state.turn;
-    const run = await this.agents.forRun(task.run_id);
+    const run = await this.agents.forRun(task.run_id, taskTenant(task));
     const client = clientRequestOf(state);
     const catalog = ToolCatalog.build(this.directory.list(), {
       allowed: run.agent.tools,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import { type AgentConfig, AgentConfigSchema, describeZodError } from '@switchyard/contracts';
+import { RunsRepository } from './runs.repository';
 
 /** The run's pinned agent configuration is missing or invalid: retrying cannot fix it. */
 export class AgentConfigError extends Error {
@@ -9,33 +9,31 @@ export class AgentConfigError extends Error {
   readonly code = 'invalid_agent_config';
 }
 
-/** What a run pinned when it was created: its agent configuration and its tenant. */
+/** What a run pinned when it was created, and the tenant its task works for. */
 export interface RunContext {
   agent: AgentConfig;
-  /** The run's tenant (null only for a run row that is gone). */
-  tenant_id: string | null;
+  /** The task's tenant (taskTenant): the run was read within it. */
+  tenant_id: string;
 }
 
-/** The agent configuration and tenant of a run (cached: neither ever changes). */
+/** The agent configuration of a run, read within the task's tenant (cached: it never changes). */
 @Injectable()
 export class RunAgentConfig {
   private readonly cache = new LRUCache<string, RunContext>({ max: 10_000 });
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(RunsRepository) private readonly runs: RunsRepository) {}
 
-  async forRun(runId: string): Promise<RunContext> {
-    const cached = this.cache.get(runId);
+  async forRun(runId: string, tenantId: string): Promise<RunContext> {
+    const key = `${tenantId}/${runId}`;
+    const cached = this.cache.get(key);
     if (cached) {
       return cached;
     }
-    const [row] = (await this.ds.query('SELECT agent_config, tenant_id FROM runs WHERE id = $1', [
-      runId,
-    ])) as {
-      agent_config: unknown;
-      tenant_id: string | null;
-    }[];
+    const row = await this.runs.agentConfigOf(runId, tenantId);
     if (!row) {
-      throw new AgentConfigError(`run ${runId} not found: its agent configuration cannot be read`);
+      throw new AgentConfigError(
+        `run ${runId} not found in its task's tenant: its agent configuration cannot be read`,
+      );
     }
     // A run created before agents existed pinned nothing: it runs as the default agent.
     const parsed = AgentConfigSchema.safeParse(row.agent_config ?? { name: 'default' });
@@ -45,8 +43,8 @@ export class RunAgentConfig {
         `run ${runId}: its pinned agent configuration is invalid: ${describeZodError(parsed.error)}`,
       );
     }
-    const context = { agent: parsed.data, tenant_id: row.tenant_id };
-    this.cache.set(runId, context);
+    const context = { agent: parsed.data, tenant_id: tenantId };
+    this.cache.set(key, context);
     return context;
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import { loadConfigOrExit, tenantCacheEnvSchema } from '@switchyard/config';
+import { CollectionsRepository } from './collections.repository';
 import type { CollectionEntry } from './planner-context';
 
 const LIMIT = 51;
@@ -16,7 +16,7 @@ export class TenantCollections {
     ttl: loadConfigOrExit(tenantCacheEnvSchema, 'planner').SWITCHYARD_TENANT_CACHE_TTL_MS,
   });
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@Inject(CollectionsRepository) private readonly collections: CollectionsRepository) {}
 
   async forTenant(tenantId: string | null): Promise<CollectionEntry[]> {
     if (!tenantId) {
@@ -26,11 +26,7 @@ export class TenantCollections {
     if (cached) {
       return cached;
     }
-    const rows = (await this.ds.query(
-      `SELECT c.id::text AS id, c.name, (SELECT count(*) FROM documents d WHERE d.collection_id = c.id)::int AS documents
-       FROM collections c WHERE c.tenant_id = $1 ORDER BY c.created_at DESC, c.id LIMIT $2`,
-      [tenantId, LIMIT],
-    )) as CollectionEntry[];
+    const rows = await this.collections.newestOf(tenantId, LIMIT);
     this.cache.set(tenantId, rows);
     return rows;
   }

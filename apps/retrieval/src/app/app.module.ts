@@ -8,6 +8,8 @@ import { ToolLimits, ToolRunner, WorkerModule, toolLimitsEnvSchema } from '@swit
 import { MemoryController } from './memory.controller';
 import { MEMORY_EMBEDDING_RESOLVER, MemoryModels } from './memory-models';
 import { RetrievalController } from './retrieval.controller';
+import { RunsRepository } from './runs.repository';
+import { TenantsRepository } from './tenants.repository';
 
 @Module({
   imports: [
@@ -37,7 +39,9 @@ import { RetrievalController } from './retrieval.controller';
         embeddings.model(name, scope),
       inject: [EmbeddingModels],
     },
+    TenantsRepository,
     MemoryModels,
+    RunsRepository,
   ],
 })
 export class AppModule {}

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import { loadConfigOrExit, tenantCacheEnvSchema } from '@switchyard/config';
 import {
   DEFAULT_EMBEDDING_MODEL,
@@ -8,6 +7,7 @@ import {
   type EmbeddingResolver,
   resolveEmbeddingModel,
 } from '@switchyard/knowledge';
+import { TenantsRepository } from './tenants.repository';
 
 /** Resolves registry embedding models (EmbeddingModels of libs/models, bound at the module). */
 export const MEMORY_EMBEDDING_RESOLVER = Symbol('MEMORY_EMBEDDING_RESOLVER');
@@ -26,7 +26,7 @@ export class MemoryModels {
   });
 
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(TenantsRepository) private readonly tenants: TenantsRepository,
     @Inject(MEMORY_EMBEDDING_RESOLVER) private readonly resolver: EmbeddingResolver,
   ) {}
 
@@ -40,10 +40,7 @@ export class MemoryModels {
     if (cached) {
       return cached.model;
     }
-    const [row] = (await this.ds.query('SELECT memory_embedding_model FROM tenants WHERE id = $1', [
-      tenantId,
-    ])) as { memory_embedding_model: string | null }[];
-    const model = row?.memory_embedding_model ?? DEFAULT_EMBEDDING_MODEL;
+    const model = (await this.tenants.memoryEmbeddingModelOf(tenantId)) ?? DEFAULT_EMBEDDING_MODEL;
     this.choices.set(tenantId, { model });
     return model;
   }

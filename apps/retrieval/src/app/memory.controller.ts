@@ -1,6 +1,5 @@
 import { Controller, Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { DataSource } from 'typeorm';
 import type { RuntimeState } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import {
@@ -9,7 +8,7 @@ import {
   UnknownEmbeddingModelError,
   memoryText,
 } from '@switchyard/knowledge';
-import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, NodeHandler, NodeRuntime, taskTenant } from '@switchyard/worker';
 import {
   CATCH_UP_BATCH,
   MAX_ITEMS,
@@ -21,6 +20,7 @@ import {
   userIdOf,
 } from './memory.logic';
 import { MemoryModels } from './memory-models';
+import { RunsRepository } from './runs.repository';
 
 /**
  * User memory, with the tenant's embedding model (MemoryModels: a registry model, or the built-in
@@ -28,7 +28,8 @@ import { MemoryModels } from './memory-models';
  * user (`metadata.user_id` of the run) it first embeds the user's finished turns not remembered
  * with that model yet (turns from before `archive` existed, and every turn again after the tenant
  * changed its model: the migration of existing memories), then searches them by cosine
- * similarity — never another user's or another tenant's. Without one it keeps to this thread's
+ * similarity — never another user's or another tenant's (the tenant is the task's, the only one
+ * the node acts for). Without one it keeps to this thread's
  * earlier turns (lexical overlap). `archive`, after `output`, writes the turn just answered into
  * the user's memory, so it is checkpointed and visible as a step of its own.
  */
@@ -40,7 +41,7 @@ export class MemoryController implements OnApplicationBootstrap {
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(MemoryStore) private readonly memories: MemoryStore,
     @Inject(MemoryModels) private readonly models: MemoryModels,
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(RunsRepository) private readonly runs: RunsRepository,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -55,7 +56,8 @@ export class MemoryController implements OnApplicationBootstrap {
   }
 
   private async remember({ state, task }: NodeInput): Promise<NodeOutput> {
-    const run = await this.runOf(task.run_id);
+    const tenantId = taskTenant(task);
+    const run = await this.runs.metadataOf(task.run_id, tenantId);
     if (!run) {
       return this.threadLocal(state, `run ${task.run_id} not found, so its user is unknown`);
     }
@@ -63,8 +65,8 @@ export class MemoryController implements OnApplicationBootstrap {
     if (who.userId === undefined) {
       return this.threadLocal(state, who.reason);
     }
-    const owner = { tenantId: run.tenant_id, userId: who.userId };
-    const embedder = await this.embedderOf(run.tenant_id);
+    const owner = { tenantId, userId: who.userId };
+    const embedder = await this.embedderOf(tenantId);
     if (!embedder.model) {
       return this.threadLocal(state, embedder.reason);
     }
@@ -104,7 +106,8 @@ export class MemoryController implements OnApplicationBootstrap {
    * the result, not as a failure of the answered run.
    */
   private async archive({ state, task }: NodeInput): Promise<NodeOutput> {
-    const run = await this.runOf(task.run_id);
+    const tenantId = taskTenant(task);
+    const run = await this.runs.metadataOf(task.run_id, tenantId);
     const who = run ? userIdOf(run.metadata) : { userId: undefined, reason: `run ${task.run_id} not found` };
     if (!run || who.userId === undefined) {
       return {
@@ -113,7 +116,7 @@ export class MemoryController implements OnApplicationBootstrap {
         next: [],
       };
     }
-    const embedder = await this.embedderOf(run.tenant_id);
+    const embedder = await this.embedderOf(tenantId);
     if (!embedder.model) {
       return {
         summary: `Nothing archived: ${embedder.reason}.`,
@@ -125,7 +128,7 @@ export class MemoryController implements OnApplicationBootstrap {
     const prompt = state.prompts[turn] ?? '';
     const answer = answerOf(state, turn);
     const archived = prompt.trim()
-      ? await this.memories.remember({ tenantId: run.tenant_id, userId: who.userId }, embedder.model, [
+      ? await this.memories.remember({ tenantId, userId: who.userId }, embedder.model, [
           { run_id: task.run_id, thread_id: state.thread_id, turn, text: memoryText(prompt, answer) },
         ])
       : 0;
@@ -168,13 +171,5 @@ export class MemoryController implements OnApplicationBootstrap {
       patch: [{ op: 'replace', path: '/memory', value: items }],
       next: ['planner'],
     };
-  }
-
-  private async runOf(runId: string): Promise<{ tenant_id: string; metadata: unknown } | undefined> {
-    const [row] = (await this.ds.query(
-      'SELECT tenant_id::text AS tenant_id, metadata FROM runs WHERE id = $1',
-      [runId],
-    )) as { tenant_id: string; metadata: unknown }[];
-    return row;
   }
 }

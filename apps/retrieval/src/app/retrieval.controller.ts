@@ -1,6 +1,5 @@
 import { Controller, Inject, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
-import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { JetStreamContext } from '@switchyard/jetstream';
 import {
@@ -16,8 +15,8 @@ import {
   NodeHandler,
   NodeRuntime,
   type ToolDeclaration,
-  ToolInputException,
   ToolRunner,
+  taskTenant,
   toolArgs,
 } from '@switchyard/worker';
 
@@ -49,7 +48,6 @@ export class RetrievalController implements OnApplicationBootstrap {
     @Inject(NodeRuntime) private readonly runtime: NodeRuntime,
     @Inject(ToolRunner) private readonly tools: ToolRunner,
     @Inject(KnowledgeStore) private readonly store: KnowledgeStore,
-    @Inject(DataSource) private readonly ds: DataSource,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -74,11 +72,11 @@ export class RetrievalController implements OnApplicationBootstrap {
     idempotent: RETRIEVAL_TOOL.idempotent,
   })
   retrieval(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    return this.runtime.execute(data, ctx, (input: NodeInput) =>
-      this.tools.run(RETRIEVAL_TOOL, input, async () => {
+    return this.runtime.execute(data, ctx, (input: NodeInput) => {
+      // The task's tenant is the only one searched; a task naming none fails the run (not the tool).
+      const tenantId = taskTenant(input.task);
+      return this.tools.run(RETRIEVAL_TOOL, input, async () => {
         const args = toolArgs(input.state, input.task, RetrievalArgsSchema);
-        // The task names its tenant; a task published before it did is looked up by its run.
-        const tenantId = input.task.tenant_id ?? (await this.tenantOf(input.task.run_id));
         const blocks = await this.store.getCollections(
           tenantId,
           args.data_source.map((d) => d.id),
@@ -107,18 +105,8 @@ export class RetrievalController implements OnApplicationBootstrap {
           usage,
           next: NEXT,
         };
-      }),
-    );
-  }
-
-  private async tenantOf(runId: string): Promise<string> {
-    const [row] = (await this.ds.query('SELECT tenant_id FROM runs WHERE id = $1', [runId])) as {
-      tenant_id: string;
-    }[];
-    if (!row) {
-      throw new ToolInputException(`run ${runId} not found: no tenant to search for`, 'unknown_run');
-    }
-    return row.tenant_id;
+      });
+    });
   }
 }
 

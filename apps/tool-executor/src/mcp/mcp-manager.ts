@@ -7,7 +7,6 @@ import {
 } from '@nestjs/common';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { KV, Subscription } from 'nats';
-import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SecretBox } from '@switchyard/config';
 import {
@@ -27,16 +26,13 @@ import { McpConnection, type McpServerSpec } from './mcp-connection';
 import { McpCallError } from './mcp-errors';
 import { mcpNodeNames } from './tool-names';
 import { capToolOutput, resultText } from './tool-output';
-import type { McpServerRow } from '@switchyard/persistence';
+import { type EnabledMcpServer, McpServersRepository } from './mcp-servers.repository';
 
 const SERVICE = 'tool-executor';
 const NEXT = ['reflection'];
 // Registrations are written again this often, like the decorated nodes' (a KV that lost them heals).
 const REFRESH_MS = 30_000;
 const MAX_DESCRIPTION = 2000;
-
-/** What the manager selects of each enabled server. */
-type ServerRow = Omit<McpServerRow, 'enabled' | 'created_at'>;
 
 interface Served {
   conn: McpConnection;
@@ -69,7 +65,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   private lastNames: string | null = null;
 
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(McpServersRepository) private readonly servers: McpServersRepository,
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(McpConfig) private readonly config: McpConfig,
     @Inject(TenantWeights) private readonly weights: TenantWeights,
@@ -108,7 +104,6 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     return this.syncing;
   }
 
-  /** Executes a task of an `mcp.*` node. */
   /**
    * Whether a call of `node` may run twice: the server marked the tool read-only or idempotent.
    * A tool not known (yet) here counts as unsafe, so its call gets a receipt.
@@ -118,9 +113,13 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     return found ? this.served.get(found.serverId)?.nodes.get(node)?.reg.idempotent === true : false;
   }
 
-  async call({ task, state, signal }: NodeInput): Promise<NodeOutput> {
+  /**
+   * Executes a task of an `mcp.*` node for `tenantId`, the task's (taskTenant): the only tenant
+   * whose server the call may reach.
+   */
+  async call({ task, state, signal }: NodeInput, tenantId: string): Promise<NodeOutput> {
     const args = toolArgs(state, task, AnyArgs);
-    const { spec, found, result } = await this.callTool(task.run_id, task.tenant_id, task.node, args, signal);
+    const { spec, found, result } = await this.callTool(tenantId, task.node, args, signal);
     const out = capToolOutput(result, spec.maxOutputBytes);
     const texts = out.content.flatMap((b) =>
       b.type === 'text' ? [b.text] : b.type === 'resource' && b.text !== undefined ? [b.text] : [],
@@ -151,13 +150,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   /** Calls node's tool for a run of the server's tenant; a tool's own error is an McpCallError. */
-  private async callTool(
-    runId: string,
-    tenantId: string | undefined,
-    node: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-  ) {
+  private async callTool(tenantId: string, node: string, args: Record<string, unknown>, signal: AbortSignal) {
     let found = this.byNode.get(node);
     if (!found) {
       // Another replica registered the node while this one is still connecting: wait for the list.
@@ -176,7 +169,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
       );
     }
     const spec = served.conn.spec;
-    await this.checkTenant(runId, tenantId, spec);
+    this.checkTenant(tenantId, spec);
     const result = await served.conn.call(found.tool, args, signal);
     if (result.isError) {
       throw new McpCallError(
@@ -208,9 +201,16 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
       return { ok: false, code: 'mcp_bad_request', message: parsed.message };
     }
     const { req } = parsed;
+    if (!req.tenant_id) {
+      // Every planner since tenant_id was added sends it: a request without one acts for no tenant.
+      return {
+        ok: false,
+        code: 'mcp_bad_request',
+        message: `run ${req.run_id}: the request names no tenant`,
+      };
+    }
     try {
       const { spec, result } = await this.callTool(
-        req.run_id,
         req.tenant_id,
         req.node,
         req.args,
@@ -226,27 +226,16 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   // The planner offers a tenant's tools to its own runs only; this holds even if a run names
-  // another tenant's node some other way. The task (or request) names the run's tenant; one
-  // published before it did is looked up by its run.
-  private async checkTenant(runId: string, tenantId: string | undefined, spec: McpServerSpec): Promise<void> {
-    const tenant =
-      tenantId ??
-      (
-        (await this.ds.query('SELECT tenant_id FROM runs WHERE id = $1', [runId])) as {
-          tenant_id: string;
-        }[]
-      )[0]?.tenant_id;
-    if (tenant !== spec.tenantId) {
+  // another tenant's node some other way. The task (or request) names the run's tenant: the only
+  // tenant the call is made for (a task without one fails before, see taskTenant).
+  private checkTenant(tenantId: string, spec: McpServerSpec): void {
+    if (tenantId !== spec.tenantId) {
       throw new McpCallError('mcp_forbidden', `MCP server ${spec.name} belongs to another tenant`);
     }
   }
 
   private async syncOnce(): Promise<void> {
-    const rows = (await this.ds.query(
-      `SELECT id, tenant_id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-              max_output_bytes, tool_types, updated_at
-       FROM mcp_servers WHERE enabled`,
-    )) as ServerRow[];
+    const rows = await this.servers.enabled();
     const wanted = new Map<string, McpServerSpec>();
     for (const row of rows) {
       const spec = this.toSpec(row);
@@ -308,7 +297,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private toSpec(row: ServerRow): McpServerSpec | undefined {
+  private toSpec(row: EnabledMcpServer): McpServerSpec | undefined {
     try {
       return {
         id: row.id,

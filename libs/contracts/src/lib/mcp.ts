@@ -63,6 +63,8 @@ export const McpCallRequestSchema = z
     args: z.record(z.string(), z.unknown()),
     timeout_ms: z.number().int().min(100).max(600_000),
     // The run's tenant and priority: the tool-executors answer requests fairly across tenants.
+    // The tenant is also the only one whose server the call may reach: a request without it
+    // (from a planner older than the field) is refused as mcp_bad_request.
     tenant_id: z.string().min(1).max(100).optional(),
     priority: RunPrioritySchema.optional(),
   })

@@ -55,6 +55,8 @@ export const TaskMessageSchema = z
     // Who the task works for and how urgently: node services dispatch the tasks they hold fairly
     // across tenants (by weight) and a tenant's interactive runs before its batch runs. Optional:
     // a task published before this field existed is dispatched as an interactive task of no tenant.
+    // Node services act for this tenant only (they do not read `runs` to learn it): they fail a task
+    // without one (libs/worker `taskTenant`). Every orchestrator since fair dispatch sets it.
     tenant_id: z.string().uuid().optional(),
     priority: RunPrioritySchema.optional(),
     // Committed deltas ending at `version` (those the service has not seen, within a byte budget),

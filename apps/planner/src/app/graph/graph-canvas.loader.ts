@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { DataSource } from 'typeorm';
 import {
   type Canvas,
   type GraphDsl,
@@ -9,69 +8,70 @@ import {
   runInputsOf,
 } from '@switchyard/graph';
 import { AgentConfigError, RunAgentConfig } from '../run-agent-config.service';
+import { RunsRepository } from '../runs.repository';
 
-/** What a graph run brings: the canvas it pinned, the inputs of Begin's form, its tenant. */
+/** What a graph run brings: the canvas it pinned, the inputs of Begin's form. */
 export interface GraphRun {
   canvas: Canvas;
   inputs?: Record<string, unknown>;
-  /** Whose knowledge a Retrieval searches. */
-  tenantId: string;
 }
 
 /** What a PuppyEngine run brings: the workflow it pinned and the inputs of its blocks. */
 export interface PuppyRun {
   workflow: PuppyWorkflow;
   inputs?: Record<string, unknown>;
-  /** Whose collections a search edge searches. */
-  tenantId: string;
 }
 
 /** A graph run's DSL of either kind, with the run's inputs. */
-type LoadedRun = { dsl: GraphDsl; inputs?: Record<string, unknown>; tenantId: string };
+type LoadedRun = { dsl: GraphDsl; inputs?: Record<string, unknown> };
 
-/** The DSL a graph run pinned and its inputs (read once per run: neither ever changes). */
+/**
+ * The DSL a graph run pinned and its inputs (read once per run: neither ever changes), within the
+ * task's tenant (`tenantId`, taskTenant): whose knowledge the components search is the task's.
+ */
 @Injectable()
 export class GraphCanvasLoader {
   private readonly cache = new LRUCache<string, LoadedRun>({ max: 1_000 });
 
   constructor(
     @Inject(RunAgentConfig) private readonly configs: RunAgentConfig,
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(RunsRepository) private readonly runs: RunsRepository,
   ) {}
 
   /** Which kind of DSL the run's graph agent has. */
-  async kindOf(runId: string): Promise<GraphDsl['kind']> {
-    return (await this.load(runId)).dsl.kind;
+  async kindOf(runId: string, tenantId: string): Promise<GraphDsl['kind']> {
+    return (await this.load(runId, tenantId)).dsl.kind;
   }
 
   /** A RAGFlow canvas run. */
-  async forRun(runId: string): Promise<GraphRun> {
-    const { dsl, inputs, tenantId } = await this.load(runId);
+  async forRun(runId: string, tenantId: string): Promise<GraphRun> {
+    const { dsl, inputs } = await this.load(runId, tenantId);
     if (dsl.kind !== 'ragflow') {
       throw new AgentConfigError(
         `run ${runId}: its graph agent is a PuppyEngine workflow, not a RAGFlow canvas`,
       );
     }
-    return { canvas: dsl.canvas, tenantId, ...(inputs ? { inputs } : {}) };
+    return { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) };
   }
 
   /** A PuppyEngine workflow run. */
-  async puppyRun(runId: string): Promise<PuppyRun> {
-    const { dsl, inputs, tenantId } = await this.load(runId);
+  async puppyRun(runId: string, tenantId: string): Promise<PuppyRun> {
+    const { dsl, inputs } = await this.load(runId, tenantId);
     if (dsl.kind !== 'puppy') {
       throw new AgentConfigError(
         `run ${runId}: its graph agent is a RAGFlow canvas, not a PuppyEngine workflow`,
       );
     }
-    return { workflow: dsl.workflow, tenantId, ...(inputs ? { inputs } : {}) };
+    return { workflow: dsl.workflow, ...(inputs ? { inputs } : {}) };
   }
 
-  private async load(runId: string): Promise<LoadedRun> {
-    const cached = this.cache.get(runId);
+  private async load(runId: string, tenantId: string): Promise<LoadedRun> {
+    const key = `${tenantId}/${runId}`;
+    const cached = this.cache.get(key);
     if (cached) {
       return cached;
     }
-    const { agent } = await this.configs.forRun(runId);
+    const { agent } = await this.configs.forRun(runId, tenantId);
     if (agent.kind !== 'graph' || !agent.dsl) {
       throw new AgentConfigError(`run ${runId} is not a graph agent's run: it has no canvas`);
     }
@@ -82,14 +82,10 @@ export class GraphCanvasLoader {
       // Validated when saved; a pinned DSL that no longer validates cannot run.
       throw new AgentConfigError(`run ${runId}: its graph DSL is invalid: ${(err as Error).message}`);
     }
-    const [row] = (await this.ds.query(
-      `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json, tenant_id::text AS tenant_id
-       FROM runs WHERE id = $1`,
-      [runId],
-    )) as { inputs: unknown; inputs_json: string | null; tenant_id: string }[];
+    const row = await this.runs.graphInputsOf(runId, tenantId);
     const inputs = row ? runInputsOf(row) : undefined;
-    const run: LoadedRun = { dsl, tenantId: row?.tenant_id ?? '', ...(inputs ? { inputs } : {}) };
-    this.cache.set(runId, run);
+    const run: LoadedRun = { dsl, ...(inputs ? { inputs } : {}) };
+    this.cache.set(key, run);
     return run;
   }
 }

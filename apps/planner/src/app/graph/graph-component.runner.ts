@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { componentIdOfNode } from '@switchyard/contracts';
 import { componentTimeoutMs, runComponentStep } from '@switchyard/graph';
-import type { NodeInput, NodeOutput } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, taskTenant } from '@switchyard/worker';
 import { GraphCanvasLoader } from './graph-canvas.loader';
 import { GraphComponents } from './graph-components';
 import { GraphNodesRegistrar } from '@switchyard/platform';
@@ -23,7 +23,8 @@ export class GraphComponentRunner {
 
   async execute(input: NodeInput): Promise<NodeOutput> {
     const { task } = input;
-    const { canvas, inputs, tenantId } = await this.canvases.forRun(task.run_id);
+    const tenantId = taskTenant(task);
+    const { canvas, inputs } = await this.canvases.forRun(task.run_id, tenantId);
     const component = canvas.components[componentIdOfNode(task.node) ?? ''];
     const out = await runComponentStep(
       {

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { GRAPH_NODE_PREFIX } from '@switchyard/contracts';
 import type { JetStreamContext } from '@switchyard/jetstream';
-import { NodePrefixHandler, NodeRuntime } from '@switchyard/worker';
+import { NodePrefixHandler, NodeRuntime, taskTenant } from '@switchyard/worker';
 import { GraphCanvasLoader } from './graph-canvas.loader';
 import { GraphComponentRunner } from './graph-component.runner';
 import { PuppyWorkflowRunner } from './puppy/puppy-workflow.runner';
@@ -20,7 +20,7 @@ export class GraphComponentsController {
   @NodePrefixHandler(GRAPH_NODE_PREFIX)
   handle(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
     return this.runtime.execute(data, ctx, async (input) =>
-      (await this.dsls.kindOf(input.task.run_id)) === 'puppy'
+      (await this.dsls.kindOf(input.task.run_id, taskTenant(input.task))) === 'puppy'
         ? this.puppy.execute(input)
         : this.runner.execute(input),
     );

@@ -23,7 +23,7 @@ import {
   startEdges,
   storedRecord,
 } from '@switchyard/graph';
-import type { NodeInput, NodeOutput } from '@switchyard/worker';
+import { type NodeInput, type NodeOutput, taskTenant } from '@switchyard/worker';
 import { GraphCanvasLoader } from '../graph-canvas.loader';
 import { GraphNodesRegistrar } from '@switchyard/platform';
 import { PuppyEdges } from './puppy-edges';
@@ -51,7 +51,8 @@ export class PuppyWorkflowRunner {
 
   async execute(input: NodeInput): Promise<NodeOutput> {
     const { task, state } = input;
-    const { workflow, inputs, tenantId } = await this.loader.puppyRun(task.run_id);
+    const tenantId = taskTenant(task);
+    const { workflow, inputs } = await this.loader.puppyRun(task.run_id, tenantId);
     if (task.node === GRAPH_ENTRY_NODE) {
       const turn = state.action_history[state.turn] ?? [];
       const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);

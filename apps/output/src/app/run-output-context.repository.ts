@@ -18,19 +18,24 @@ const RowSchema = z.object({
   user_id: z.string().nullable(),
 });
 
+/**
+ * Reads the run and thread facts output needs. They stay reads (the task carries the tenant, not
+ * these): the pinned agent configuration is the run's, and the title changes with the thread.
+ * Within the task's tenant only.
+ */
 @Injectable()
-export class RunOutputContextReader {
+export class RunOutputContextRepository {
   constructor(@Inject(DataSource) private readonly ds: DataSource) {}
 
-  async forRun(runId: string): Promise<RunOutputContext> {
+  async forRun(runId: string, tenantId: string): Promise<RunOutputContext> {
     const [row] = (await this.ds.query(
       `SELECT r.agent_config->'output_tools' AS output_tools, t.title,
               CASE WHEN jsonb_typeof(r.metadata->'user_id') = 'string' THEN r.metadata->>'user_id' END AS user_id
-       FROM runs r JOIN threads t ON t.id = r.thread_id WHERE r.id = $1`,
-      [runId],
+       FROM runs r JOIN threads t ON t.id = r.thread_id WHERE r.id = $1 AND r.tenant_id = $2`,
+      [runId, tenantId],
     )) as unknown[];
     if (!row) {
-      throw new Error(`run ${runId} not found: its output settings cannot be read`);
+      throw new Error(`run ${runId} not found in its task's tenant: its output settings cannot be read`);
     }
     const parsed = RowSchema.safeParse(row);
     if (!parsed.success) {
