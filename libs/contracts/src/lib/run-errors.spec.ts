@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RUN_ERRORS, isRunErrorCode, runErrorTable, uncheckedRunErrorCode } from './run-errors';
+import {
+  RUN_ERRORS,
+  type RunError,
+  type RunErrorCodes,
+  isRunErrorCode,
+  runErrorTable,
+  uncheckedRunErrorCode,
+} from './run-errors';
 
 const API_MD = join(__dirname, '../../../../docs/api.md');
 const START = '<!-- run-errors: generated from RUN_ERRORS -->';
@@ -43,5 +50,18 @@ describe('run error catalogue', () => {
     expect(isRunErrorCode('from_a_newer_service')).toBe(false);
     expect(isRunErrorCode('toString')).toBe(false);
     expect(uncheckedRunErrorCode('from_a_newer_service')).toBe('from_a_newer_service');
+  });
+
+  it('refuses, at compile time (tsc checks the expect-errors), a code the catalogue lacks', () => {
+    // @ts-expect-error a string literal is no catalogue code and no unchecked one
+    const produced: RunError = { code: 'no_such_code', message: 'm' };
+    // @ts-expect-error an error class's code union must be part of the catalogue
+    const union: RunErrorCodes<'sql_timeout' | 'no_such_code'> = 'sql_timeout';
+    const received: RunError = { code: uncheckedRunErrorCode('no_such_code'), message: 'm' };
+    expect([isRunErrorCode(produced.code), isRunErrorCode(union), isRunErrorCode(received.code)]).toEqual([
+      false,
+      true,
+      false,
+    ]);
   });
 });
