@@ -14,3 +14,4 @@ export * from './lib/mcp';
 export * from './lib/user-context';
 export * from './lib/data-source';
 export * from './lib/fork';
+export * from './lib/run-errors';

@@ -15,3 +15,4 @@ export { postBurst, type BurstOptions } from './lib/run-burst';
 export { pureLoopCanvas } from './lib/pure-loop-canvas';
 export { S3Server } from './lib/s3-server';
 export { LONG_ANSWER, slowLongAnswerScript } from './lib/slow-answer-script';
+export { bodyParserError, OVERSIZED_JSON_BODY } from './lib/body-parser-error';

@@ -1,12 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { type AgentConfig, AgentConfigSchema, describeZodError } from '@switchyard/contracts';
+import {
+  type AgentConfig,
+  AgentConfigSchema,
+  describeZodError,
+  type RunErrorCode,
+} from '@switchyard/contracts';
 import { RunsRepository } from './runs.repository';
 
 /** The run's pinned agent configuration is missing or invalid: retrying cannot fix it. */
 export class AgentConfigError extends Error {
   readonly retryable = false;
-  readonly code = 'invalid_agent_config';
+  readonly code = 'invalid_agent_config' satisfies RunErrorCode;
 }
 
 /** What a run pinned when it was created, and the tenant its task works for. */

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type RunCancelMessage, type RunFailMessage, isTerminal } from '@switchyard/contracts';
+import {
+  type RunCancelMessage,
+  type RunFailMessage,
+  isTerminal,
+  uncheckedRunErrorCode,
+} from '@switchyard/contracts';
+import type { RunFailure } from './orchestrator.exception';
 import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
 import { noEffects } from './step-effects';
@@ -23,18 +29,14 @@ export class EndRunUseCase {
   ) {}
 
   fail(msg: RunFailMessage): Promise<void> {
-    return this.end(msg.run_id, 'failed', { code: msg.code, message: msg.message });
+    return this.end(msg.run_id, 'failed', { code: uncheckedRunErrorCode(msg.code), message: msg.message });
   }
 
   cancel(msg: RunCancelMessage): Promise<void> {
     return this.end(msg.run_id, 'cancelled', null);
   }
 
-  private async end(
-    runId: string,
-    status: 'failed' | 'cancelled',
-    error: { code: string; message: string } | null,
-  ): Promise<void> {
+  private async end(runId: string, status: 'failed' | 'cancelled', error: RunFailure | null): Promise<void> {
     const effects = await this.ds.transaction(async (m) => {
       const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
         runId,

@@ -12,6 +12,7 @@ import {
   taskSubject,
   breaksAt,
   unionOfNext,
+  uncheckedRunErrorCode,
 } from '@switchyard/contracts';
 import type { RunWaiting, WaitingClientCall } from '@switchyard/persistence';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
@@ -97,7 +98,13 @@ export function routeStep(input: StepInput): StepRoute {
       ? (answerOf(last) ?? null)
       : (answerOf(last) ?? latestAnswer(state.action_history[state.turn] ?? []));
     return last.error
-      ? { kind: 'finish', steps, status: 'failed', error: last.error, output }
+      ? {
+          kind: 'finish',
+          steps,
+          status: 'failed',
+          error: { ...last.error, code: uncheckedRunErrorCode(last.error.code) },
+          output,
+        }
       : { kind: 'finish', steps, status: 'succeeded', error: null, output };
   }
   if (steps >= run.max_steps) {

@@ -6,7 +6,12 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Subscription } from 'nats';
-import { TOOL_CALL_SUBJECT, type ToolRpcReply, ToolRpcRequestSchema } from '@switchyard/contracts';
+import {
+  TOOL_CALL_SUBJECT,
+  type ToolRpcReply,
+  ToolRpcRequestSchema,
+  type RunErrorCode,
+} from '@switchyard/contracts';
 import { JetStreamConnection } from '@switchyard/jetstream';
 import { TenantWeights } from '@switchyard/platform';
 import { ToolLimits, ToolRunner, guardToolWork, parseToolArgs, shrinkToFit } from '@switchyard/worker';
@@ -49,12 +54,16 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
   async answer(body: RequestBody): Promise<ToolRpcReply> {
     const parsed = requestOf(body, ToolRpcRequestSchema);
     if (!('req' in parsed)) {
-      return { ok: false, code: 'tool_bad_request', message: parsed.message };
+      return { ok: false, code: 'tool_bad_request' satisfies RunErrorCode, message: parsed.message };
     }
     const { req } = parsed;
     const tool = this.catalogue.get(req.tool);
     if (!tool) {
-      return { ok: false, code: 'unknown_tool', message: `"${req.tool}" is not a catalogue tool` };
+      return {
+        ok: false,
+        code: 'unknown_tool' satisfies RunErrorCode,
+        message: `"${req.tool}" is not a catalogue tool`,
+      };
     }
     try {
       const args = parseToolArgs(req.tool, req.args, tool.schema);
@@ -74,7 +83,11 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
     } catch (err) {
       // invalid_tool_input, tool_timeout, the tool's own codes (forbidden_address, syntax_error, …)
       const e = err as Error & { code?: unknown };
-      return { ok: false, code: typeof e.code === 'string' ? e.code : 'tool_error', message: e.message };
+      return {
+        ok: false,
+        code: typeof e.code === 'string' ? e.code : ('tool_error' satisfies RunErrorCode),
+        message: e.message,
+      };
     }
   }
 }

@@ -1,5 +1,7 @@
-export type McpErrorCode =
-  'mcp_timeout' | 'mcp_unavailable' | 'mcp_tool_error' | 'mcp_error' | 'mcp_unknown_tool' | 'mcp_forbidden';
+import { type RunErrorCodes } from '@switchyard/contracts';
+export type McpErrorCode = RunErrorCodes<
+  'mcp_timeout' | 'mcp_unavailable' | 'mcp_tool_error' | 'mcp_error' | 'mcp_unknown_tool' | 'mcp_forbidden'
+>;
 
 /**
  * A failed MCP call the agent sees as its action's error (asToolOutput): not retried by

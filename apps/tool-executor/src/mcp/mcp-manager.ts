@@ -16,6 +16,7 @@ import {
   McpCallRequestSchema,
   NODE_REGISTRY_BUCKET,
   type NodeRegistration,
+  type RunErrorCode,
 } from '@switchyard/contracts';
 import { JetStreamConnection, encodeJson } from '@switchyard/jetstream';
 import { TenantWeights } from '@switchyard/platform';
@@ -198,7 +199,7 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
   private async answer(body: RequestBody): Promise<McpCallReply> {
     const parsed = requestOf(body, McpCallRequestSchema);
     if (!('req' in parsed)) {
-      return { ok: false, code: 'mcp_bad_request', message: parsed.message };
+      return { ok: false, code: 'mcp_bad_request' satisfies RunErrorCode, message: parsed.message };
     }
     const { req } = parsed;
     if (!req.tenant_id) {
@@ -221,7 +222,11 @@ export class McpManager implements OnApplicationBootstrap, OnApplicationShutdown
       return { ok: true, text: resultText(out, spec.maxOutputBytes), truncated: out.truncated };
     } catch (err) {
       const e = err as Error & { code?: string };
-      return { ok: false, code: typeof e.code === 'string' ? e.code : 'mcp_error', message: e.message };
+      return {
+        ok: false,
+        code: typeof e.code === 'string' ? e.code : ('mcp_error' satisfies RunErrorCode),
+        message: e.message,
+      };
     }
   }
 

@@ -1,3 +1,4 @@
+import { type RunErrorCodes } from '@switchyard/contracts';
 import { z } from 'zod';
 
 const MAX_EXPRESSION_LENGTH = 1000;
@@ -29,7 +30,7 @@ export const calculatorTool = {
   idempotent: true,
 };
 
-export type CalculatorErrorCode = 'syntax_error' | 'math_error';
+export type CalculatorErrorCode = RunErrorCodes<'syntax_error' | 'math_error'>;
 
 /** An expression that cannot be evaluated. Not retryable: the same expression fails the same way. */
 export class CalculatorError extends Error {

@@ -1,3 +1,4 @@
+import { type RunErrorCodes } from '@switchyard/contracts';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
@@ -71,8 +72,9 @@ export interface HttpGetResult {
   bytes: number;
 }
 
-export type HttpGetErrorCode =
-  'forbidden_address' | 'invalid_url' | 'timeout' | 'too_many_redirects' | 'network_error' | 'aborted';
+export type HttpGetErrorCode = RunErrorCodes<
+  'forbidden_address' | 'invalid_url' | 'timeout' | 'too_many_redirects' | 'network_error' | 'aborted'
+>;
 
 /** A fetch that was refused or failed. Only network errors and timeouts are worth retrying. */
 export class HttpGetError extends Error {

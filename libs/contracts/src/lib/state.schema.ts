@@ -1,6 +1,7 @@
 import { describeZodError } from './zod-error.util';
 import { z } from 'zod';
 import { GraphStateSchema } from './graph-agent';
+import type { RunError } from './run-errors';
 
 // The run state of DESIGN.md §2 (seed 003): thread-level, one entry per turn in the per-turn lists.
 
@@ -29,6 +30,11 @@ export const ActionContextSchema = z.object({
   mapping: MappingSchema.optional(),
 });
 
+/**
+ * An action's error as it travels. `code` stays any string on the wire: an older or newer service
+ * may send a code this build's catalogue (run-errors.ts) lacks. Producers here build a `RunError`,
+ * whose code is a catalogue code unless passed through with `uncheckedRunErrorCode`.
+ */
 export const ActionErrorSchema = z.object({ code: z.string().min(1), message: z.string().min(1) });
 export type ActionError = z.infer<typeof ActionErrorSchema>;
 
@@ -211,7 +217,7 @@ export interface NodeAnswer {
   patch?: JsonPatchOperation[];
   context?: Action['context'];
   relevance?: number;
-  error?: ActionError;
+  error?: RunError;
 }
 
 /**

@@ -1,10 +1,4 @@
-import type {
-  ActionError,
-  JsonPatchOperation,
-  RunPriority,
-  RuntimeState,
-  Usage,
-} from '@switchyard/contracts';
+import type { JsonPatchOperation, RunError, RunPriority, RuntimeState, Usage } from '@switchyard/contracts';
 import {
   ASK_USER,
   type Action,
@@ -82,7 +76,7 @@ export interface ComponentStepOutput {
   next: string[];
   usage?: Usage;
   patch?: JsonPatchOperation[];
-  error?: ActionError;
+  error?: RunError;
 }
 
 /** One `graph.<component>` task to run: the state at its version and the run's pinned canvas. */

@@ -1,3 +1,5 @@
+import type { RunErrorCodes } from '@switchyard/contracts';
+
 /** Why a graph DSL was refused or a component could not run. */
 export enum GraphErrorCode {
   /** The DSL is not a RAGFlow canvas (components form, graph-only form or template wrapper). */
@@ -13,6 +15,9 @@ export enum GraphErrorCode {
   /** A component raised while running (RAGFlow sets its `_ERROR` output). */
   ComponentFailed = 'component_failed',
 }
+
+/** The graph codes as run error codes: compiles only while every one is in the catalogue. */
+export type GraphRunErrorCode = RunErrorCodes<`${GraphErrorCode}`>;
 
 /** One problem found in a DSL: the component it concerns (if any) and the field. */
 export interface GraphProblem {

@@ -1,3 +1,4 @@
+import { type RunErrorCode } from '@switchyard/contracts';
 /**
  * Embedding models. `hash-embedding-v1` is the built-in deterministic offline model: lower-cased
  * word unigrams and bigrams hashed (FNV-1a, signed buckets) into 256 dimensions, L2-normalised.
@@ -25,7 +26,7 @@ export const HASH_EMBEDDING_DIMENSIONS = 256;
 
 /** An embedding model nobody provides (yet): ingestion marks the index set failed with this reason. */
 export class UnknownEmbeddingModelError extends Error {
-  readonly code = 'unknown_embedding_model';
+  readonly code = 'unknown_embedding_model' satisfies RunErrorCode;
   readonly retryable = false;
   constructor(readonly model: string) {
     super(

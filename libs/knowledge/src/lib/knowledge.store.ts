@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { isUuid } from '@switchyard/contracts';
+import { isUuid, type RunErrorCode } from '@switchyard/contracts';
 import { chunkText } from './chunking';
 import { type EmbeddingResolver, normalize, resolveEmbeddingModel } from './embedding';
 import { reciprocalRankFusion } from './fusion';
@@ -29,7 +29,7 @@ export const PGVECTOR_VDB_TYPE = 'pgvector';
 export class KnowledgeError extends Error {
   readonly retryable = false;
   constructor(
-    readonly code: string,
+    readonly code: RunErrorCode,
     message: string,
   ) {
     super(message);

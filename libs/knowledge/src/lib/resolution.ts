@@ -1,3 +1,4 @@
+import { type RunErrorCodes } from '@switchyard/contracts';
 import type { CollectionConfigs, DataSourceRef, IndexStatus } from './schemas';
 
 /** One entry of a collection block's `indexingList`. */
@@ -26,7 +27,7 @@ export interface ResolvedDataSource {
   via: ResolvedVia;
 }
 
-export type ResolutionErrorCode = 'unknown_block' | 'no_index_set';
+export type ResolutionErrorCode = RunErrorCodes<'unknown_block' | 'no_index_set'>;
 
 export class ResolutionError extends Error {
   readonly retryable = false;

@@ -1,8 +1,9 @@
+import { type RunErrorCode } from '@switchyard/contracts';
 /** An LLM error a retry cannot fix (bad request, auth): the run fails with it instead of looping. */
 export class LlmCallException extends Error {
   constructor(
     message: string,
-    readonly code: string,
+    readonly code: RunErrorCode,
     readonly retryable: boolean,
   ) {
     super(message);

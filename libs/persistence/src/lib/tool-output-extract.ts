@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
+import { TOOL_OUTPUT_REF_PREFIX, type RunErrorCode } from '@switchyard/contracts';
 
 // Seed 001's `extract_data_by_path`: a tool output too large for the action is shrunk there and
 // kept whole (`reference: "tool-output:<id>"`); this reads the part of it the agent needs. The
@@ -42,7 +42,7 @@ export const EXTRACT_DATA_TOOL = {
 /** The reference or the path finds nothing: an observation for the agent, not worth a retry. */
 export class DataNotFoundError extends Error {
   readonly retryable = false;
-  readonly code = 'data_not_found';
+  readonly code = 'data_not_found' satisfies RunErrorCode;
 }
 
 /** A JSON Pointer's tokens (RFC 6901: `~1` is `/`, `~0` is `~`). */

@@ -1,3 +1,5 @@
+import type { RunErrorCodes } from '@switchyard/contracts';
+
 /** Why a provider call failed. */
 export enum ProviderErrorCode {
   /** The tenant has no active key for a provider that needs one. */
@@ -13,6 +15,9 @@ export enum ProviderErrorCode {
   /** Bad arguments (e.g. an empty stock code where one is required). */
   InvalidInput = 'provider_invalid_input',
 }
+
+/** The provider codes as run error codes: compiles only while every one is in the catalogue. */
+export type ProviderRunErrorCode = RunErrorCodes<`${ProviderErrorCode}`>;
 
 /** A failed provider call; `retryable` says whether the same call may succeed later. */
 export class ProviderException extends Error {

@@ -1,3 +1,4 @@
+import type { RunErrorCodes } from '@switchyard/contracts';
 import { SqlSourceError } from './sql-source.error';
 
 // A first, explainable line of defence for `sql_query`: it refuses what is plainly not a single
@@ -6,7 +7,7 @@ import { SqlSourceError } from './sql-source.error';
 // operators should point data sources at a role that can only read. The guard works on tokens,
 // not characters, so words inside strings, quoted identifiers and comments never trip it.
 
-export type SqlGuardCode = 'sql_forbidden' | 'sql_multiple_statements' | 'sql_invalid';
+export type SqlGuardCode = RunErrorCodes<'sql_forbidden' | 'sql_multiple_statements' | 'sql_invalid'>;
 
 /** Whose SQL: Postgres, or MySQL/MariaDB (backticks, `#` comments, backslash escapes, `/*!`). */
 export type SqlDialect = 'postgres' | 'mysql';

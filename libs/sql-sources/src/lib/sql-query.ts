@@ -1,3 +1,4 @@
+import type { RunErrorCodes } from '@switchyard/contracts';
 import type pg from 'pg';
 import { SqlSourceError } from './sql-source.error';
 import { type CheckedSql, checkReadOnlySql } from './sql-guard';
@@ -24,7 +25,7 @@ export interface SqlQueryResult {
 export class SqlQueryError extends SqlSourceError {
   constructor(
     message: string,
-    code: 'sql_timeout' | 'sql_read_only' | 'sql_error' | 'sql_connection_error',
+    code: RunErrorCodes<'sql_timeout' | 'sql_read_only' | 'sql_error' | 'sql_connection_error'>,
     readonly sqlstate?: string,
   ) {
     super(message, code);

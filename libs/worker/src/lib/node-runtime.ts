@@ -14,6 +14,8 @@ import {
   deltaSubject,
   describeZodError,
   isUuid,
+  type RunErrorCode,
+  uncheckedRunErrorCode,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import {
@@ -253,7 +255,7 @@ export class NodeRuntime {
         result: null,
         next: [],
         error: {
-          code: typeof e.code === 'string' ? e.code : 'node_failed',
+          code: typeof e.code === 'string' ? uncheckedRunErrorCode(e.code) : 'node_failed',
           message: e.message || String(err),
         },
       };
@@ -361,7 +363,12 @@ export class NodeRuntime {
     if (isUuid(runId)) {
       await this.nats.publish(
         SUBJECTS.runFail,
-        { run_id: runId, code: 'invalid_task', message: `invalid task on ${subject}: ${reason}`, subject },
+        {
+          run_id: runId,
+          code: 'invalid_task' satisfies RunErrorCode,
+          message: `invalid task on ${subject}: ${reason}`,
+          subject,
+        },
         { msgId: `fail:${subject}:${runId}:${(data as { task_id?: unknown }).task_id ?? ''}` },
       );
     }

@@ -1,9 +1,9 @@
-import type { TaskMessage } from '@switchyard/contracts';
+import type { RunErrorCode, TaskMessage } from '@switchyard/contracts';
 
 /** A task that names no tenant: a node acts for the task's tenant only, so it cannot act at all. */
 export class TaskTenantMissingError extends Error {
   readonly retryable = false;
-  readonly code = 'task_without_tenant';
+  readonly code = 'task_without_tenant' satisfies RunErrorCode;
 }
 
 /**

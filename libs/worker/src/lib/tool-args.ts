@@ -1,14 +1,21 @@
 import type { z } from 'zod';
 import type { NodeOutput } from './node-runtime';
 import { guardToolWork } from './tools/tool-guard';
-import { type RuntimeState, type TaskMessage, describeZodError, findToolCall } from '@switchyard/contracts';
+import {
+  type RuntimeState,
+  type TaskMessage,
+  describeZodError,
+  findToolCall,
+  type RunErrorCode,
+  uncheckedRunErrorCode,
+} from '@switchyard/contracts';
 
 /** A tool's own failure the agent can react to (bad or missing arguments): recorded on the action, the run goes on to reflection. */
 export class ToolInputException extends Error {
   readonly retryable = false;
   constructor(
     message: string,
-    readonly code = 'invalid_tool_input',
+    readonly code = 'invalid_tool_input' satisfies RunErrorCode,
   ) {
     super(message);
   }
@@ -61,7 +68,7 @@ export async function asToolOutput(
       return {
         summary: `Failed: ${err.message}`,
         result: null,
-        error: { code: e.code, message: err.message },
+        error: { code: uncheckedRunErrorCode(e.code), message: err.message },
         next: TOOL_NEXT,
       };
     }

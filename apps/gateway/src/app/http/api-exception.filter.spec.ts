@@ -1,5 +1,6 @@
 import type { ArgumentsHost } from '@nestjs/common';
-import { ApiExceptionFilter } from './api-exception.filter';
+import { ApiExceptionFilter, renderApiError } from './api-exception.filter';
+import { ApiErrorCode } from './api.exception';
 
 function respond(exception: unknown) {
   const sent: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
@@ -31,5 +32,29 @@ describe(ApiExceptionFilter.name, () => {
     expect(sent.status).toBe(500);
     expect(sent.headers['Retry-After']).toBeUndefined();
     expect(sent.body).toEqual({ error: { code: 'internal', message: 'internal error' } });
+  });
+});
+
+describe(renderApiError.name, () => {
+  it('renders an API error in our shape, its details kept', () => {
+    const details = [{ field: 'input.prompt', message: 'Required' }];
+    expect(
+      renderApiError({
+        status: 400,
+        code: ApiErrorCode.InvalidRequest,
+        message: 'the request is invalid',
+        details,
+      }),
+    ).toEqual({
+      status: 400,
+      body: { error: { code: 'invalid_request', message: 'the request is invalid', details } },
+      serverFault: false,
+    });
+  });
+
+  it('carries Retry-After and marks a 5xx as a fault of the gateway', () => {
+    expect(
+      renderApiError({ status: 503, code: ApiErrorCode.Unavailable, message: 'busy', retryAfter: 1 }),
+    ).toMatchObject({ status: 503, retryAfter: 1, serverFault: true });
   });
 });

@@ -1,6 +1,7 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiErrorCode, ApiException, statusOf } from '../http/api.exception';
+import { type RenderedError, sendError, toApiError } from '../http/api-error';
+import { ApiErrorCode } from '../http/api.exception';
 import { OpenAiException } from './openai.exception';
 
 interface OpenAiErrorBody {
@@ -18,73 +19,47 @@ export class OpenAiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const { status, body } = toOpenAiError(exception);
-    if (status >= 500) {
-      this.logger.error({ err: exception, msg: 'request failed' });
-    }
-    if (res.headersSent) {
-      // A stream already started: end it with an error event rather than a second status line.
-      res.write(`data: ${JSON.stringify(body)}\n\n`);
-      res.end();
-      return;
-    }
-    res.status(status).json(body);
+    sendError(res, renderOpenAiError(exception), exception, this.logger);
   }
 }
 
-export function toOpenAiError(exception: unknown): { status: number; body: OpenAiErrorBody } {
+/** The error in OpenAI's shape; a stream already started ends with it as an error event. */
+export function renderOpenAiError(exception: unknown): RenderedError {
   if (exception instanceof OpenAiException) {
-    return {
-      status: exception.status,
-      body: {
-        error: {
-          message: exception.message,
-          type: 'invalid_request_error',
-          param: exception.param,
-          code: exception.code,
-        },
-      },
-    };
+    return rendered(exception.status, {
+      message: exception.message,
+      type: 'invalid_request_error',
+      param: exception.param,
+      code: exception.code,
+    });
   }
-  if (exception instanceof ApiException) {
-    const status = statusOf(exception.code);
-    const details = Array.isArray(exception.details)
-      ? (exception.details as { field?: string; message?: string }[])
-      : [];
-    const first = details[0];
-    return {
-      status,
-      body: {
-        error: {
-          message: first?.message
-            ? `${exception.message}: ${first.field}: ${first.message}`
-            : exception.message,
-          type: typeOf(exception.code),
-          param: first?.field ?? null,
-          code: exception.code,
-        },
-      },
-    };
-  }
-  if (exception instanceof HttpException) {
-    const status = exception.getStatus();
-    return {
-      status,
-      body: {
-        error: {
-          message: status === 404 ? 'no such route' : exception.message,
-          type: status < 500 ? 'invalid_request_error' : 'server_error',
-          param: null,
-          code: status === 404 ? ApiErrorCode.NotFound : ApiErrorCode.InvalidRequest,
-        },
-      },
-    };
-  }
-  return {
-    status: 500,
-    body: {
-      error: { message: 'internal error', type: 'server_error', param: null, code: ApiErrorCode.Internal },
+  const error = toApiError(exception);
+  // Validation details: the first failing field is OpenAI's `param`.
+  const details = Array.isArray(error.details)
+    ? (error.details as { field?: string; message?: string }[])
+    : [];
+  const first = details[0];
+  return rendered(
+    error.status,
+    {
+      message: first?.message ? `${error.message}: ${first.field}: ${first.message}` : error.message,
+      type: typeOf(error.code),
+      param: first?.field ?? null,
+      code: error.code,
     },
+    error.retryAfter,
+  );
+}
+
+function rendered(status: number, error: OpenAiErrorBody['error'], retryAfter?: number): RenderedError {
+  const body: OpenAiErrorBody = { error };
+  return {
+    status,
+    body,
+    // A stream already started: end it with an error event rather than a second status line.
+    streamFrame: `data: ${JSON.stringify(body)}\n\n`,
+    ...(retryAfter !== undefined ? { retryAfter } : {}),
+    serverFault: status >= 500,
   };
 }
 

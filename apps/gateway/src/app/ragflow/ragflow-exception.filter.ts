@@ -1,6 +1,7 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { type RenderedError, sendError, toApiError } from '../http/api-error';
+import { ApiErrorCode } from '../http/api.exception';
 import { RagflowCode, RagflowException } from './ragflow.dto';
 
 /** The RAGFlow code for one of the API's own errors. */
@@ -28,37 +29,30 @@ function codeOf(code: ApiErrorCode): RagflowCode {
 }
 
 /**
- * Errors of RAGFlow's agent API as RAGFlow answers them: HTTP 200 with `{code, message, data:
- * false}` (its SDK reads `code`), or — once a stream has begun — one `data:` frame with that body
- * and `[DONE]`.
+ * The error as RAGFlow answers it: HTTP 200 with `{code, message, data: false}` (its SDK reads
+ * `code`), or — once a stream has begun — one `data:` frame with that body and `[DONE]`. No
+ * `Retry-After`: the answer is a 200.
  */
+export function renderRagflowError(exception: unknown): RenderedError {
+  if (exception instanceof RagflowException) {
+    return rendered(exception.code, exception.message, false);
+  }
+  const error = toApiError(exception);
+  return rendered(codeOf(error.code), error.message, error.status >= 500);
+}
+
+function rendered(code: RagflowCode, message: string, serverFault: boolean): RenderedError {
+  const body = { code, message, data: false };
+  return { status: 200, body, streamFrame: `data:${JSON.stringify(body)}\n\ndata:[DONE]\n\n`, serverFault };
+}
+
+/** Errors of RAGFlow's agent API in RAGFlow's envelope (renderRagflowError). */
 @Catch()
 export class RagflowExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('RAGFlow');
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    let code: RagflowCode;
-    let message: string;
-    if (exception instanceof RagflowException) {
-      ({ code, message } = exception);
-    } else if (exception instanceof ApiException) {
-      code = codeOf(exception.code);
-      message = exception.message;
-    } else if (exception instanceof HttpException) {
-      code = exception.getStatus() === 404 ? RagflowCode.DataError : RagflowCode.ArgumentError;
-      message = exception.getStatus() === 404 ? 'no such route' : exception.message;
-    } else {
-      this.logger.error({ err: exception, msg: 'request failed' });
-      code = RagflowCode.ServerError;
-      message = 'internal error';
-    }
-    const body = { code, message, data: false };
-    if (res.headersSent) {
-      res.write(`data:${JSON.stringify(body)}\n\ndata:[DONE]\n\n`);
-      res.end();
-      return;
-    }
-    res.status(200).json(body);
+    sendError(res, renderRagflowError(exception), exception, this.logger);
   }
 }

@@ -22,6 +22,7 @@ import {
   deltaSubject,
   isUuid,
   objectLocationOf,
+  type RunErrorCode,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import { JetStreamConnection } from '@switchyard/jetstream';
@@ -341,7 +342,10 @@ export class RunsService {
         `UPDATE runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1 AND status = 'queued'`,
         [
           row.id,
-          JSON.stringify({ code: 'unavailable', message: 'the run could not be queued (NATS unavailable)' }),
+          JSON.stringify({
+            code: 'unavailable' satisfies RunErrorCode,
+            message: 'the run could not be queued (NATS unavailable)',
+          }),
         ],
       );
       await this.events

@@ -1,3 +1,4 @@
+import { type RunErrorCode } from '@switchyard/contracts';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 
@@ -14,7 +15,7 @@ const NETWORK_CODES =
 
 /** A tool's error that escaped its promise chain, caught by the guard. */
 export class ToolCrashError extends Error {
-  readonly code: string;
+  readonly code: RunErrorCode;
   readonly retryable: boolean;
   constructor(tool: string, cause: unknown) {
     const err = cause instanceof Error ? cause : new Error(String(cause));

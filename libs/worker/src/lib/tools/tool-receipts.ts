@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isRetryable } from '@switchyard/jetstream';
+import type { RunErrorCode } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
 import { jsonbSafe } from './output-cap';
 
 /** What the agent sees when an earlier delivery of a non-idempotent call may have acted. */
-export const OUTCOME_UNKNOWN = 'tool_outcome_unknown';
+export const OUTCOME_UNKNOWN = 'tool_outcome_unknown' satisfies RunErrorCode;
 
 /**
  * At most once for tools that are not safe to run twice (http_request, MCP tools without a

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { TOOL_OUTPUT_REF_PREFIX } from '@switchyard/contracts';
+import { TOOL_OUTPUT_REF_PREFIX, type RunErrorCode } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
 import { asToolOutput } from '../tool-args';
 import { jsonBytes, jsonbSafe, shrinkToFit, truncatedResult } from './output-cap';
@@ -57,7 +57,7 @@ export interface ToolContext {
 /** The tool's time was up: an observation for the agent, not a crash. */
 export class ToolTimeoutError extends Error {
   readonly retryable = false;
-  readonly code = 'tool_timeout';
+  readonly code = 'tool_timeout' satisfies RunErrorCode;
   constructor(tool: string, ms: number) {
     super(`${tool} did not finish within ${ms} ms and was stopped`);
     this.name = 'ToolTimeoutError';
