@@ -107,7 +107,7 @@ export async function openOrchestrator(
   await ensureDatabase(url.toString());
   const ds = await createDataSource(url.toString(), { poolSize: 6, name });
   await runMigrationsLocked(ds);
-  const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2 });
   const config = new OrchestratorConfig(env);
   const service: ServiceConfig = {
     service: 'run-orchestrator',
