@@ -1,8 +1,21 @@
 // Python's `ast.literal_eval` over the literals a canvas value can hold: numbers, strings,
-// True/False/None, lists, tuples (as lists), dicts and sets (as lists). Anything else throws.
+// True/False/None, lists, tuples (as lists), dicts and sets (as lists). Anything else throws, as
+// does a value JSON cannot hold (bytes, complex numbers, a tuple as a dict key). Differential-
+// tested against CPython's (py-literal.spec.ts), which lists where it deliberately differs.
+
+// A decimal integer (no leading zeros but in 0 itself), a float, or a hex/octal/binary integer;
+// `_` only between digits.
+const DIGITS = String.raw`\d(?:_?\d)*`;
+const NUMBER = new RegExp(
+  String.raw`^(?:0[xX](?:_?[0-9a-fA-F])+|0[oO](?:_?[0-7])+|0[bB](?:_?[01])+|` +
+    String.raw`(?:${DIGITS}\.(?:${DIGITS})?|\.${DIGITS}|${DIGITS})(?:[eE][-+]?${DIGITS})?)(?![\w.])`,
+);
+const DECIMAL_INT = /^\d(?:_?\d)*$/;
 
 class Reader {
   i = 0;
+  /** Whether the value just read is hashable in Python: only such a value may be a dict key or a set member. */
+  hashable = true;
   constructor(private readonly s: string) {}
 
   fail(what: string): never {
@@ -10,8 +23,17 @@ class Reader {
   }
 
   ws(): void {
-    while (this.i < this.s.length && /\s/.test(this.s[this.i])) {
-      this.i++;
+    while (this.i < this.s.length) {
+      if (this.s[this.i] === '#') {
+        // A comment, to the end of its line.
+        while (this.i < this.s.length && this.s[this.i] !== '\n') {
+          this.i++;
+        }
+      } else if (/\s/.test(this.s[this.i])) {
+        this.i++;
+      } else {
+        return;
+      }
     }
   }
 
@@ -30,16 +52,19 @@ class Reader {
 
   value(): unknown {
     const ch = this.peek();
+    this.hashable = true;
     if (ch === '[' || ch === '(') {
       return this.sequence(ch === '[' ? ']' : ')');
     }
     if (ch === '{') {
-      return this.dictOrSet();
+      const out = this.dictOrSet();
+      this.hashable = false;
+      return out;
     }
-    if (ch === '"' || ch === "'") {
+    if (this.stringAhead()) {
       let out = this.string();
       // Adjacent string literals concatenate, as in Python.
-      while (this.peek() === '"' || this.peek() === "'") {
+      while (this.stringAhead()) {
         out += this.string();
       }
       return out;
@@ -49,27 +74,63 @@ class Reader {
       this.i += word[0].length;
       return word[0] === 'True' ? true : word[0] === 'False' ? false : null;
     }
-    const num = /^[-+]?(\d[\d_]*\.?[\d_]*|\.\d[\d_]*)([eE][-+]?\d+)?/.exec(this.s.slice(this.i));
+    // A sign may stand apart from its number (`- 1`), as a unary operator.
+    const sign = /^[-+][ \t]*/.exec(this.s.slice(this.i));
+    const at = this.i + (sign?.[0].length ?? 0);
+    const num = NUMBER.exec(this.s.slice(at));
     if (num) {
-      this.i += num[0].length;
-      return Number(num[0].replace(/_/g, ''));
+      const text = num[0].replace(/_/g, '');
+      if (DECIMAL_INT.test(text) && /^0+[1-9]/.test(text)) {
+        this.fail('leading zeros in a decimal integer');
+      }
+      this.i = at + num[0].length;
+      const n = Number(text);
+      return sign?.[0][0] === '-' ? -n : n;
     }
     return this.fail('malformed node or string');
+  }
+
+  /** A string literal starts here: a quote, after a `u` or `r` prefix (any case) or none. */
+  stringAhead(): boolean {
+    this.ws();
+    return /^[uUrR]?['"]/.test(this.s.slice(this.i, this.i + 2));
   }
 
   sequence(close: string): unknown {
     this.i++;
     const out: unknown[] = [];
     let comma = false;
+    // A tuple is hashable when its items are; a list never.
+    let hashable = close === ')';
     while (!this.eat(close)) {
       out.push(this.value());
+      hashable &&= this.hashable;
       comma = this.eat(',');
       if (!comma && this.peek() !== close) {
         this.fail(`expected "," or "${close}"`);
       }
     }
     // `(x)` is x itself; only `(x,)` is a tuple.
+    this.hashable = hashable;
     return close === ')' && out.length === 1 && !comma ? out[0] : out;
+  }
+
+  /** A set member: hashable. */
+  member(): unknown {
+    const v = this.value();
+    if (!this.hashable) {
+      this.fail('unhashable set member');
+    }
+    return v;
+  }
+
+  /** A dict key: hashable, and one JSON can key by (not a tuple). */
+  key(first?: { v: unknown }): unknown {
+    const v = first ? first.v : this.value();
+    if (v !== null && typeof v === 'object') {
+      this.fail('a dict key that is not a string, number, True, False or None');
+    }
+    return v;
   }
 
   dictOrSet(): unknown {
@@ -77,11 +138,11 @@ class Reader {
     if (this.eat('}')) {
       return {};
     }
-    const first = this.value();
+    const first = this.member();
     if (!this.eat(':')) {
       const items = [first];
       while (this.eat(',') && this.peek() !== '}') {
-        items.push(this.value());
+        items.push(this.member());
       }
       if (!this.eat('}')) {
         this.fail('expected "}"');
@@ -89,7 +150,7 @@ class Reader {
       return items;
     }
     const out: Record<string, unknown> = {};
-    let key = first;
+    let key = this.key({ v: first });
     for (;;) {
       out[String(key)] = this.value();
       if (this.eat('}')) {
@@ -101,7 +162,7 @@ class Reader {
       if (this.eat('}')) {
         return out;
       }
-      key = this.value();
+      key = this.key();
       if (!this.eat(':')) {
         this.fail('expected ":"');
       }
@@ -109,6 +170,11 @@ class Reader {
   }
 
   string(): string {
+    let raw = false;
+    if (/[uUrR]/.test(this.s[this.i])) {
+      raw = /[rR]/.test(this.s[this.i]);
+      this.i++;
+    }
     const quote = this.s[this.i];
     const triple = this.s.startsWith(quote.repeat(3), this.i);
     this.i += triple ? 3 : 1;
@@ -122,38 +188,79 @@ class Reader {
         return out;
       }
       const ch = this.s[this.i++];
+      if (ch === '\n' && !triple) {
+        this.fail('unterminated string');
+      }
       if (ch !== '\\') {
         out += ch;
         continue;
       }
-      const esc = this.s[this.i++];
-      const simple: Record<string, string> = {
-        n: '\n',
-        t: '\t',
-        r: '\r',
-        '\\': '\\',
-        "'": "'",
-        '"': '"',
-        '0': '\0',
-      };
-      if (esc in simple) {
-        out += simple[esc];
-      } else if (esc === 'x' || esc === 'u') {
-        const len = esc === 'x' ? 2 : 4;
-        out += String.fromCharCode(parseInt(this.s.slice(this.i, this.i + len), 16));
-        this.i += len;
-      } else if (esc === '\n') {
-        // A backslash-newline continues the line.
-      } else {
-        out += `\\${esc}`;
+      if (raw) {
+        // A raw string keeps its backslashes; one still keeps the next character in the string.
+        out += ch + (this.s[this.i] ?? '');
+        this.i++;
+        continue;
       }
+      out += this.escape(this.s[this.i++]);
     }
+  }
+
+  /** What the escape `\<esc>` (read up to `esc`) stands for; reads the rest of it. */
+  escape(esc: string | undefined): string {
+    const simple: Record<string, string> = {
+      n: '\n',
+      t: '\t',
+      r: '\r',
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      v: '\v',
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      // A backslash-newline continues the line.
+      '\n': '',
+    };
+    if (esc === undefined) {
+      return this.fail('unterminated string');
+    }
+    if (Object.hasOwn(simple, esc)) {
+      return simple[esc];
+    }
+    if (/[0-7]/.test(esc)) {
+      // Up to three octal digits.
+      const octal = /^[0-7]{0,2}/.exec(this.s.slice(this.i))![0];
+      this.i += octal.length;
+      return String.fromCodePoint(parseInt(esc + octal, 8));
+    }
+    const hexLength: Record<string, number> = { x: 2, u: 4, U: 8 };
+    if (Object.hasOwn(hexLength, esc)) {
+      const hex = this.s.slice(this.i, this.i + hexLength[esc]);
+      if (!new RegExp(`^[0-9a-fA-F]{${hexLength[esc]}}$`).test(hex)) {
+        this.fail(`truncated \\${esc} escape`);
+      }
+      const code = parseInt(hex, 16);
+      if (code > 0x10ffff) {
+        this.fail(`illegal Unicode character in a \\${esc} escape`);
+      }
+      this.i += hex.length;
+      return String.fromCodePoint(code);
+    }
+    if (esc === 'N') {
+      // Python looks the name up in the Unicode database, which is not at hand here.
+      return this.fail('named Unicode escapes (\\N{...}) are not supported');
+    }
+    // Python keeps an unknown escape as it is written.
+    return `\\${esc}`;
   }
 }
 
 /** `ast.literal_eval(text)`; throws a SyntaxError for anything that is not one literal. */
 export function pyLiteralEval(text: string): unknown {
   const reader = new Reader(text);
+  if (text.includes('\0')) {
+    reader.fail('a null byte in the source');
+  }
   const value = reader.value();
   if (reader.peek() !== '') {
     reader.fail('unexpected text after the literal');
