@@ -15,7 +15,11 @@ import { McpGatewayConfig } from './mcp/mcp-gateway.config';
 import { RagflowRuns } from './runs/ragflow-run.source';
 import { endedRuns } from './runs/run-event-stream';
 import { RunEventStreams } from './runs/run-event-streams.service';
+import { CreateRunUseCase } from './runs/create-run.usecase';
+import { ResumeRunUseCase } from './runs/resume-run.usecase';
+import { RunsRepository } from './runs/runs.repository';
 import { RunsService } from './runs/runs.service';
+import { RunsStream } from './runs/runs.stream';
 
 const PROVIDERS = [
   { provide: GatewayConfig, useFactory: () => new GatewayConfig() },
@@ -29,6 +33,10 @@ const PROVIDERS = [
   AdminTokenGuard,
   RateLimitGuard,
   BootstrapTenant,
+  RunsRepository,
+  RunsStream,
+  CreateRunUseCase,
+  ResumeRunUseCase,
   RunsService,
   RagflowRuns,
   RunEventStreams,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AgentModels } from './agent-models.service';
 import { ChatCompletionsController } from './chat-completions.controller';
+import { ChatCompletionTurns } from './chat-completions.usecase';
 import { ClientTurns } from './client-turns';
 import { OpenAiModelsController } from './openai-models.controller';
 import { ResponsesController } from './responses.controller';
@@ -12,7 +13,7 @@ import { ResponsesRepository } from './responses.repository';
  */
 @Module({
   controllers: [ChatCompletionsController, OpenAiModelsController, ResponsesController],
-  providers: [AgentModels, ClientTurns, ResponsesRepository],
+  providers: [AgentModels, ClientTurns, ChatCompletionTurns, ResponsesRepository],
   exports: [AgentModels, ClientTurns],
 })
 export class OpenAiModule {}

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { API_ERROR_CODES, type CreateRunRequest, type Run } from '@switchyard/client';
 import { ApiErrorCode } from '../http/api.exception';
 import type { CreateRunSchema } from './run.dto';
-import type { runView } from './runs.service';
+import type { runView } from './runs.views';
 
 // The client library's types are checked against the gateway's own: `tsc` fails when a run
 // request the client can build is one the gateway's schema refuses (or the other way round), or

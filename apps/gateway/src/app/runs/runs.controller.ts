@@ -29,7 +29,8 @@ import {
   ListRunsQuerySchema,
   type ListRunsQuery,
 } from './run.dto';
-import { RunsService, runView } from './runs.service';
+import { RunsService } from './runs.service';
+import { runView } from './runs.views';
 
 @Controller('v1/runs')
 @UseGuards(ApiKeyGuard, RateLimitGuard)

@@ -6,7 +6,8 @@ import { ForkPointError, PgStateSource, forkPoint } from '@switchyard/persistenc
 import { DeltaRejectedException, forkDelta } from '@switchyard/state';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { CreateRunBody } from '../runs/run.dto';
-import { type CreatedRun, RunsService } from '../runs/runs.service';
+import { RunsService } from '../runs/runs.service';
+import type { CreatedRun } from '../runs/runs.views';
 import { type RunAgentRecord, ThreadsRepository } from './threads.repository';
 
 export interface ForkRequest {

@@ -20,7 +20,7 @@ import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { CreateRunSchema, RunIdSchema } from '../runs/run.dto';
-import { runView } from '../runs/runs.service';
+import { runView } from '../runs/runs.views';
 import { ForksService } from './forks.service';
 import { ThreadDeletion } from './thread-deletion.service';
 import { type ThreadRecord, ThreadsRepository } from './threads.repository';

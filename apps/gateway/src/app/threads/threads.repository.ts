@@ -4,7 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
 import { type PgStateSource, compactHistory, deleteThreads } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import type { RunRecord } from '../runs/runs.service';
+import type { RunRecord } from '../runs/runs.repository';
 
 export interface ThreadRecord {
   id: string;
