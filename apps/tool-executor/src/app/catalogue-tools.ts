@@ -13,6 +13,12 @@ import { sqlQueryInputSchema, sqlQueryTool } from '../tools/sql/sql-query.tool';
 import { ToolExecutorConfig } from './tool-executor.config';
 
 /** What a catalogue tool's work gives: the action's parts (the node adds `next`). */
+/** Whose call it is: the run, and the tenant the task or request works for (its data sources). */
+interface CallerOf {
+  runId: string;
+  tenantId: string;
+}
+
 export interface CatalogueWork {
   preparation: string;
   summary: string;
@@ -25,13 +31,13 @@ export interface CatalogueWork {
 export interface CatalogueTool {
   decl: ToolDeclaration;
   schema: z.ZodType<Record<string, unknown>>;
-  run(args: Record<string, unknown>, ctx: ToolContext & { runId: string }): Promise<CatalogueWork>;
+  run(args: Record<string, unknown>, ctx: ToolContext & CallerOf): Promise<CatalogueWork>;
 }
 
 function tool<S extends z.ZodType<Record<string, unknown>>>(
   decl: ToolDeclaration,
   schema: S,
-  run: (args: z.infer<S>, ctx: ToolContext & { runId: string }) => Promise<CatalogueWork>,
+  run: (args: z.infer<S>, ctx: ToolContext & CallerOf) => Promise<CatalogueWork>,
 ): CatalogueTool {
   return { decl, schema, run: (args, ctx) => run(args as z.infer<S>, ctx) };
 }
@@ -90,8 +96,8 @@ export class CatalogueTools {
             context: [{ type: 'text', content: res.body, important: false, usage_type: 'reference' }],
           };
         }),
-        tool(sqlQueryTool, sqlQueryInputSchema, async (args, { timeoutMs, runId }) => {
-          const source = await this.dataSources.resolve(runId, args.data_source);
+        tool(sqlQueryTool, sqlQueryInputSchema, async (args, { timeoutMs, tenantId }) => {
+          const source = await this.dataSources.resolve(tenantId, args.data_source);
           const limits = {
             // The statement must end (and roll back) before the tool's own budget runs out.
             statementTimeoutMs: Math.max(

@@ -65,6 +65,15 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
         message: `"${req.tool}" is not a catalogue tool`,
       };
     }
+    if (!req.tenant_id) {
+      // The planner names the tenant of every call; a call for no tenant has no data sources.
+      return {
+        ok: false,
+        code: 'tool_bad_request' satisfies RunErrorCode,
+        message: 'the request names no tenant',
+      };
+    }
+    const tenantId = req.tenant_id;
     try {
       const args = parseToolArgs(req.tool, req.args, tool.schema);
       // The node's own budget (the asker's timeout when shorter); an error escaping the tool's
@@ -72,7 +81,7 @@ export class ToolCallsServer implements OnApplicationBootstrap, OnApplicationShu
       const work = await guardToolWork(req.tool, () =>
         this.runner.withinBudget(
           tool.decl,
-          (ctx) => tool.run(args, { ...ctx, idempotencyKey: req.call_id, runId: req.run_id }),
+          (ctx) => tool.run(args, { ...ctx, idempotencyKey: req.call_id, runId: req.run_id, tenantId }),
           { maxMs: req.timeout_ms },
         ),
       );

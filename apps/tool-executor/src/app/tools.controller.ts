@@ -7,6 +7,7 @@ import {
   type NodeSpec,
   type ToolDeclaration,
   ToolRunner,
+  taskTenant,
   toolArgs,
 } from '@switchyard/worker';
 import { calculatorTool } from '../tools/calculator.tool';
@@ -72,6 +73,7 @@ export class ToolsController {
         ...(await tool.run(toolArgs(input.state, input.task, tool.schema), {
           ...tc,
           runId: input.task.run_id,
+          tenantId: taskTenant(input.task),
         })),
         next: NEXT,
       })),

@@ -112,8 +112,9 @@ export class SqlDataSources {
     this.sweeper = setInterval(() => this.sweep(), 30_000).unref();
   }
 
-  async resolve(runId: string, name: string): Promise<ResolvedDataSource> {
-    const rows = await this.rowsOf(runId);
+  /** The tenant's data source of that name (the tenant a task works for: its `tenant_id`). */
+  async resolve(tenantId: string, name: string): Promise<ResolvedDataSource> {
+    const rows = await this.rowsOf(tenantId);
     const row = rows.find((r) => r.name === name);
     if (!row) {
       const known = rows.map((r) => r.name);
@@ -127,15 +128,15 @@ export class SqlDataSources {
   }
 
   /**
-   * The run's tenant's data source that points at `where` (host, port, database and user, as a
+   * The tenant's data source that points at `where` (host, port, database and user, as a
    * RAGFlow ExeSQL names them): the connection is the data source's own, sealed — the DSL's
    * password is never used — and goes through the same checks as `sql_query`'s.
    */
   async resolveTarget(
-    runId: string,
+    tenantId: string,
     where: { kind: SqlDialect; host: string; port: number; database: string; username: string },
   ): Promise<ResolvedDataSource> {
-    const rows = await this.rowsOf(runId);
+    const rows = await this.rowsOf(tenantId);
     const wanted = {
       host: where.host.replace(/^\[(.*)\]$/, '$1').toLowerCase(),
       port: String(where.port),
@@ -179,13 +180,10 @@ export class SqlDataSources {
     });
   }
 
-  private async rowsOf(runId: string): Promise<DataSourceRow[]> {
+  private async rowsOf(tenantId: string): Promise<DataSourceRow[]> {
     return (await this.ds.query(
-      `SELECT d.id, d.name, d.dsn_sealed, d.options, d.kind
-         FROM runs r JOIN data_sources d ON d.tenant_id = r.tenant_id
-        WHERE r.id = $1
-        ORDER BY d.name`,
-      [runId],
+      `SELECT id, name, dsn_sealed, options, kind FROM data_sources WHERE tenant_id = $1 ORDER BY name`,
+      [tenantId],
     )) as DataSourceRow[];
   }
 

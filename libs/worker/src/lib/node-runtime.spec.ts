@@ -1,5 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
-import { isTransientPublishError } from './node-runtime';
+import { createConnection } from 'node:net';
+import { isTransientPublishError, nodeFailureOf } from './node-runtime';
 
 // What nats.js really throws when a delta cannot be published, provoked against the real NATS
 // server: the retry loop must wait out an outage and must not retry a refused message.
@@ -55,5 +56,28 @@ describe('isTransientPublishError', () => {
   it('does not retry an error that is not about the connection', () => {
     expect(isTransientPublishError(new Error('invalid delta'))).toBe(false);
     expect(isTransientPublishError(null)).toBe(false);
+  });
+});
+
+describe('nodeFailureOf', () => {
+  it("keeps a catalogue code of the node's error", () => {
+    const err = Object.assign(new Error('the model refused the request'), { code: 'llm_rejected' });
+    expect(nodeFailureOf(err)).toEqual({ code: 'llm_rejected', message: 'the model refused the request' });
+  });
+
+  it("turns a library's own code into node_failed, keeping that code in the message", async () => {
+    // A real one: what node's net module throws for a refused connection.
+    const refused = await new Promise<Error>((resolve) => {
+      const socket = createConnection({ host: '127.0.0.1', port: 1 });
+      socket.on('error', resolve);
+    });
+    const failure = nodeFailureOf(refused);
+    expect(failure.code).toBe('node_failed');
+    expect(failure.message).toMatch(/ECONNREFUSED.*\(ECONNREFUSED\)$/);
+  });
+
+  it('fails an error without a code, or a thrown non-error, as node_failed', () => {
+    expect(nodeFailureOf(new Error('boom'))).toEqual({ code: 'node_failed', message: 'boom' });
+    expect(nodeFailureOf('just a string')).toEqual({ code: 'node_failed', message: 'just a string' });
   });
 });

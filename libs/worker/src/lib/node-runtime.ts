@@ -15,7 +15,8 @@ import {
   describeZodError,
   isUuid,
   type RunErrorCode,
-  uncheckedRunErrorCode,
+  isRunErrorCode,
+  type RunError,
 } from '@switchyard/contracts';
 import { RunEventWriter } from '@switchyard/events';
 import {
@@ -254,10 +255,7 @@ export class NodeRuntime {
         summary: `${task.node} failed: ${e.message}`,
         result: null,
         next: [],
-        error: {
-          code: typeof e.code === 'string' ? uncheckedRunErrorCode(e.code) : 'node_failed',
-          message: e.message || String(err),
-        },
+        error: nodeFailureOf(err),
       };
     } finally {
       release();
@@ -374,4 +372,22 @@ export class NodeRuntime {
     }
     throw new NonRetryableMessageError(`invalid task message on ${subject}: ${reason}`);
   }
+}
+
+/**
+ * The action error of a node that threw: the error's own code when the run-error catalogue knows
+ * it; any other code (a library's: a Postgres SQLSTATE, `ECONNREFUSED`) is not a run error code
+ * clients can look up, so the action fails as `node_failed` with that code kept in the message.
+ */
+export function nodeFailureOf(err: unknown): RunError {
+  const e = err as (Error & { code?: unknown }) | null | undefined;
+  const message = (e && typeof e.message === 'string' && e.message) || String(err);
+  const code = e?.code;
+  if (typeof code === 'string' && isRunErrorCode(code)) {
+    return { code, message };
+  }
+  return {
+    code: 'node_failed',
+    message: typeof code === 'string' || typeof code === 'number' ? `${message} (${code})` : message,
+  };
 }

@@ -1,5 +1,6 @@
 import type { ArgumentsHost } from '@nestjs/common';
-import { ApiExceptionFilter, renderApiError } from './api-exception.filter';
+import { bodyParserError } from '@switchyard/testing';
+import { ApiExceptionFilter, renderApiError, renderErrorFor } from './api-exception.filter';
 import { ApiErrorCode } from './api.exception';
 
 function respond(exception: unknown) {
@@ -14,7 +15,9 @@ function respond(exception: unknown) {
     json: (body: unknown) => (sent.body = body),
     end: () => undefined,
   };
-  const host = { switchToHttp: () => ({ getResponse: () => res }) } as unknown as ArgumentsHost;
+  const host = {
+    switchToHttp: () => ({ getResponse: () => res, getRequest: () => ({ path: '/v1/runs' }) }),
+  } as unknown as ArgumentsHost;
   new ApiExceptionFilter().catch(exception, host);
   return sent;
 }
@@ -56,5 +59,28 @@ describe(renderApiError.name, () => {
     expect(
       renderApiError({ status: 503, code: ApiErrorCode.Unavailable, message: 'busy', retryAfter: 1 }),
     ).toMatchObject({ status: 503, retryAfter: 1, serverFault: true });
+  });
+});
+
+describe(renderErrorFor.name, () => {
+  it('answers a body-parser error in the shape of the route family asked for', async () => {
+    const tooLarge = await bodyParserError('"' + 'x'.repeat(1024 * 1024 + 10) + '"');
+    expect(renderErrorFor('/v1/runs', tooLarge)).toMatchObject({
+      status: 413,
+      body: { error: { code: 'payload_too_large' } },
+    });
+    // OpenAI's shape: its clients read type and param.
+    expect(renderErrorFor('/v1/chat/completions', tooLarge)).toMatchObject({
+      status: 413,
+      body: { error: { type: 'invalid_request_error', param: null, code: 'payload_too_large' } },
+    });
+    expect(renderErrorFor('/v1/responses', tooLarge).body).toHaveProperty('error.type');
+    // RAGFlow's: HTTP 200 and its own code (ArgumentError), which its SDK reads.
+    expect(renderErrorFor('/api/v1/agents/a/completions', tooLarge)).toMatchObject({
+      status: 200,
+      body: { code: 101, data: false },
+    });
+    // A path that only begins like a family is ours.
+    expect(renderErrorFor('/v1/chatter', tooLarge).body).not.toHaveProperty('error.type');
   });
 });

@@ -1,5 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { renderOpenAiError } from '../openai/openai-exception.filter';
+import { renderRagflowError } from '../ragflow/ragflow-exception.filter';
 import { type ApiError, type RenderedError, sendError, toApiError } from './api-error';
 
 /** An API error in our own shape: `{error: {code, message, details?}}`. */
@@ -18,13 +20,33 @@ export function renderApiError(error: ApiError): RenderedError {
   };
 }
 
-/** Every error leaves the gateway in the API's error format, never with a stack trace. */
+/** The route families that answer in another API's error shape, by path prefix. */
+const FOREIGN_SHAPES: readonly { prefix: string; render: (exception: unknown) => RenderedError }[] = [
+  { prefix: '/v1/chat', render: renderOpenAiError },
+  { prefix: '/v1/responses', render: renderOpenAiError },
+  { prefix: '/v1/models', render: renderOpenAiError },
+  { prefix: '/api/v1', render: renderRagflowError },
+];
+
+/**
+ * The renderer for an error of this request path: the OpenAI-compatible and RAGFlow routes carry
+ * their own filters, but an error raised before a route is matched (the body parser's 413 and
+ * 400) reaches only this global filter — it still answers in the shape of the route asked for.
+ */
+export function renderErrorFor(path: string, exception: unknown): RenderedError {
+  const foreign = FOREIGN_SHAPES.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
+  return foreign ? foreign.render(exception) : renderApiError(toApiError(exception));
+}
+
+/** Every error leaves the gateway in its route's error format, never with a stack trace. */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    sendError(res, renderApiError(toApiError(exception)), exception, this.logger);
+    const http = host.switchToHttp();
+    const res = http.getResponse<Response>();
+    const path = http.getRequest<Request | undefined>()?.path ?? '';
+    sendError(res, renderErrorFor(path, exception), exception, this.logger);
   }
 }

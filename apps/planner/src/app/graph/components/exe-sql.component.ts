@@ -40,7 +40,7 @@ export class ExeSqlComponent implements GraphToolFactory, ComponentRunner {
   async run(ctx: ComponentContext): Promise<ComponentEffect> {
     const raw = toolInput(ctx.scope, ctx.component.params, 'sql', '{sys.query}');
     return this.execute(
-      ctx.runId,
+      ctx.tenantId,
       ctx.component.params,
       typeof raw === 'string' ? raw : JSON.stringify(raw ?? ''),
     );
@@ -63,13 +63,13 @@ export class ExeSqlComponent implements GraphToolFactory, ComponentRunner {
       },
       errorPrefix: 'ExeSQL',
       call: async (args, ctx) => {
-        const out = await this.execute(ctx.runId, entry.params, String(args['sql'] ?? ''));
+        const out = await this.execute(ctx.tenantId, entry.params, String(args['sql'] ?? ''));
         return String(out.outputs['formalized_content']);
       },
     });
   }
 
-  private async execute(runId: string, p: Record<string, unknown>, sql: string): Promise<ComponentEffect> {
+  private async execute(tenantId: string, p: Record<string, unknown>, sql: string): Promise<ComponentEffect> {
     const dbType = String(p['db_type'] ?? 'mysql');
     const kind = exeSqlDialect(dbType);
     if (!kind) {
@@ -82,7 +82,7 @@ export class ExeSqlComponent implements GraphToolFactory, ComponentRunner {
     if (!sql.trim()) {
       throw new GraphException(GraphErrorCode.ComponentFailed, 'SQL for `ExeSQL` MUST not be empty.');
     }
-    const source = await this.sources.resolveTarget(runId, {
+    const source = await this.sources.resolveTarget(tenantId, {
       kind,
       host: String(p['host'] ?? ''),
       port: Number(p['port'] ?? 3306),
