@@ -42,16 +42,34 @@ export class MemoryRepository {
   }
 
   /** The user's succeeded runs not yet remembered with `model`, oldest first, at most `limit`. */
-  async unembeddedTurns(tenantId: string, userId: string, model: string, limit: number): Promise<TurnRow[]> {
-    const { rows } = await sql<TurnRow>`
-      SELECT r.id::text AS run_id, r.thread_id::text AS thread_id, coalesce(r.turn, 0) AS turn,
-             r.input->>'prompt' AS prompt, r.output->>'answer' AS answer
-      FROM runs r
-      WHERE r.tenant_id = ${tenantId} AND r.metadata->>'user_id' = ${userId} AND r.status = 'succeeded'
-        AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.run_id = r.id AND m.model = ${model})
-      ORDER BY r.finished_at NULLS LAST, r.id
-      LIMIT ${limit}`.execute(this.db);
-    return rows;
+  unembeddedTurns(tenantId: string, userId: string, model: string, limit: number): Promise<TurnRow[]> {
+    return this.db
+      .selectFrom('runs as r')
+      .select([
+        sql<string>`r.id::text`.as('run_id'),
+        sql<string>`r.thread_id::text`.as('thread_id'),
+        sql<number>`coalesce(r.turn, 0)`.as('turn'),
+        sql<string | null>`r.input->>'prompt'`.as('prompt'),
+        sql<string | null>`r.output->>'answer'`.as('answer'),
+      ])
+      .where('r.tenant_id', '=', tenantId)
+      .where(sql<string>`r.metadata->>'user_id'`, '=', userId)
+      .where('r.status', '=', 'succeeded')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('memories as m')
+              .select(sql`1`.as('one'))
+              .whereRef('m.run_id', '=', 'r.id')
+              .where('m.model', '=', model),
+          ),
+        ),
+      )
+      .orderBy(sql`r.finished_at NULLS LAST`)
+      .orderBy('r.id')
+      .limit(limit)
+      .execute();
   }
 
   /** Stores the turns in one statement; one already stored (run and model) is skipped. Answers how many were added. */
