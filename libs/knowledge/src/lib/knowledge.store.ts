@@ -480,7 +480,11 @@ export class KnowledgeStore {
    * the distance alone, so the HNSW index serves it), else the exact dot product in SQL (stored
    * vectors and the query are unit vectors, so it is the cosine).
    */
-  private async vectorRanking(set: IndexSetRow, q: readonly number[], limit: number): Promise<RankedChunkRow[]> {
+  private async vectorRanking(
+    set: IndexSetRow,
+    q: readonly number[],
+    limit: number,
+  ): Promise<RankedChunkRow[]> {
     // The generated pgvector column holds only vectors of its size; others are searched exactly.
     const backend = await this.vectorBackend();
     const usePgvector = backend.backend === 'pgvector' && q.length === PGVECTOR_DIMENSIONS;
