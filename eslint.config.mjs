@@ -5,6 +5,7 @@ import { createProjectGraphAsync } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import { defineConfig } from 'eslint/config';
+import { existsSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 // @nx/enforce-module-boundaries only reads the *cached* project graph
@@ -23,6 +24,75 @@ try {
 }
 
 const TS_FILES = ['**/*.ts', '**/*.cts', '**/*.mts'];
+
+// Typed data access (docs/adr/0026-kysely-repositories.md): SQL lives in repositories, written
+// with Kysely over the table types of libs/persistence (a column rename fails to compile). Raw
+// `.query(` calls and `as Row[]` casts of their results are allowed only where SQL belongs:
+const RAW_SQL_ALLOWED = [
+  '**/*.repository.ts', // repositories (Kysely; raw `sql` only where Kysely cannot say it)
+  'libs/persistence/**', // the persistence layer itself: migrations, the state source, prepared statements
+  'libs/sql-sources/**', // runs the user's own SQL against the user's database: raw by nature
+  'libs/testing/**', // test harness: scratch databases, fixtures
+  '**/*.spec.ts',
+  '**/*.e2e-spec.ts',
+  '**/*.slow-spec.ts',
+  '**/*.fixture.ts', // a spec's wiring (a scratch database and its rows), never imported by the app
+  // The user's SQL on the tenant's own database, through a libs/sql-sources session (its guards):
+  'apps/planner/src/app/graph/components/exe-sql.component.ts',
+  'apps/tool-executor/src/app/catalogue-tools.ts',
+  'tools/bench/**', // benchmarks seed scratch databases and time statements as written
+];
+// LEGACY: files that still run raw SQL outside a repository, from before the rule. This list may
+// only shrink: convert a file to a repository (Kysely) and delete its line; never add one. A line
+// naming a file that no longer exists fails the lint, so the list cannot go stale.
+const RAW_SQL_LEGACY = [
+  // apps/gateway: converted with the gateway repositories (issue #33).
+  'apps/gateway/src/app/agents-mcp/agents-mcp.service.ts',
+  'apps/gateway/src/app/auth/api-key.guard.ts',
+  'apps/gateway/src/app/auth/bootstrap-tenant.service.ts',
+  'apps/gateway/src/app/openai/agent-models.service.ts',
+  'apps/gateway/src/app/runs/follow-run.ts',
+  'apps/gateway/src/app/runs/ragflow-run.source.ts',
+  'apps/gateway/src/app/runs/run-event-stream.ts',
+  // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
+  'apps/run-orchestrator/src/app/apply-delta.usecase.ts',
+  'apps/run-orchestrator/src/app/cancel-fence.service.ts',
+  'apps/run-orchestrator/src/app/delayed-runs.job.ts',
+  'apps/run-orchestrator/src/app/end-run.usecase.ts',
+  'apps/run-orchestrator/src/app/expiry-sweep.job.ts',
+  'apps/run-orchestrator/src/app/inline-nodes.service.ts',
+  'apps/run-orchestrator/src/app/orchestrator.gauges.ts',
+  'apps/run-orchestrator/src/app/retention.service.ts',
+  'apps/run-orchestrator/src/app/run-stepper.service.ts',
+  'apps/run-orchestrator/src/app/running-slots.ts',
+  'apps/run-orchestrator/src/app/start-run.usecase.ts',
+  'apps/run-orchestrator/src/app/step-transaction.ts',
+  'apps/run-orchestrator/src/app/task-outbox.service.ts',
+  'apps/run-orchestrator/src/app/task-reaper.service.ts',
+];
+for (const file of RAW_SQL_LEGACY) {
+  if (!existsSync(new URL(file, import.meta.url))) {
+    throw new Error(`eslint.config.mjs: RAW_SQL_LEGACY names ${file}, which does not exist: delete the line`);
+  }
+}
+const RAW_SQL_MESSAGE =
+  'raw SQL outside a repository: put the statement in a *.repository.ts of the layer that owns the table, ' +
+  'written with Kysely (kyselyOf / kyselyTransaction from @switchyard/persistence)';
+const ROW_ARRAY = '/^TS(ArrayType|TupleType)$/';
+const RAW_SQL_SYNTAX = [
+  {
+    selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='query']",
+    message: RAW_SQL_MESSAGE,
+  },
+  {
+    selector: `TSAsExpression[typeAnnotation.type=${ROW_ARRAY}][expression.type='AwaitExpression'][expression.argument.callee.name='preparedQuery']`,
+    message: `${RAW_SQL_MESSAGE} (preparedQuery<Row>(…) is typed: no cast needed)`,
+  },
+  {
+    selector: `TSAsExpression[typeAnnotation.type=${ROW_ARRAY}][expression.type='MemberExpression'][expression.property.name='rows']`,
+    message: RAW_SQL_MESSAGE,
+  },
+];
 
 const SERVICES = [
   'gateway',
@@ -151,6 +221,11 @@ export default defineConfig(
       curly: ['error', 'all'],
       'no-console': 'error',
     },
+  },
+  {
+    files: TS_FILES,
+    ignores: [...RAW_SQL_ALLOWED, ...RAW_SQL_LEGACY],
+    rules: { 'no-restricted-syntax': ['error', ...RAW_SQL_SYNTAX] },
   },
   {
     files: ['libs/state/**/*.ts'],

@@ -10,7 +10,7 @@ import {
   pgvectorLiteral,
   type VectorBackendInfo,
 } from './vector-backend';
-import { detoastedArray, dotProductSql } from './vector-sql';
+import { type IndexSetRow, KnowledgeRepository, type RankedChunkRow } from './knowledge.repository';
 import type { CollectionBlock, IndexingItem, ResolvedDataSource } from './resolution';
 import type {
   CollectionConfigs,
@@ -43,25 +43,6 @@ export interface SearchOptions {
   threshold: number;
 }
 
-interface IndexSetRow {
-  collection_id: string;
-  index_name: string;
-  status: IndexStatus;
-  error: string | null;
-  model: string;
-  chunk_size: number;
-  chunk_overlap: number;
-  collection_configs: Partial<CollectionConfigs>;
-}
-
-interface RankedChunk {
-  id: string;
-  text: string;
-  metadata: Record<string, unknown>;
-  index_name: string;
-  score: number;
-}
-
 const INSERT_BATCH = 500;
 /** The one index set of a collection of fixed entries (ensureEntriesCollection). */
 export const ENTRIES_SET = 'entries';
@@ -85,12 +66,15 @@ const HYBRID_CANDIDATES = 50;
  */
 export class KnowledgeStore {
   private backend?: Promise<VectorBackendInfo>;
+  private readonly tables: KnowledgeRepository;
 
   /** `embeddings` provides the models that are not built in (the model registry's). */
   constructor(
     private readonly ds: DataSource,
     private readonly embeddings?: EmbeddingResolver,
-  ) {}
+  ) {
+    this.tables = new KnowledgeRepository(ds);
+  }
 
   /** Detected once per store (the schema does not change under a running process). */
   vectorBackend(): Promise<VectorBackendInfo> {
@@ -104,13 +88,11 @@ export class KnowledgeStore {
   async createCollection(tenantId: string, input: CreateCollection): Promise<CollectionBlock> {
     const id = randomUUID();
     const vdbType = (await this.vectorBackend()).backend === 'pgvector' ? PGVECTOR_VDB_TYPE : EXACT_VDB_TYPE;
-    await this.ds.transaction(async (m) => {
-      await m.query('INSERT INTO collections (id, tenant_id, name) VALUES ($1, $2, $3)', [
-        id,
-        tenantId,
-        input.name,
-      ]);
-      for (const [position, set] of input.index_sets.entries()) {
+    await this.tables.createCollection(
+      id,
+      tenantId,
+      input.name,
+      input.index_sets.map((set) => {
         const configs: CollectionConfigs = {
           collection_name: `kb_${id.replace(/-/g, '')}_${set.index_name}`,
           set_name: set.index_name,
@@ -118,22 +100,9 @@ export class KnowledgeStore {
           vdb_type: vdbType,
           user_id: tenantId,
         };
-        await m.query(
-          `INSERT INTO index_sets (collection_id, index_name, position, status, model, chunk_size, chunk_overlap,
-                                   collection_configs)
-           VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7)`,
-          [
-            id,
-            set.index_name,
-            position,
-            set.model,
-            set.chunk_size,
-            set.chunk_overlap,
-            JSON.stringify(configs),
-          ],
-        );
-      }
-    });
+        return { ...set, configsJson: JSON.stringify(configs) };
+      }),
+    );
     const created = await this.getCollection(tenantId, id);
     if (!created) {
       throw new Error(`collection ${id} vanished after creation`);
@@ -143,11 +112,7 @@ export class KnowledgeStore {
 
   /** The tenant's collections, oldest first, as blocks, each with its number of documents. */
   async listCollections(tenantId: string): Promise<(CollectionBlock & { documents: number })[]> {
-    const rows = (await this.ds.query(
-      `SELECT c.id, (SELECT count(*) FROM documents d WHERE d.collection_id = c.id)::int AS documents
-       FROM collections c WHERE c.tenant_id = $1 ORDER BY c.created_at, c.id`,
-      [tenantId],
-    )) as { id: string; documents: number }[];
+    const rows = await this.tables.listCollections(tenantId);
     const blocks = await this.getCollections(
       tenantId,
       rows.map((r) => r.id),
@@ -163,11 +128,7 @@ export class KnowledgeStore {
     if (!isUuid(id)) {
       return false;
     }
-    const rows = (await this.ds.query(
-      `WITH gone AS (DELETE FROM collections WHERE id = $1 AND tenant_id = $2 RETURNING id) SELECT id FROM gone`,
-      [id, tenantId],
-    )) as { id: string }[];
-    return rows.length > 0;
+    return this.tables.deleteCollection(tenantId, id);
   }
 
   /** The documents of the tenant's collection (text and metadata), oldest first; undefined when it has none such. */
@@ -180,12 +141,7 @@ export class KnowledgeStore {
     if (!(await this.getCollection(tenantId, collectionId))) {
       return undefined;
     }
-    return (await this.ds.query(
-      `SELECT d.id, d.text, d.metadata, d.created_at,
-              (SELECT count(*) FROM chunks k WHERE k.document_id = d.id)::int AS chunks
-       FROM documents d WHERE d.collection_id = $1 ORDER BY d.created_at, d.id`,
-      [collectionId],
-    )) as { id: string; text: string; metadata: unknown; created_at: Date; chunks: number }[];
+    return this.tables.listDocuments(collectionId);
   }
 
   /** Deletes a document of the tenant's collection with its chunks; false when there is none such. */
@@ -193,15 +149,7 @@ export class KnowledgeStore {
     if (!isUuid(collectionId) || !isUuid(documentId)) {
       return false;
     }
-    const rows = (await this.ds.query(
-      `WITH gone AS (
-         DELETE FROM documents d USING collections c
-         WHERE d.id = $1 AND d.collection_id = $2 AND c.id = d.collection_id AND c.tenant_id = $3
-         RETURNING d.id
-       ) SELECT id FROM gone`,
-      [documentId, collectionId, tenantId],
-    )) as { id: string }[];
-    return rows.length > 0;
+    return this.tables.deleteDocument(tenantId, collectionId, documentId);
   }
 
   async getCollection(tenantId: string, id: string): Promise<CollectionBlock | undefined> {
@@ -215,22 +163,14 @@ export class KnowledgeStore {
     if (!wanted.length) {
       return blocks;
     }
-    const collections = (await this.ds.query(
-      'SELECT id::text AS id, name FROM collections WHERE tenant_id = $1 AND id = ANY($2::uuid[])',
-      [tenantId, wanted],
-    )) as { id: string; name: string }[];
+    const collections = await this.tables.collectionsByIds(tenantId, wanted);
     for (const c of collections) {
       blocks.set(c.id, { id: c.id, name: c.name, indexingList: [] });
     }
     if (!blocks.size) {
       return blocks;
     }
-    const sets = (await this.ds.query(
-      `SELECT collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
-              collection_configs
-       FROM index_sets WHERE collection_id = ANY($1::uuid[]) ORDER BY collection_id, position`,
-      [[...blocks.keys()]],
-    )) as IndexSetRow[];
+    const sets = await this.tables.indexSetsOf([...blocks.keys()]);
     for (const s of sets) {
       blocks.get(s.collection_id)?.indexingList.push(indexingItem(s));
     }
@@ -256,10 +196,7 @@ export class KnowledgeStore {
       return isUuid(dashed) ? dashed.toLowerCase() : undefined;
     };
     const ids = refs.map(asId).filter((i): i is string => i !== undefined);
-    const rows = (await this.ds.query(
-      'SELECT id::text AS id, name FROM collections WHERE tenant_id = $1 AND (id = ANY($2::uuid[]) OR name = ANY($3::text[]))',
-      [tenantId, ids, [...refs]],
-    )) as { id: string; name: string }[];
+    const rows = await this.tables.findCollections(tenantId, ids, [...refs]);
     const found = new Map<string, string>();
     for (const ref of refs) {
       const hit = rows.find((r) => r.id === asId(ref)) ?? rows.find((r) => r.name === ref);
@@ -284,16 +221,9 @@ export class KnowledgeStore {
       return undefined;
     }
     const docs = input.documents.map((d) => ({ id: randomUUID(), text: d.text, metadata: d.metadata ?? {} }));
-    await this.ds.query(
-      `INSERT INTO documents (id, collection_id, text, metadata)
-       SELECT d.id, $1, d.text, d.metadata::jsonb
-       FROM unnest($2::uuid[], $3::text[], $4::text[]) AS d(id, text, metadata)`,
-      [
-        collectionId,
-        docs.map((d) => d.id),
-        docs.map((d) => d.text),
-        docs.map((d) => JSON.stringify(d.metadata)),
-      ],
+    await this.tables.insertDocuments(
+      collectionId,
+      docs.map((d) => ({ id: d.id, text: d.text, metadata: JSON.stringify(d.metadata) })),
     );
     const indexingList = await this.indexInSets(tenantId, collectionId, docs, { replace: false });
     return { ingested: docs.length, indexingList };
@@ -322,10 +252,7 @@ export class KnowledgeStore {
         `collection ${collectionId} has no index set "${indexName}"`,
       );
     }
-    const docs = (await this.ds.query(
-      `SELECT id, text, metadata FROM documents WHERE collection_id = $1 ORDER BY created_at, id`,
-      [collectionId],
-    )) as { id: string; text: string; metadata: Record<string, unknown> }[];
+    const docs = await this.tables.documentsOf(collectionId);
     const indexingList = await this.indexInSets(tenantId, collectionId, docs, { replace: true, indexName });
     return { reindexed: docs.length, indexingList };
   }
@@ -398,13 +325,7 @@ export class KnowledgeStore {
     tenantId: string,
     spec: { name: string; model: string; documents: { text: string; metadata: Record<string, unknown> }[] },
   ): Promise<{ collection_id: string; configs: CollectionConfigs; created: boolean }> {
-    const [existing] = (await this.ds.query(
-      `SELECT s.collection_id::text AS collection_id, s.collection_configs
-       FROM collections c JOIN index_sets s ON s.collection_id = c.id
-       WHERE c.tenant_id = $1 AND c.name = $2 AND s.index_name = $3 AND s.status = 'done' AND s.model = $4
-       ORDER BY c.created_at LIMIT 1`,
-      [tenantId, spec.name, ENTRIES_SET, spec.model],
-    )) as { collection_id: string; collection_configs: CollectionConfigs }[];
+    const existing = await this.tables.doneSetByName(tenantId, spec.name, ENTRIES_SET, spec.model);
     if (existing) {
       return { collection_id: existing.collection_id, configs: existing.collection_configs, created: false };
     }
@@ -470,15 +391,7 @@ export class KnowledgeStore {
     collectionName: string,
     setName: string | undefined,
   ): Promise<IndexSetRow | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT s.collection_id::text AS collection_id, s.index_name, s.status, s.error, s.model, s.chunk_size,
-              s.chunk_overlap, s.collection_configs
-       FROM index_sets s JOIN collections c ON c.id = s.collection_id
-       WHERE c.tenant_id = $1 AND s.collection_configs->>'collection_name' = $2
-         AND ($3::text IS NULL OR s.collection_configs->>'set_name' = $3)`,
-      [tenantId, collectionName, setName || null],
-    )) as IndexSetRow[];
-    return row;
+    return this.tables.setByConfigs(tenantId, collectionName, setName);
   }
 
   private async legacySet(tenantId: string, r: ResolvedDataSource): Promise<IndexSetRow | undefined> {
@@ -497,12 +410,7 @@ export class KnowledgeStore {
     if (!names.length || !isUuid(collectionId)) {
       return [];
     }
-    return (await this.ds.query(
-      `SELECT collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
-              collection_configs
-       FROM index_sets WHERE collection_id = $1 AND index_name = ANY($2::text[]) ORDER BY position`,
-      [collectionId, names],
-    )) as IndexSetRow[];
+    return this.tables.indexSetsByName(collectionId, names);
   }
 
   private async searchSets(
@@ -524,7 +432,7 @@ export class KnowledgeStore {
       }
       return v;
     };
-    const all: RankedChunk[] = [];
+    const all: RankedChunkRow[] = [];
     for (const set of sets) {
       all.push(...(await this.searchSet(set, query, () => queryVector(set.model), opts)));
     }
@@ -546,8 +454,8 @@ export class KnowledgeStore {
     query: string,
     queryVector: () => Promise<number[]>,
     opts: SearchOptions,
-  ): Promise<RankedChunk[]> {
-    let ranked: RankedChunk[];
+  ): Promise<RankedChunkRow[]> {
+    let ranked: RankedChunkRow[];
     if (opts.mode === 'vector') {
       ranked = await this.vectorRanking(set, await queryVector(), opts.topK);
     } else if (opts.mode === 'fulltext') {
@@ -562,7 +470,7 @@ export class KnowledgeStore {
       const byId = new Map([...vector, ...fulltext].map((c) => [c.id, c]));
       ranked = reciprocalRankFusion([vector.map((c) => c.id), fulltext.map((c) => c.id)])
         .slice(0, opts.topK)
-        .map(({ key, score }) => ({ ...(byId.get(key) as RankedChunk), score }));
+        .map(({ key, score }) => ({ ...(byId.get(key) as RankedChunkRow), score }));
     }
     return ranked.filter((c) => c.score >= opts.threshold);
   }
@@ -572,55 +480,32 @@ export class KnowledgeStore {
    * the distance alone, so the HNSW index serves it), else the exact dot product in SQL (stored
    * vectors and the query are unit vectors, so it is the cosine).
    */
-  private async vectorRanking(set: IndexSetRow, q: readonly number[], limit: number): Promise<RankedChunk[]> {
-    const params = [set.collection_id, set.index_name, limit];
+  private async vectorRanking(
+    set: IndexSetRow,
+    q: readonly number[],
+    limit: number,
+  ): Promise<RankedChunkRow[]> {
     // The generated pgvector column holds only vectors of its size; others are searched exactly.
     const backend = await this.vectorBackend();
     const usePgvector = backend.backend === 'pgvector' && q.length === PGVECTOR_DIMENSIONS;
-    const exact = async () =>
-      (await this.ds.query(
-        `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, ${dotProductSql('x.e', q)} AS score
-         FROM chunks c, ${detoastedArray('c.embedding', 'x', 'float8')}
-         WHERE c.collection_id = $1 AND c.index_name = $2
-         ORDER BY score DESC, c.id LIMIT $3`,
-        params,
-      )) as RankedChunk[];
-    let rows: RankedChunk[];
-    if (usePgvector) {
-      rows = (await this.ds.transaction(async (m) => {
-        // HNSW keeps ef_search candidates (pgvector's default: 40); a wider beam keeps recall up.
-        await m.query(`SELECT set_config('hnsw.ef_search', $1, true)`, [String(hnswEfSearch(limit))]);
-        if (backend.iterativeScan) {
-          // One collection of a shared table: scan on until LIMIT rows pass the filter, in order.
-          await m.query(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`);
-        }
-        return m.query(
-          `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, 1 - (c.embedding_vec <=> $4::vector) AS score
-           FROM chunks c WHERE c.collection_id = $1 AND c.index_name = $2
-           ORDER BY c.embedding_vec <=> $4::vector LIMIT $3`,
-          [...params, pgvectorLiteral(q)],
-        );
-      })) as RankedChunk[];
-      if (rows.length < limit) {
-        // The approximate scan came back short (a filtered scan may miss rows of a small index set,
-        // or the set holds fewer rows): the exact ranking answers, at the cost of one more query.
-        rows = await exact();
-      }
-    } else {
-      rows = await exact();
+    const exact = () => this.tables.exactRanking(set, q, limit);
+    if (!usePgvector) {
+      return exact();
     }
-    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+    // HNSW keeps ef_search candidates (pgvector's default: 40); a wider beam keeps recall up. One
+    // collection of a shared table: with iterative scans, the scan goes on until LIMIT rows pass
+    // the filter, in order.
+    const rows = await this.tables.pgvectorRanking(set, pgvectorLiteral(q), limit, {
+      efSearch: hnswEfSearch(limit),
+      iterativeScan: backend.iterativeScan,
+    });
+    // The approximate scan came back short (a filtered scan may miss rows of a small index set,
+    // or the set holds fewer rows): the exact ranking answers, at the cost of one more query.
+    return rows.length < limit ? exact() : rows;
   }
 
-  private async fulltextRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunk[]> {
-    const rows = (await this.ds.query(
-      `SELECT c.id::text AS id, c.text, c.metadata, c.index_name, ts_rank(c.tsv, q) AS score
-       FROM chunks c, plainto_tsquery('simple', $3) AS q
-       WHERE c.collection_id = $1 AND c.index_name = $2 AND c.tsv @@ q
-       ORDER BY score DESC, c.id LIMIT $4`,
-      [set.collection_id, set.index_name, query, limit],
-    )) as RankedChunk[];
-    return rows.map((r) => ({ ...r, score: Number(r.score) }));
+  private fulltextRanking(set: IndexSetRow, query: string, limit: number): Promise<RankedChunkRow[]> {
+    return this.tables.fulltextRanking(set, query, limit);
   }
 
   /**
@@ -634,14 +519,7 @@ export class KnowledgeStore {
     docs: readonly { id: string; text: string; metadata: Record<string, unknown> }[],
     opts: { replace: boolean; indexName?: string },
   ): Promise<IndexingItem[]> {
-    const sets = (await this.ds.query(
-      `UPDATE index_sets SET status = 'pending', error = NULL, updated_at = now()
-       WHERE collection_id = $1 AND ($2::text IS NULL OR index_name = $2)
-       RETURNING collection_id::text AS collection_id, index_name, status, error, model, chunk_size, chunk_overlap,
-                 collection_configs`,
-      [collectionId, opts.indexName ?? null],
-    )) as [IndexSetRow[], number] | IndexSetRow[];
-    const rows = (Array.isArray(sets[0]) ? sets[0] : sets) as IndexSetRow[];
+    const rows = await this.tables.markPending(collectionId, opts.indexName);
     for (const set of rows) {
       try {
         await this.indexDocuments(tenantId, set, docs, { replace: opts.replace });
@@ -681,39 +559,15 @@ export class KnowledgeStore {
         `embedding model "${model.name}" answered vectors of different sizes (${[...dims].join(', ')})`,
       );
     }
-    await this.ds.transaction(async (m) => {
-      if (opts.replace) {
-        await m.query('DELETE FROM chunks WHERE collection_id = $1 AND index_name = $2', [
-          set.collection_id,
-          set.index_name,
-        ]);
-      }
-      for (let i = 0; i < chunks.length; i += INSERT_BATCH) {
-        const batch = chunks.slice(i, i + INSERT_BATCH);
-        await m.query(
-          `INSERT INTO chunks (collection_id, index_name, document_id, position, text, metadata, embedding)
-           SELECT $1, $2, c.document_id, c.position, c.text, c.metadata::jsonb, c.embedding::float8[]
-           FROM unnest($3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[])
-             AS c(document_id, position, text, metadata, embedding)`,
-          [
-            set.collection_id,
-            set.index_name,
-            batch.map((c) => c.documentId),
-            batch.map((c) => c.position),
-            batch.map((c) => c.text),
-            batch.map((c) => c.metadata),
-            vectors.slice(i, i + INSERT_BATCH).map((v) => `{${normalize(v).join(',')}}`),
-          ],
-        );
-      }
-    });
+    await this.tables.writeChunks(
+      set,
+      chunks.map((c, i) => ({ ...c, embedding: `{${normalize(vectors[i]).join(',')}}` })),
+      { replace: opts.replace ?? false, batch: INSERT_BATCH },
+    );
   }
 
-  private async setStatus(set: IndexSetRow, status: IndexStatus, error: string | null): Promise<void> {
-    await this.ds.query(
-      'UPDATE index_sets SET status = $3, error = $4, updated_at = now() WHERE collection_id = $1 AND index_name = $2',
-      [set.collection_id, set.index_name, status, error],
-    );
+  private setStatus(set: IndexSetRow, status: IndexStatus, error: string | null): Promise<void> {
+    return this.tables.setStatus(set, status, error);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { EmbeddingModel } from './embedding';
 import { normalize } from './embedding';
-import { detoastedArray, dotProductSql } from './vector-sql';
+import { MemoryRepository } from './memory.repository';
 
 /** Whose memory: a user (`runs.metadata.user_id`) within a tenant, for one embedding model. */
 export interface MemoryOwner {
@@ -48,20 +48,15 @@ export function memoryText(prompt: string, answer: string | null | undefined): s
  * one tenant and one user.
  */
 export class MemoryStore {
-  constructor(private readonly ds: DataSource) {}
+  private readonly memories: MemoryRepository;
+
+  constructor(ds: DataSource) {
+    this.memories = new MemoryRepository(ds);
+  }
 
   /** The user's succeeded runs not yet embedded with `model`, oldest first, at most `limit`. */
   async unembeddedTurns(owner: MemoryOwner, model: string, limit: number): Promise<MemoryTurn[]> {
-    const rows = (await this.ds.query(
-      `SELECT r.id::text AS run_id, r.thread_id::text AS thread_id, coalesce(r.turn, 0) AS turn,
-              r.input->>'prompt' AS prompt, r.output->>'answer' AS answer
-       FROM runs r
-       WHERE r.tenant_id = $1 AND r.metadata->>'user_id' = $2 AND r.status = 'succeeded'
-         AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.run_id = r.id AND m.model = $3)
-       ORDER BY r.finished_at NULLS LAST, r.id
-       LIMIT $4`,
-      [owner.tenantId, owner.userId, model, limit],
-    )) as { run_id: string; thread_id: string; turn: number; prompt: string | null; answer: string | null }[];
+    const rows = await this.memories.unembeddedTurns(owner.tenantId, owner.userId, model, limit);
     return rows
       .filter((r) => typeof r.prompt === 'string' && r.prompt.trim() !== '')
       .map((r) => ({
@@ -78,25 +73,12 @@ export class MemoryStore {
       return 0;
     }
     const vectors = (await model.embed(turns.map((t) => t.text))).map(normalize);
-    const inserted = (await this.ds.query(
-      `INSERT INTO memories (tenant_id, user_id, thread_id, run_id, turn, text, model, embedding)
-       SELECT $1, $2, t.thread_id, t.run_id, t.turn, t.text, $3, t.embedding::float4[]
-       FROM unnest($4::uuid[], $5::uuid[], $6::int[], $7::text[], $8::text[])
-         AS t(thread_id, run_id, turn, text, embedding)
-       ON CONFLICT (run_id, model) DO NOTHING
-       RETURNING id`,
-      [
-        owner.tenantId,
-        owner.userId,
-        model.name,
-        turns.map((t) => t.thread_id),
-        turns.map((t) => t.run_id),
-        turns.map((t) => t.turn),
-        turns.map((t) => t.text),
-        vectors.map((v) => `{${v.join(',')}}`),
-      ],
-    )) as unknown[];
-    return inserted.length;
+    return this.memories.insert(
+      owner.tenantId,
+      owner.userId,
+      model.name,
+      turns.map((t, i) => ({ ...t, embedding: `{${vectors[i].join(',')}}` })),
+    );
   }
 
   /** Embeds every turn of the user not yet remembered, `batch` at most. Returns how many were added. */
@@ -113,28 +95,18 @@ export class MemoryStore {
   ): Promise<MemoryHit[]> {
     const [raw] = await model.embed([query]);
     const q = normalize(raw);
-    const params = [
-      owner.tenantId,
-      owner.userId,
-      model.name,
-      opts.excludeRunId ?? null,
-      opts.threshold,
-      opts.topK,
-    ];
     // Always the exact cosine over this user's rows (found through the (tenant_id, user_id, model)
     // index): an HNSW scan over every user's memories would be filtered down to one user's few
     // and could miss them, and the exact scan of one user's turns is cheap.
-    const filter = `m.tenant_id = $1 AND m.user_id = $2 AND m.model = $3
-                    AND ($4::uuid IS NULL OR m.run_id <> $4::uuid)`;
-    const rows = (await this.ds.query(
-      `SELECT * FROM (
-         SELECT m.run_id::text AS run_id, m.thread_id::text AS thread_id, m.turn, m.text,
-                ${dotProductSql('x.e', q)} AS score, m.created_at
-         FROM memories m, ${detoastedArray('m.embedding', 'x', 'float4')}
-         WHERE ${filter}
-       ) s WHERE s.score >= $5 ORDER BY s.score DESC, s.created_at DESC LIMIT $6`,
-      params,
-    )) as { run_id: string; thread_id: string; turn: number; text: string; score: number | string }[];
+    const rows = await this.memories.search(
+      { tenantId: owner.tenantId, userId: owner.userId, model: model.name },
+      q,
+      {
+        threshold: opts.threshold,
+        topK: opts.topK,
+        excludeRunId: opts.excludeRunId ?? null,
+      },
+    );
     return rows.map((r) => ({
       run_id: r.run_id,
       thread_id: r.thread_id,

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { KnowledgeRepository } from './knowledge.repository';
 
 /**
  * Where vector search runs. `pgvector` needs the `vector` extension installed AND the generated
@@ -26,21 +27,7 @@ export const PGVECTOR_DIMENSIONS = 256;
 
 /** Detects the backend once per call; callers cache it (start-up). */
 export async function detectVectorBackend(ds: DataSource): Promise<VectorBackendInfo> {
-  const [row] = (await ds.query(
-    `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available,
-            EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
-            (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS version,
-            EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_name = 'chunks' AND column_name = 'embedding_vec') AS chunk_column,
-            EXISTS (SELECT 1 FROM information_schema.columns
-                    WHERE table_name = 'memories' AND column_name = 'embedding_vec') AS memory_column`,
-  )) as {
-    available: boolean;
-    installed: boolean;
-    version: string | null;
-    chunk_column: boolean;
-    memory_column: boolean;
-  }[];
+  const row = await new KnowledgeRepository(ds).vectorExtension();
   const iterativeScan = versionAtLeast(row.version, [0, 8, 0]);
   const base = { pgvectorAvailable: row.available, pgvectorInstalled: row.installed, iterativeScan };
   if (row.installed && row.chunk_column && row.memory_column) {

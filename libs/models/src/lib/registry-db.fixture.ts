@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { DEV_SECRET_KEY, SecretBox } from '@switchyard/config';
-import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
+import { sql } from 'kysely';
+import { createDataSource, ensureDatabase, kyselyOf, runMigrationsLocked } from '@switchyard/persistence';
 import type { ChatModels } from './chat-models';
 import { createChatModels } from './models.module';
 
@@ -14,7 +15,7 @@ export async function openTestDatabase(name: string): Promise<DataSource> {
   await ensureDatabase(url.toString());
   const ds = await createDataSource(url.toString(), { poolSize: 4, name });
   await runMigrationsLocked(ds);
-  await ds.query('TRUNCATE vendors, model_usage CASCADE');
+  await sql`TRUNCATE vendors, model_usage CASCADE`.execute(kyselyOf(ds));
   return ds;
 }
 
@@ -37,10 +38,11 @@ export function modelsOn(ds: DataSource, llmUrl: string, envKey = 'env-key'): Ch
 }
 
 export async function newTenant(ds: DataSource, budget: number | null = null): Promise<string> {
-  const [row] = (await ds.query('INSERT INTO tenants (name, token_budget) VALUES ($1, $2) RETURNING id', [
-    `t-${randomUUID()}`,
-    budget,
-  ])) as { id: string }[];
+  const row = await kyselyOf(ds)
+    .insertInto('tenants')
+    .values({ name: `t-${randomUUID()}`, token_budget: budget })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }
 
@@ -50,16 +52,23 @@ export async function addKey(
   secret: string,
   opts: { label?: string; tenantId?: string; businessId?: string } = {},
 ): Promise<string> {
-  const [row] = (await ds.query(
-    `INSERT INTO vendor_keys (vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint)
-     SELECT id, $1, $2::uuid, $5, $3, $4 FROM vendors WHERE name = 'default' RETURNING id`,
-    [
-      opts.label ?? secret,
-      opts.tenantId ?? null,
-      box.seal(secret),
-      SecretBox.fingerprint(secret),
-      opts.businessId ?? null,
-    ],
-  )) as { id: string }[];
+  const row = await kyselyOf(ds)
+    .insertInto('vendor_keys')
+    .columns(['vendor_id', 'label', 'tenant_id', 'business_id', 'secret_sealed', 'fingerprint'])
+    .expression((eb) =>
+      eb
+        .selectFrom('vendors')
+        .select([
+          'id',
+          eb.val(opts.label ?? secret).as('label'),
+          sql<string | null>`${opts.tenantId ?? null}::uuid`.as('tenant_id'),
+          eb.val(opts.businessId ?? null).as('business_id'),
+          eb.val(box.seal(secret)).as('secret_sealed'),
+          eb.val(SecretBox.fingerprint(secret)).as('fingerprint'),
+        ])
+        .where('name', '=', 'default'),
+    )
+    .returning('id')
+    .executeTakeFirstOrThrow();
   return row.id;
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { type LlmEnv, SecretBox, type StructuredOutputMode } from '@switchyard/config';
-import { preparedQuery } from '@switchyard/persistence';
+import { ModelsRepository } from './models.repository';
 
 export type VendorKind = 'openai' | 'anthropic' | 'ollama';
 
@@ -82,12 +82,16 @@ export class RegistryStore {
   private revisionRead?: Promise<number>;
   private nextRevisionRead?: Promise<number>;
 
+  private readonly tables: ModelsRepository;
+
   constructor(
-    private readonly ds: DataSource,
+    ds: DataSource,
     private readonly box: SecretBox,
     private readonly env: LlmEnv,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.tables = new ModelsRepository(ds);
+  }
 
   /** The registry as of now: at least every change committed before this call. */
   async get(): Promise<RegistrySnapshot> {
@@ -149,11 +153,7 @@ export class RegistryStore {
 
   private async readRevision(): Promise<number> {
     // Read before every call (a revoked key is never used after the revoke returns): prepared.
-    const [row] = await preparedQuery<{ revision: number }>(
-      this.ds,
-      'SELECT revision::float8 AS revision FROM registry_revision',
-    );
-    return row?.revision ?? 0;
+    return (await this.tables.registryRevision()) ?? 0;
   }
 
   openSecret(key: RegistryKey): string {
@@ -163,11 +163,7 @@ export class RegistryStore {
   /** A key the vendor refused (401/403): never used again until an admin re-activates it. */
   async quarantine(key: RegistryKey, reason: string): Promise<void> {
     key.status = 'quarantined';
-    await this.ds.query(
-      `UPDATE vendor_keys SET status = 'quarantined', status_reason = $2, updated_at = now()
-        WHERE id = $1 AND status = 'active'`,
-      [key.id, reason.slice(0, 500)],
-    );
+    await this.tables.quarantineKey(key.id, reason.slice(0, 500));
     this.logger.warn({ key_id: key.id, key: key.fingerprint, msg: `vendor key quarantined: ${reason}` });
   }
 
@@ -183,39 +179,15 @@ export class RegistryStore {
   private async seedFromEnv(): Promise<void> {
     const env = this.env;
     const fingerprint = SecretBox.fingerprint(env.SWITCHYARD_LLM_API_KEY);
-    await this.ds.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [SEED_LOCK]);
-      // The env owns the default vendor's URL and the `env` key: a restart with new values updates them.
-      const [vendor] = (await m.query(
-        `INSERT INTO vendors (name, kind, base_url) VALUES ($1, 'openai', $2)
-         ON CONFLICT (name) DO UPDATE SET base_url = EXCLUDED.base_url
-         RETURNING id`,
-        [ENV_VENDOR, env.SWITCHYARD_LLM_BASE_URL],
-      )) as { id: string }[];
-      const [key] = (await m.query(
-        `SELECT id, fingerprint FROM vendor_keys
-          WHERE vendor_id = $1 AND label = $2 AND tenant_id IS NULL ORDER BY created_at LIMIT 1`,
-        [vendor.id, ENV_KEY_LABEL],
-      )) as { id: string; fingerprint: string }[];
-      if (!key) {
-        await m.query(
-          `INSERT INTO vendor_keys (vendor_id, label, secret_sealed, fingerprint) VALUES ($1, $2, $3, $4)`,
-          [vendor.id, ENV_KEY_LABEL, this.box.seal(env.SWITCHYARD_LLM_API_KEY), fingerprint],
-        );
-      } else if (key.fingerprint !== fingerprint) {
-        await m.query(
-          `UPDATE vendor_keys SET secret_sealed = $2, fingerprint = $3, status = 'active',
-                  status_reason = NULL, updated_at = now() WHERE id = $1`,
-          [key.id, this.box.seal(env.SWITCHYARD_LLM_API_KEY), fingerprint],
-        );
-      }
-      // SWITCHYARD_LLM_STRUCTURED_OUTPUT, when set, owns the model's mode; unset leaves it as it is.
-      await m.query(
-        `INSERT INTO models (vendor_id, name, category, structured_output) VALUES ($1, $2, 'text', $3)
-         ON CONFLICT (vendor_id, name, version) DO UPDATE
-           SET structured_output = coalesce(EXCLUDED.structured_output, models.structured_output)`,
-        [vendor.id, env.SWITCHYARD_LLM_MODEL, env.SWITCHYARD_LLM_STRUCTURED_OUTPUT ?? null],
-      );
+    await this.tables.seedFromEnv({
+      lock: SEED_LOCK,
+      vendor: ENV_VENDOR,
+      baseUrl: env.SWITCHYARD_LLM_BASE_URL,
+      keyLabel: ENV_KEY_LABEL,
+      sealedSecret: () => this.box.seal(env.SWITCHYARD_LLM_API_KEY),
+      fingerprint,
+      model: env.SWITCHYARD_LLM_MODEL,
+      structuredOutput: env.SWITCHYARD_LLM_STRUCTURED_OUTPUT ?? null,
     });
     this.logger.log({
       key: fingerprint,
@@ -224,29 +196,7 @@ export class RegistryStore {
   }
 
   private async load(): Promise<RegistrySnapshot> {
-    // One statement on one connection: every process reloads this each TTL, and four queries at
-    // once from every replica of every LLM service add up against Postgres' connection limit.
-    const [row] = (await this.ds.query(`
-      SELECT
-        (SELECT revision::float8 FROM registry_revision) AS revision,
-        (SELECT coalesce(json_agg(v), '[]') FROM (SELECT id, name, kind, base_url FROM vendors) v) AS vendors,
-        (SELECT coalesce(json_agg(k), '[]') FROM (
-           SELECT id, vendor_id, label, tenant_id, business_id, secret_sealed, fingerprint, status
-           FROM vendor_keys WHERE status = 'active' ORDER BY created_at, id) k) AS keys,
-        (SELECT coalesce(json_agg(m), '[]') FROM (
-           SELECT id, vendor_id, name, category, version, price_per_1k_input::float8 AS price_per_1k_input,
-                  price_per_1k_output::float8 AS price_per_1k_output, parser, structured_output
-           FROM models ORDER BY created_at, id) m) AS models,
-        (SELECT coalesce(json_agg(e), '[]') FROM (
-           SELECT vendor_id, url, categories FROM vendor_endpoints ORDER BY created_at) e) AS endpoints
-    `)) as {
-      revision: number | null;
-      vendors: RegistryVendor[];
-      keys: RegistryKey[];
-      models: RegistryModel[];
-      endpoints: RegistryEndpoint[];
-    }[];
-    const { revision, vendors, keys, models, endpoints } = row;
+    const { revision, vendors, keys, models, endpoints } = await this.tables.loadRegistry();
     const data: RegistrySnapshot = {
       vendors: new Map(vendors.map((v) => [v.id, v])),
       keys,

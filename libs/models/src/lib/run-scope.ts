@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { LlmCallException } from './llm-errors';
-import { preparedQuery } from '@switchyard/persistence';
+import { ModelsRepository } from './models.repository';
 
 /** What an LLM call needs to know about its run: whose it is, and the models its agent pinned. */
 export interface RunScope {
@@ -20,22 +20,18 @@ const PinnedModelsSchema = z.looseObject({ models: z.record(z.string(), z.string
 export class RunScopes {
   private readonly cache = new LRUCache<string, RunScope>({ max: 10_000 });
 
-  constructor(private readonly ds: DataSource) {}
+  private readonly runs: ModelsRepository;
+
+  constructor(ds: DataSource) {
+    this.runs = new ModelsRepository(ds);
+  }
 
   async forRun(runId: string): Promise<RunScope | undefined> {
     const hit = this.cache.get(runId);
     if (hit) {
       return hit;
     }
-    const [row] = (await preparedQuery(
-      this.ds,
-      `SELECT tenant_id, agent_config, metadata->>'business_id' AS business_id FROM runs WHERE id = $1`,
-      [runId],
-    )) as {
-      tenant_id: string;
-      agent_config: unknown;
-      business_id: string | null;
-    }[];
+    const row = await this.runs.runScope(runId);
     if (!row) {
       return undefined;
     }

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { Usage } from '@switchyard/contracts';
 import { LlmCallException } from './llm-errors';
-import { preparedQuery } from '@switchyard/persistence';
+import { ModelsRepository } from './models.repository';
 
 export interface MeteredCall {
   tenant_id: string;
@@ -43,10 +43,10 @@ export class UsageMeter {
   private readonly queue: { call: MeteredCall; done: () => void }[] = [];
   private writing = false;
 
-  constructor(
-    private readonly ds: DataSource,
-    ttlMs: number,
-  ) {
+  private readonly tables: ModelsRepository;
+
+  constructor(ds: DataSource, ttlMs: number) {
+    this.tables = new ModelsRepository(ds);
     this.unlimited = new LRUCache<string, true>({ max: 10_000, ttl: Math.max(1, ttlMs) });
   }
 
@@ -59,12 +59,7 @@ export class UsageMeter {
     if (this.unlimited.get(tenantId)) {
       return;
     }
-    const [row] = (await preparedQuery(
-      this.ds,
-      'SELECT token_budget::float8 AS budget, tokens_used::float8 AS used FROM tenants WHERE id = $1',
-      [tenantId],
-    )) as { budget: number | null; used: number }[];
-    this.assertWithin(tenantId, row);
+    this.assertWithin(tenantId, await this.tables.budget(tenantId));
   }
 
   private assertWithin(tenantId: string, row: { budget: number | null; used: number } | undefined): void {
@@ -131,10 +126,7 @@ export class UsageMeter {
     }
   }
 
-  /**
-   * One statement: the rows inserted, then each tenant's tokens added — its row locked in id order
-   * first, so two processes' batches naming the same tenants never wait on each other in a circle.
-   */
+  /** One statement (ModelsRepository.recordUsage): the rows inserted, then each tenant's tokens added. */
   private async insert(calls: MeteredCall[]): Promise<{ id: string; budget: number | null; used: number }[]> {
     const rows = calls.map((c) => ({
       tenant_id: c.tenant_id,
@@ -150,28 +142,7 @@ export class UsageMeter {
       cost: costOf(c.usage, c.price_per_1k_input, c.price_per_1k_output),
       business_id: c.business_id ?? null,
     }));
-    // Prepared, straight through the pool: an LLM call waits for this write (PROFILE.md, round 6).
-    return (await preparedQuery(
-      this.ds,
-      `WITH batch AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(tenant_id uuid, run_id uuid, task_id uuid, node text,
-           attempt integer, model_id uuid, key_id uuid, prompt_tokens integer, completion_tokens integer,
-           total_tokens integer, cost numeric, business_id text)
-       ), used AS (
-         INSERT INTO model_usage (tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                                  prompt_tokens, completion_tokens, total_tokens, cost, business_id)
-         SELECT tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                prompt_tokens, completion_tokens, total_tokens, cost, business_id FROM batch
-       ), sums AS (
-         SELECT tenant_id, sum(total_tokens)::bigint AS tokens FROM batch GROUP BY tenant_id
-       ), locked AS MATERIALIZED (
-         SELECT t.id FROM tenants t WHERE t.id IN (SELECT tenant_id FROM sums) ORDER BY t.id FOR UPDATE
-       )
-       UPDATE tenants t SET tokens_used = t.tokens_used + s.tokens
-       FROM sums s JOIN locked l ON l.id = s.tenant_id WHERE t.id = s.tenant_id
-       RETURNING t.id, t.token_budget::float8 AS budget, t.tokens_used::float8 AS used`,
-      [JSON.stringify(rows)],
-    )) as { id: string; budget: number | null; used: number }[];
+    return this.tables.recordUsage(JSON.stringify(rows));
   }
 
   private noteBudgets(rows: { id: string; budget: number | null }[]): void {

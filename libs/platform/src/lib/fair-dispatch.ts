@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, register } from 'prom-client';
 import { DataSource } from 'typeorm';
 import type { FairDispatchOptions, FairKey } from '@switchyard/jetstream';
+import { PlatformRepository } from './platform.repository';
 
 /** How often a process reads the tenants' weights. */
 const WEIGHTS_REFRESH_MS = 5_000;
@@ -146,7 +147,11 @@ export class TenantWeights implements OnApplicationBootstrap, OnApplicationShutd
   private weights = new Map<string, number>();
   private timer?: NodeJS.Timeout;
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly tenants: PlatformRepository;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.tenants = new PlatformRepository(ds);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.refresh();
@@ -164,9 +169,7 @@ export class TenantWeights implements OnApplicationBootstrap, OnApplicationShutd
 
   async refresh(): Promise<void> {
     try {
-      const rows: { id: string; weight: number }[] = await this.ds.query(
-        'SELECT id, weight FROM tenants WHERE weight <> 1',
-      );
+      const rows = await this.tenants.weightedTenants();
       this.weights = new Map(rows.map((r) => [r.id, Number(r.weight)]));
     } catch (err) {
       this.logger.warn(`tenant weights not read (the last ones stay): ${(err as Error).message}`);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { JetStreamConnection } from '@switchyard/jetstream';
+import { PlatformRepository } from './platform.repository';
 import type { ReadinessProbe } from './platform.tokens';
 
 /** The dependencies this process needs to do its work; `/readyz` answers 503 when one is down. */
@@ -10,8 +11,9 @@ export class Readiness {
   readonly probes: ReadinessProbe[] = [];
 
   constructor(ds: DataSource, redis: Redis, nats: JetStreamConnection) {
+    const postgres = new PlatformRepository(ds);
     this.probes.push(
-      { name: 'postgres', check: async () => void (await ds.query('SELECT 1')) },
+      { name: 'postgres', check: () => postgres.ping() },
       {
         name: 'redis',
         check: async () => {

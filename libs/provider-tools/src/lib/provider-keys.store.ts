@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { SecretBox } from '@switchyard/config';
+import { ProviderKeysRepository } from './provider-keys.repository';
 import type { Provider } from './provider-tools.config';
 
 /**
@@ -7,17 +8,18 @@ import type { Provider } from './provider-tools.config';
  * call, so a rotation or a revoke applies to the next call in every service.
  */
 export class ProviderKeys {
+  private readonly keys: ProviderKeysRepository;
+
   constructor(
-    private readonly ds: DataSource,
+    ds: DataSource,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.keys = new ProviderKeysRepository(ds);
+  }
 
   /** The tenant's active key for the provider, opened; undefined when there is none. */
   async activeKey(tenantId: string, provider: Provider): Promise<string | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT secret_sealed FROM provider_keys WHERE tenant_id = $1 AND provider = $2 AND status = 'active'`,
-      [tenantId, provider],
-    )) as { secret_sealed: string }[];
-    return row ? this.box.open(row.secret_sealed) : undefined;
+    const sealed = await this.keys.activeSealedSecret(tenantId, provider);
+    return sealed !== undefined ? this.box.open(sealed) : undefined;
   }
 }

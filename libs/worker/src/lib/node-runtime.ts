@@ -30,6 +30,7 @@ import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { inSpan, messageTrace, recording, sampledParent, trace, withTrace } from '@switchyard/telemetry';
 import { CancelRegistry } from './cancel.registry';
+import { WorkerRepository } from './worker.repository';
 
 /** What a node's code receives. Treat `state` as read-only: it is shared with the cache. */
 export interface NodeInput {
@@ -101,6 +102,7 @@ export class NodeRuntime {
   private readonly working = new Map<string, Promise<void>>();
   /** Deltas this process finished lately (published, or still being published), by task id (insertion order = age). */
   private readonly published = new Map<string, DeltaMessage>();
+  private readonly tasks: WorkerRepository;
 
   constructor(
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
@@ -108,8 +110,10 @@ export class NodeRuntime {
     @Inject(RunEventWriter) private readonly events: RunEventWriter,
     @Inject(CancelRegistry) private readonly cancels: CancelRegistry,
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
-    @Inject(DataSource) private readonly ds: DataSource,
-  ) {}
+    @Inject(DataSource) ds: DataSource,
+  ) {
+    this.tasks = new WorkerRepository(ds);
+  }
 
   async execute(data: unknown, ctx: JetStreamContext, impl: NodeImpl): Promise<void> {
     const task = await this.parseTask(data, ctx.getSubject());
@@ -304,11 +308,7 @@ export class NodeRuntime {
 
   /** Whether the orchestrator has this task's delta (arrived, or applied with its step). */
   private async alreadyRecorded(taskId: string): Promise<boolean> {
-    const rows: { status: string }[] = await this.ds.query(
-      `SELECT status FROM run_tasks WHERE id = $1 AND status IN ('arrived', 'applied')`,
-      [taskId],
-    );
-    return rows.length > 0;
+    return this.tasks.taskRecorded(taskId);
   }
 
   /**

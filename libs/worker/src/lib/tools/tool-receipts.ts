@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { isRetryable } from '@switchyard/jetstream';
 import type { RunErrorCode } from '@switchyard/contracts';
 import type { NodeInput, NodeOutput } from '../node-runtime';
+import { WorkerRepository } from '../worker.repository';
 import { jsonbSafe } from './output-cap';
 
 /** What the agent sees when an earlier delivery of a non-idempotent call may have acted. */
@@ -22,16 +23,15 @@ export const OUTCOME_UNKNOWN = 'tool_outcome_unknown' satisfies RunErrorCode;
 export class ToolReceipts {
   private readonly logger = new Logger(ToolReceipts.name);
 
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly receipts: WorkerRepository;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.receipts = new WorkerRepository(ds);
+  }
 
   async once(input: NodeInput, tool: string, act: () => Promise<NodeOutput>): Promise<NodeOutput> {
     const { task } = input;
-    const inserted = (await this.ds.query(
-      `INSERT INTO tool_receipts (task_id, run_id, tool, status) VALUES ($1, $2, $3, 'started')
-       ON CONFLICT (task_id) DO NOTHING RETURNING task_id`,
-      [task.task_id, task.run_id, tool],
-    )) as unknown[];
-    if (inserted.length === 0) {
+    if (!(await this.receipts.startReceipt(task.task_id, task.run_id, tool))) {
       return this.earlier(input, tool);
     }
     let out: NodeOutput;
@@ -39,31 +39,25 @@ export class ToolReceipts {
       out = await act();
     } catch (err) {
       if (isRetryable(err)) {
-        await this.ds.query(`DELETE FROM tool_receipts WHERE task_id = $1 AND status = 'started'`, [
-          task.task_id,
-        ]);
+        await this.receipts.dropStartedReceipt(task.task_id);
       }
       throw err;
     }
-    await this.ds.query(
-      `UPDATE tool_receipts SET status = 'done', output = $2::jsonb, finished_at = now() WHERE task_id = $1`,
-      [task.task_id, jsonbSafe(JSON.stringify(out))],
-    );
+    await this.receipts.finishReceipt(task.task_id, jsonbSafe(JSON.stringify(out)));
     return out;
   }
 
   private async earlier(input: NodeInput, tool: string): Promise<NodeOutput> {
-    const [row] = (await this.ds.query(
-      `SELECT status, output, started_at FROM tool_receipts WHERE task_id = $1`,
-      [input.task.task_id],
-    )) as { status: 'started' | 'done'; output: NodeOutput | null; started_at: Date }[];
+    const row = await this.receipts.receipt(input.task.task_id);
     const log = { run_id: input.task.run_id, task_id: input.task.task_id, tool };
     if (row?.status === 'done' && row.output) {
       this.logger.log({ ...log, msg: 'redelivered call answered from its receipt (not called again)' });
+      // The receipt holds what `once` stored: the call's NodeOutput as JSON.
+      const output = row.output as NodeOutput;
       return {
-        ...row.output,
+        ...output,
         preparation:
-          `${row.output.preparation ?? ''} (Answered from the receipt of an earlier delivery: ${tool} was not called again.)`.trim(),
+          `${output.preparation ?? ''} (Answered from the receipt of an earlier delivery: ${tool} was not called again.)`.trim(),
       };
     }
     this.logger.warn({

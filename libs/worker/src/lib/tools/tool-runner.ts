@@ -7,6 +7,7 @@ import { asToolOutput } from '../tool-args';
 import { jsonBytes, jsonbSafe, shrinkToFit, truncatedResult } from './output-cap';
 import { SpanStatusCode, inSpan, recording } from '@switchyard/telemetry';
 import { ToolReceipts } from './tool-receipts';
+import { WorkerRepository } from '../worker.repository';
 
 /** The environment variables of the limits every tool runs under (validated by each tool service). */
 export const toolLimitsEnvSchema = z.object({
@@ -85,11 +86,15 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  */
 @Injectable()
 export class ToolRunner {
+  private readonly outputs: WorkerRepository;
+
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(DataSource) ds: DataSource,
     @Inject(ToolLimits) private readonly config: ToolLimits,
     @Inject(ToolReceipts) private readonly receipts: ToolReceipts,
-  ) {}
+  ) {
+    this.outputs = new WorkerRepository(ds);
+  }
 
   async run(
     tool: ToolDeclaration,
@@ -176,12 +181,12 @@ export class ToolRunner {
   /** Stores the full result; a redelivered task replaces its own row, so the reference stays one. */
   private async keep(tool: string, input: NodeInput, result: unknown): Promise<string> {
     const json = jsonbSafe(JSON.stringify(result) ?? 'null');
-    const [row] = (await this.ds.query(
-      `INSERT INTO tool_outputs (run_id, task_id, tool, content, bytes) VALUES ($1, $2, $3, $4::jsonb, $5)
-       ON CONFLICT (task_id) DO UPDATE SET content = EXCLUDED.content, bytes = EXCLUDED.bytes, tool = EXCLUDED.tool
-       RETURNING id`,
-      [input.task.run_id, input.task.task_id, tool, json, Buffer.byteLength(json, 'utf8')],
-    )) as { id: string }[];
-    return row.id;
+    return this.outputs.keepToolOutput({
+      runId: input.task.run_id,
+      taskId: input.task.task_id,
+      tool,
+      contentJson: json,
+      bytes: Buffer.byteLength(json, 'utf8'),
+    });
   }
 }
