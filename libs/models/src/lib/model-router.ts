@@ -111,7 +111,7 @@ export class ModelRouter {
     ctx: LlmCallContext | undefined,
     preferred?: string,
   ): Promise<CallTarget> {
-    const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id) : undefined;
+    const scope = ctx?.run_id ? await this.scopes.forRun(ctx.run_id, ctx.tenant_id) : undefined;
     const tenantId = ctx?.tenant_id ?? scope?.tenant_id;
     const businessId = ctx?.business_id ?? scope?.business_id;
     let snap = await this.store.get();

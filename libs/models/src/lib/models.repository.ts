@@ -83,9 +83,13 @@ export class ModelsRepository {
     );
   }
 
-  /** A run's tenant, pinned agent config and business id; prepared: read at a run's first call. */
+  /**
+   * A run's tenant, pinned agent config and business id, within the tenant a task works for (when
+   * the call names one: another tenant's run reads as none); prepared: read at a run's first call.
+   */
   async runScope(
     runId: string,
+    tenantId: string | undefined,
   ): Promise<{ tenant_id: string; agent_config: unknown; business_id: string | null } | undefined> {
     const [row] = await preparedQuery<{
       tenant_id: string;
@@ -93,8 +97,9 @@ export class ModelsRepository {
       business_id: string | null;
     }>(
       this.ds,
-      `SELECT tenant_id, agent_config, metadata->>'business_id' AS business_id FROM runs WHERE id = $1`,
-      [runId],
+      `SELECT tenant_id, agent_config, metadata->>'business_id' AS business_id
+         FROM runs WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2::uuid)`,
+      [runId, tenantId ?? null],
     );
     return row;
   }

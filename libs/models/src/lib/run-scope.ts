@@ -26,12 +26,14 @@ export class RunScopes {
     this.runs = new ModelsRepository(ds);
   }
 
-  async forRun(runId: string): Promise<RunScope | undefined> {
-    const hit = this.cache.get(runId);
+  /** The run's scope, read within `tenantId` (the task's) when given: another tenant's run is none. */
+  async forRun(runId: string, tenantId?: string): Promise<RunScope | undefined> {
+    const key = `${tenantId ?? ''}:${runId}`;
+    const hit = this.cache.get(key);
     if (hit) {
       return hit;
     }
-    const row = await this.runs.runScope(runId);
+    const row = await this.runs.runScope(runId, tenantId);
     if (!row) {
       return undefined;
     }
@@ -48,7 +50,7 @@ export class RunScopes {
       ...(row.business_id ? { business_id: row.business_id } : {}),
       models: parsed.data.models ?? {},
     };
-    this.cache.set(runId, scope);
+    this.cache.set(key, scope);
     return scope;
   }
 }
