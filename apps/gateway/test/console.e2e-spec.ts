@@ -122,6 +122,8 @@ describe('console', () => {
     await page.waitForURL((url) => /#\/runs\/[0-9a-f-]{36}$/.test(url.hash) && !url.hash.includes(runId));
     await statusIs('succeeded');
     await page.waitForSelector('[data-testid="answer"]:has-text("The answer is 14.")');
+    // The answer's tokens may be shown before the output action's own event arrives.
+    await page.waitForSelector('[data-testid="action"][data-node="output"]');
     const branch = await attrs('[data-testid="action"]', 'data-node');
     expect(branch[0]).toBe('fork');
     expect(branch).not.toContain('calculator');
