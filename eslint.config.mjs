@@ -48,8 +48,6 @@ const RAW_SQL_ALLOWED = [
 const RAW_SQL_LEGACY = [
   // apps/gateway: converted with the gateway repositories (issue #33).
   'apps/gateway/src/app/agents-mcp/agents-mcp.service.ts',
-  'apps/gateway/src/app/auth/api-key.guard.ts',
-  'apps/gateway/src/app/auth/bootstrap-tenant.service.ts',
   'apps/gateway/src/app/openai/agent-models.service.ts',
   'apps/gateway/src/app/runs/follow-run.ts',
   'apps/gateway/src/app/runs/ragflow-run.source.ts',
