@@ -46,14 +46,6 @@ const RAW_SQL_ALLOWED = [
 // only shrink: convert a file to a repository (Kysely) and delete its line; never add one. A line
 // naming a file that no longer exists fails the lint, so the list cannot go stale.
 const RAW_SQL_LEGACY = [
-  // apps/gateway: converted with the gateway repositories (issue #33).
-  'apps/gateway/src/app/agents-mcp/agents-mcp.service.ts',
-  'apps/gateway/src/app/auth/api-key.guard.ts',
-  'apps/gateway/src/app/auth/bootstrap-tenant.service.ts',
-  'apps/gateway/src/app/openai/agent-models.service.ts',
-  'apps/gateway/src/app/runs/follow-run.ts',
-  'apps/gateway/src/app/runs/ragflow-run.source.ts',
-  'apps/gateway/src/app/runs/run-event-stream.ts',
   // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
   'apps/run-orchestrator/src/app/apply-delta.usecase.ts',
   'apps/run-orchestrator/src/app/cancel-fence.service.ts',

@@ -15,6 +15,7 @@ import { RunEventHub, RunEventReader } from '@switchyard/events';
 import { type AgentRow, AgentsRepository } from '../agents/agents.repository';
 import { beginFormSchema, beginParamsOf, canvasDslOf } from '../agents/begin-form';
 import { ApiException } from '../http/api.exception';
+import { AgentsMcpRepository } from './agents-mcp.repository';
 import { followRun } from '../runs/follow-run';
 import { RunsService } from '../runs/runs.service';
 import { type ElicitationAnswer, declinedKey, elicitable, elicitationRequest } from './mcp-elicitation';
@@ -75,6 +76,7 @@ function toolNameOf(name: string): string {
 @Injectable()
 export class AgentsMcp {
   private readonly logger = new Logger(AgentsMcp.name);
+  private readonly calls: AgentsMcpRepository;
 
   constructor(
     @Inject(AgentsRepository) private readonly agents: AgentsRepository,
@@ -83,7 +85,9 @@ export class AgentsMcp {
     @Inject(RunEventReader) private readonly reader: RunEventReader,
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(Redis) private readonly redis: Redis,
-  ) {}
+  ) {
+    this.calls = new AgentsMcpRepository(ds);
+  }
 
   /** A server for one request of one tenant (the transport is stateless: nothing outlives it). */
   serverFor(
@@ -133,15 +137,9 @@ export class AgentsMcp {
       if (requestId === undefined) {
         return;
       }
-      const [row] = (await this.ds.query(
-        `SELECT id FROM runs
-          WHERE tenant_id = $1 AND metadata->>'mcp_key_id' = $2 AND metadata->>'mcp_request_id' = $3
-            AND status IN ('queued', 'running', 'waiting')
-          ORDER BY created_at DESC LIMIT 1`,
-        [tenantId, tenant.keyId, String(requestId)],
-      )) as { id: string }[];
-      if (row) {
-        await this.runs.cancel(tenantId, row.id);
+      const runId = await this.calls.activeRunOfRequest(tenantId, tenant.keyId, String(requestId));
+      if (runId) {
+        await this.runs.cancel(tenantId, runId);
       }
     });
     return server;

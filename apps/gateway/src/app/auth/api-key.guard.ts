@@ -9,6 +9,7 @@ import type { Request } from 'express';
 import { DataSource } from 'typeorm';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { hashApiKey } from './api-key.util';
+import { AuthRepository } from './auth.repository';
 
 export interface TenantContext {
   tenantId: string;
@@ -25,7 +26,11 @@ type AuthedRequest = Request & { tenant?: TenantContext };
  */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly keys: AuthRepository;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.keys = new AuthRepository(ds);
+  }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
@@ -45,20 +50,10 @@ export class ApiKeyGuard implements CanActivate {
       );
     }
     // The tenant's limits come with the key (a primary-key join): a change applies to the next request.
-    const rows = (await this.ds.query(
-      `SELECT k.id, k.tenant_id, t.rate_limit_per_second, t.rate_limit_burst
-       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-      [hashApiKey(key)],
-    )) as {
-      id: string;
-      tenant_id: string;
-      rate_limit_per_second: number | null;
-      rate_limit_burst: number | null;
-    }[];
-    if (rows.length === 0) {
+    const row = await this.keys.liveKey(hashApiKey(key));
+    if (!row) {
       throw new ApiException(ApiErrorCode.Unauthorized, 'the API key is not valid');
     }
-    const row = rows[0];
     req.tenant = {
       tenantId: row.tenant_id,
       keyId: row.id,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { DEFAULT_AGENT_ID, isUuid } from '@switchyard/contracts';
-import { latestVersionSql } from '../agents/agents.repository';
+import { type AgentModelRow, AgentModelsRepository } from './agent-models.repository';
 import { OpenAiException } from './openai.exception';
 
 /** An agent as an OpenAI model object (`GET /v1/models`). */
@@ -23,13 +23,6 @@ export interface ResolvedModel {
   model: AgentModel;
 }
 
-interface AgentRow {
-  id: string;
-  name: string;
-  created_at: Date;
-  version: number | null;
-}
-
 const OWNER = 'switchyard';
 
 /**
@@ -38,15 +31,14 @@ const OWNER = 'switchyard';
  */
 @Injectable()
 export class AgentModels {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly repo: AgentModelsRepository;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.repo = new AgentModelsRepository(ds);
+  }
 
   async list(tenantId: string): Promise<AgentModel[]> {
-    const rows = (await this.ds.query(
-      `SELECT a.id, a.name, a.created_at,
-              ${latestVersionSql('a')} AS version
-       FROM agents a WHERE a.tenant_id = $1 AND a.deleted_at IS NULL ORDER BY a.created_at, a.id`,
-      [tenantId],
-    )) as AgentRow[];
+    const rows = await this.repo.agents(tenantId);
     return [await this.builtIn(tenantId), ...rows.map((r) => view(r, tenantId))];
   }
 
@@ -60,14 +52,7 @@ export class AgentModels {
       }
       return { agentId: DEFAULT_AGENT_ID, model: await this.builtIn(tenantId) };
     }
-    const rows = (await this.ds.query(
-      `SELECT a.id, a.name, a.created_at,
-              ${latestVersionSql('a')} AS version
-       FROM agents a
-       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ${isUuid(base) ? 'a.id = $2::uuid' : 'a.name = $2'}
-       ORDER BY a.created_at, a.id LIMIT 2`,
-      [tenantId, base],
-    )) as AgentRow[];
+    const rows = await this.repo.agents(tenantId, isUuid(base) ? { id: base } : { name: base }, 2);
     if (rows.length === 0) {
       throw OpenAiException.modelNotFound(model);
     }
@@ -89,26 +74,22 @@ export class AgentModels {
     if (!byNumber && !isUuid(version)) {
       throw OpenAiException.modelNotFound(model);
     }
-    const [pinned] = (await this.ds.query(
-      byNumber
-        ? 'SELECT id FROM agent_versions WHERE agent_id = $1 AND version = $2::int'
-        : 'SELECT id FROM agent_versions WHERE agent_id = $1 AND id = $2::uuid',
-      [agent.id, version],
-    )) as { id: string }[];
+    const pinned = await this.repo.versionId(
+      agent.id,
+      byNumber ? { number: Number(version) } : { id: version },
+    );
     if (!pinned) {
       throw OpenAiException.modelNotFound(model);
     }
-    return { ...resolved, agentVersion: pinned.id };
+    return { ...resolved, agentVersion: pinned };
   }
 
   private async builtIn(tenantId: string): Promise<AgentModel> {
-    const [tenant] = (await this.ds.query('SELECT created_at FROM tenants WHERE id = $1', [tenantId])) as {
-      created_at: Date;
-    }[];
+    const createdAt = await this.repo.tenantCreatedAt(tenantId);
     return {
       id: DEFAULT_AGENT_ID,
       object: 'model',
-      created: tenant ? Math.floor(new Date(tenant.created_at).getTime() / 1000) : 0,
+      created: createdAt ? Math.floor(new Date(createdAt).getTime() / 1000) : 0,
       owned_by: OWNER,
       name: DEFAULT_AGENT_ID,
       version: null,
@@ -116,7 +97,7 @@ export class AgentModels {
   }
 }
 
-function view(row: AgentRow, tenantId: string): AgentModel {
+function view(row: AgentModelRow, tenantId: string): AgentModel {
   return {
     id: row.id,
     object: 'model',

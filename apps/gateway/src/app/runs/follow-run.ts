@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { type RunEvent, type RunStatus, isTerminal } from '@switchyard/contracts';
 import type { RunEventHub } from '@switchyard/events';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { RunStreamsRepository } from './run-streams.repository';
 
 export interface FollowRun {
   hub: RunEventHub;
@@ -53,10 +54,9 @@ export function followRun(f: FollowRun): Promise<RunStatus> {
       }
     };
     const check = () => {
-      f.ds
-        .query(`SELECT status, waiting->>'task_id' AS waiting_task FROM runs WHERE id = $1`, [f.runId])
-        .then((rows: { status: RunStatus; waiting_task: string | null }[]) => {
-          const row = rows[0];
+      new RunStreamsRepository(f.ds)
+        .status(f.runId)
+        .then((row) => {
           if (!row) {
             return;
           }

@@ -1,15 +1,9 @@
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
-import {
-  type RunEvent,
-  type RunStatus,
-  TERMINAL_STATUSES,
-  actionEventPayload,
-  isTerminal,
-  waitingForUserPayload,
-} from '@switchyard/contracts';
+import { type RunEvent, actionEventPayload, isTerminal, waitingForUserPayload } from '@switchyard/contracts';
 import type { RunEventHub, RunEventReader } from '@switchyard/events';
 import type { PgStateSource } from '@switchyard/persistence';
+import { RunStreamsRepository } from './run-streams.repository';
 import { sseSubscribers } from './stream.metrics';
 
 const PAGE = 500;
@@ -289,11 +283,7 @@ async function resolveCursor(
 
 /** Which of these runs are over (one query for every run a gateway's clients follow). */
 export async function endedRuns(ds: DataSource, runIds: string[]): Promise<Set<string>> {
-  const rows = (await ds.query(
-    'SELECT id FROM runs WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[])',
-    [runIds, TERMINAL_STATUSES],
-  )) as { id: string }[];
-  return new Set(rows.map((r) => r.id));
+  return new Set(await new RunStreamsRepository(ds).ended(runIds));
 }
 
 /** Drops what a client already has when two histories meet (rebuilt, then live). */
@@ -342,17 +332,7 @@ export async function rebuildFromPostgres(
   deps: Pick<StreamDeps, 'ds' | 'states'>,
   runId: string,
 ): Promise<RunEvent[]> {
-  const [run] = (await deps.ds.query(
-    'SELECT status, error, waiting, created_at, started_at, finished_at FROM runs WHERE id = $1',
-    [runId],
-  )) as {
-    status: RunStatus;
-    waiting: Parameters<typeof waitingForUserPayload>[0] | null;
-    error: { code: string; message: string } | null;
-    created_at: Date;
-    started_at: Date | null;
-    finished_at: Date | null;
-  }[];
+  const run = await new RunStreamsRepository(deps.ds).forRebuild(runId);
   if (!run) {
     return [];
   }
