@@ -56,13 +56,7 @@ const RAW_SQL_LEGACY = [
   'apps/gateway/src/app/runs/run-event-stream.ts',
   // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
   'apps/run-orchestrator/src/app/apply-delta.usecase.ts',
-  'apps/run-orchestrator/src/app/cancel-fence.service.ts',
-  'apps/run-orchestrator/src/app/delayed-runs.job.ts',
-  'apps/run-orchestrator/src/app/end-run.usecase.ts',
-  'apps/run-orchestrator/src/app/expiry-sweep.job.ts',
   'apps/run-orchestrator/src/app/inline-nodes.service.ts',
-  'apps/run-orchestrator/src/app/orchestrator.gauges.ts',
-  'apps/run-orchestrator/src/app/retention.service.ts',
   'apps/run-orchestrator/src/app/run-stepper.service.ts',
   'apps/run-orchestrator/src/app/running-slots.ts',
   'apps/run-orchestrator/src/app/start-run.usecase.ts',
