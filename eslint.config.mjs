@@ -55,14 +55,8 @@ const RAW_SQL_LEGACY = [
   'apps/gateway/src/app/runs/ragflow-run.source.ts',
   'apps/gateway/src/app/runs/run-event-stream.ts',
   // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
-  'apps/run-orchestrator/src/app/apply-delta.usecase.ts',
-  'apps/run-orchestrator/src/app/inline-nodes.service.ts',
   'apps/run-orchestrator/src/app/run-stepper.service.ts',
-  'apps/run-orchestrator/src/app/running-slots.ts',
-  'apps/run-orchestrator/src/app/start-run.usecase.ts',
   'apps/run-orchestrator/src/app/step-transaction.ts',
-  'apps/run-orchestrator/src/app/task-outbox.service.ts',
-  'apps/run-orchestrator/src/app/task-reaper.service.ts',
 ];
 for (const file of RAW_SQL_LEGACY) {
   if (!existsSync(new URL(file, import.meta.url))) {

@@ -16,7 +16,7 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
-import { freeRunningSlot, retakeRunningSlot } from './running-slots';
+import { freeRunningSlot, retakeRunningSlot } from './running-slots.repository';
 import { type StepEffects, actionEvent } from './step-effects';
 import type { StepSql } from './step-transaction';
 
