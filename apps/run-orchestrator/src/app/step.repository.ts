@@ -1,6 +1,5 @@
-import type { Action } from '@switchyard/contracts';
+import type { Action, RuntimeState } from '@switchyard/contracts';
 import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';
-import type { StepWrites } from './run-stepper.service';
 import type { StepSql } from './step-transaction';
 
 // The statements of a step, a start and the task paths around them (reaper, outbox). They stay
@@ -301,4 +300,170 @@ export function appliedStepWrites(
       },
     ],
   };
+}
+
+/**
+ * Data-modifying statements of a step that may share one statement with others (as CTEs): each
+ * `sql` numbers its parameters from $1 into `params`.
+ */
+export interface StepWrites {
+  parts: { name: string; sql: string }[];
+  params: unknown[];
+}
+
+/** The writes as one statement: the last part is the main statement, the others its CTEs. */
+function statementOf(writes: StepWrites): [string, unknown[]] {
+  const last = writes.parts[writes.parts.length - 1];
+  const ctes = writes.parts.slice(0, -1).map((p) => `${p.name} AS (${p.sql})`);
+  return [`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}${last.sql}`, writes.params];
+}
+
+/**
+ * The writes of a chain of inline steps, sent with the statement that ends it: their tasks
+ * recorded as applied (a fork reads a step's tasks), their deltas in the log, the thread's version
+ * moved to the chain's last.
+ */
+export function inlineWrites(
+  { tasks, logs }: { tasks: TaskRow[]; logs: unknown[][] },
+  state: RuntimeState,
+): StepWrites {
+  const params: unknown[] = [state.thread_id, state.version];
+  const inserted = taskInsert(tasks, params, 'applied');
+  const logged = `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${logs
+    .map((r) => valuesRow(r, params))
+    .join(', ')}`;
+  return {
+    params,
+    parts: [
+      { name: 'inline_tasks', sql: inserted },
+      { name: 'inline_moved', sql: 'UPDATE threads SET version = $2 WHERE id = $1' },
+      { name: 'inline_logged', sql: logged },
+    ],
+  };
+}
+
+/** `($n, …)` for `values`, appended to `params`; `literals` (SQL) end the row. */
+function valuesRow(values: readonly unknown[], params: unknown[], literals = ''): string {
+  const at = params.length;
+  params.push(...values);
+  return `(${values.map((_, j) => `$${at + j + 1}`).join(', ')}${literals})`;
+}
+
+const TASK_INSERT_COLUMNS = [
+  'id',
+  'run_id',
+  'thread_id',
+  'turn',
+  'step',
+  'seq',
+  'call_index',
+  'node',
+  'subject',
+  'version',
+  'attempt',
+  'deadline',
+  'trace_parent',
+] as const;
+
+/**
+ * An INSERT of `tasks` into run_tasks, their values appended to `params`: `pending` (to publish),
+ * or `applied` (run inline: published and finished as they are written).
+ */
+function taskInsert(tasks: TaskRow[], params: unknown[], status: 'pending' | 'applied'): string {
+  const [cols, literals] =
+    status === 'pending'
+      ? [', status', ", 'pending'"]
+      : [', status, published_at, finished_at', ", 'applied', now(), now()"];
+  const rows = tasks.map((t) =>
+    valuesRow(
+      TASK_INSERT_COLUMNS.map((c) => t[c] ?? null),
+      params,
+      literals,
+    ),
+  );
+  return `INSERT INTO run_tasks (${TASK_INSERT_COLUMNS.join(', ')}${cols}) VALUES ${rows.join(', ')}`;
+}
+
+/**
+ * Inserts the next tasks and, in the same statement, records the run's step count (and its
+ * return from `waiting`) and carries out the step's own `writes`: one round trip.
+ */
+export async function insertTasks(
+  m: StepSql,
+  tasks: TaskRow[],
+  run?: { runId: string; steps: number; resumed: boolean },
+  writes?: StepWrites,
+): Promise<void> {
+  const values: unknown[] = [...(writes?.params ?? []), ...(run ? [run.runId, run.steps] : [])];
+  const offset = values.length;
+  const insert = taskInsert(tasks, values, 'pending');
+  const parts = [...(writes?.parts ?? [])];
+  if (run) {
+    const status = run.resumed ? `, status = 'running', waiting = NULL` : '';
+    const id = `$${offset - 1}`;
+    const steps = `$${offset}`;
+    parts.push(
+      { name: 'inserted', sql: insert },
+      { name: 'run', sql: `UPDATE runs SET steps = ${steps}${status} WHERE id = ${id}` },
+    );
+  } else {
+    parts.push({ name: 'inserted', sql: insert });
+  }
+  await m.query(...statementOf({ parts, params: values }));
+}
+
+/** Carries out a step's writes (StepWrites) as one statement. */
+export async function writeStep(m: StepSql, writes: StepWrites): Promise<void> {
+  await m.query(...statementOf(writes));
+}
+
+/** Tasks nothing publishes (a person answers them) marked published. */
+export async function markTasksPublished(m: StepSql, taskIds: string[]): Promise<void> {
+  await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [taskIds]);
+}
+
+/** The run waits for a person (`waitingJson`: what it waits for, as JSON text). */
+export async function markRunWaiting(
+  m: StepSql,
+  runId: string,
+  steps: number,
+  waitingJson: string,
+): Promise<void> {
+  await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
+    runId,
+    steps,
+    waitingJson,
+  ]);
+}
+
+/** A run's end (its error, output and turn usage as JSON text; a null usage keeps the run's). */
+export async function finishRun(
+  m: StepSql,
+  end: {
+    runId: string;
+    status: string;
+    errorJson: string | null;
+    outputJson: string | null;
+    usageJson: string | null;
+    steps: number;
+  },
+): Promise<void> {
+  await m.query(
+    `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = clock_timestamp(), waiting = NULL
+       WHERE id = $1`,
+    [end.runId, end.status, end.errorJson, end.outputJson, end.usageJson, end.steps],
+  );
+}
+
+/** The thread free again, if `runId` is its active run. */
+export async function releaseThread(m: StepSql, threadId: string, runId: string): Promise<void> {
+  await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [
+    threadId,
+    runId,
+  ]);
+}
+
+/** The thread named `title` unless it has a name. */
+export async function nameThread(m: StepSql, threadId: string, title: string): Promise<void> {
+  await m.query('UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [threadId, title]);
 }
