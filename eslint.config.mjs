@@ -54,8 +54,6 @@ const RAW_SQL_LEGACY = [
   'apps/gateway/src/app/runs/follow-run.ts',
   'apps/gateway/src/app/runs/ragflow-run.source.ts',
   'apps/gateway/src/app/runs/run-event-stream.ts',
-  // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
-  'apps/run-orchestrator/src/app/step-transaction.ts',
 ];
 for (const file of RAW_SQL_LEGACY) {
   if (!existsSync(new URL(file, import.meta.url))) {

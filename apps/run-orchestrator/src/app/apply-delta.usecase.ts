@@ -21,14 +21,13 @@ import { InlineNodes } from './inline-nodes.service';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import type { RunRow } from './run-row';
-import { writeSnapshot } from '@switchyard/persistence';
+import { type StepSql, writeSnapshot } from '@switchyard/persistence';
 import { RunStepper } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
 import { StepCommitGroup } from './group-commit';
 import { actionsSinceTasks, appliedStepWrites, lockStepSql, markTaskArrived } from './step.repository';
-import type { StepSql } from './step-transaction';
 import { TaskOutbox } from './task-outbox.service';
 
 interface StepTaskRow {

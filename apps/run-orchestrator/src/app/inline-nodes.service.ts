@@ -26,7 +26,7 @@ import type { PatchGrants } from '@switchyard/state';
 import { OrchestratorConfig } from './orchestrator.config';
 import type { RunRow, TaskRow } from './run-row';
 import { inlineRunRow } from './step.repository';
-import type { StepSql } from './step-transaction';
+import type { StepSql } from '@switchyard/persistence';
 
 /**
  * A graph run's pinned canvas and Begin inputs, or its PuppyEngine workflow, as the planner reads

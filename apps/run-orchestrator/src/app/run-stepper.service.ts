@@ -8,7 +8,7 @@ import {
   type RuntimeState,
   waitingForUserPayload,
 } from '@switchyard/contracts';
-import { writeSnapshot } from '@switchyard/persistence';
+import { type StepSql, writeSnapshot } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { type InlineChain, InlineNodes, type InlineRun, grantsOf } from './inline-nodes.service';
@@ -29,7 +29,6 @@ import {
   releaseThread,
   writeStep,
 } from './step.repository';
-import type { StepSql } from './step-transaction';
 
 /**
  * Records what follows a step, inside the step's transaction: `routeStep` decides (from the

@@ -1,5 +1,5 @@
 import type { RunRow } from './run-row';
-import type { StepSql } from './step-transaction';
+import type { StepSql } from '@switchyard/persistence';
 
 // The statements of the tenants' running slots (tenant_run_slots), raw and as they were: each runs
 // on the `m` its caller passes (a step's prepared connection or a TypeORM transaction), ADR 0026.

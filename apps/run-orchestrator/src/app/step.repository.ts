@@ -1,6 +1,6 @@
 import type { Action, RuntimeState } from '@switchyard/contracts';
 import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';
-import type { StepSql } from './step-transaction';
+import type { StepSql } from '@switchyard/persistence';
 
 // The statements of a step, a start and the task paths around them (reaper, outbox). They stay
 // raw, as written before they moved here, and each runs on the `m` its caller passes — a step's
