@@ -5,7 +5,6 @@ import { createProjectGraphAsync } from '@nx/devkit';
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import { defineConfig } from 'eslint/config';
-import { existsSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 // @nx/enforce-module-boundaries only reads the *cached* project graph
@@ -42,31 +41,6 @@ const RAW_SQL_ALLOWED = [
   'apps/tool-executor/src/app/catalogue-tools.ts',
   'tools/bench/**', // benchmarks seed scratch databases and time statements as written
 ];
-// LEGACY: files that still run raw SQL outside a repository, from before the rule. This list may
-// only shrink: convert a file to a repository (Kysely) and delete its line; never add one. A line
-// naming a file that no longer exists fails the lint, so the list cannot go stale.
-const RAW_SQL_LEGACY = [
-  // apps/run-orchestrator: the step's hot statements stay prepared; convert with the bench before and after.
-  'apps/run-orchestrator/src/app/apply-delta.usecase.ts',
-  'apps/run-orchestrator/src/app/cancel-fence.service.ts',
-  'apps/run-orchestrator/src/app/delayed-runs.job.ts',
-  'apps/run-orchestrator/src/app/end-run.usecase.ts',
-  'apps/run-orchestrator/src/app/expiry-sweep.job.ts',
-  'apps/run-orchestrator/src/app/inline-nodes.service.ts',
-  'apps/run-orchestrator/src/app/orchestrator.gauges.ts',
-  'apps/run-orchestrator/src/app/retention.service.ts',
-  'apps/run-orchestrator/src/app/run-stepper.service.ts',
-  'apps/run-orchestrator/src/app/running-slots.ts',
-  'apps/run-orchestrator/src/app/start-run.usecase.ts',
-  'apps/run-orchestrator/src/app/step-transaction.ts',
-  'apps/run-orchestrator/src/app/task-outbox.service.ts',
-  'apps/run-orchestrator/src/app/task-reaper.service.ts',
-];
-for (const file of RAW_SQL_LEGACY) {
-  if (!existsSync(new URL(file, import.meta.url))) {
-    throw new Error(`eslint.config.mjs: RAW_SQL_LEGACY names ${file}, which does not exist: delete the line`);
-  }
-}
 const RAW_SQL_MESSAGE =
   'raw SQL outside a repository: put the statement in a *.repository.ts of the layer that owns the table, ' +
   'written with Kysely (kyselyOf / kyselyTransaction from @switchyard/persistence)';
@@ -216,7 +190,7 @@ export default defineConfig(
   },
   {
     files: TS_FILES,
-    ignores: [...RAW_SQL_ALLOWED, ...RAW_SQL_LEGACY],
+    ignores: RAW_SQL_ALLOWED,
     rules: { 'no-restricted-syntax': ['error', ...RAW_SQL_SYNTAX] },
   },
   {

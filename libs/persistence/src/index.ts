@@ -23,6 +23,13 @@ export {
 } from './lib/file-objects';
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';
 export { preparedQuery, statementName } from './lib/prepared-query';
+export {
+  type Literal,
+  type LockedWork,
+  type StepSql,
+  withLockedRead,
+  withLockedReads,
+} from './lib/locked-read';
 export { deleteThreads } from './lib/thread-deletion';
 export { writeSnapshot, compactHistory } from './lib/state-snapshots';
 export {

@@ -20,14 +20,14 @@ import {
 import { InlineNodes } from './inline-nodes.service';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
-import { RUN_COLUMNS, type RunRow } from './run-row';
-import { writeSnapshot } from '@switchyard/persistence';
-import { RunStepper, type StepWrites } from './run-stepper.service';
+import type { RunRow } from './run-row';
+import { type StepSql, writeSnapshot } from '@switchyard/persistence';
+import { RunStepper } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
 import { StepCommitGroup } from './group-commit';
-import type { StepSql } from './step-transaction';
+import { actionsSinceTasks, appliedStepWrites, lockStepSql, markTaskArrived } from './step.repository';
 import { TaskOutbox } from './task-outbox.service';
 
 interface StepTaskRow {
@@ -41,30 +41,6 @@ interface StepTaskRow {
 
 /** The run, its thread's versions and the delta's whole step, as `lockStepSql` reads them. */
 type LockedStep = RunRow & { thread_version: number; snapshot_version: number; step_tasks: StepTaskRow[] };
-
-/**
- * One statement (run with BEGIN in one round trip): the run row locked, its thread's version, and
- * the task's whole step locked, in dispatch order (a fan-out's deltas join here). The run is locked
- * first: the tasks' scan needs its id. Every task of the step was committed before its delta
- * could exist, so the statement's snapshot holds them all, and FOR UPDATE reads the newest
- * version of each (status, arrived delta, attempt) once a concurrent writer's lock is released.
- */
-function lockStepSql(runId: string, taskId: string): string {
-  const cols = RUN_COLUMNS.split(', ')
-    .map((c) => `r.${c}`)
-    .join(', ');
-  return `WITH run AS (
-      SELECT ${cols}, th.version AS thread_version, th.snapshot_version
-      FROM runs r JOIN threads th ON th.id = r.thread_id WHERE r.id = ${runId} FOR UPDATE OF r
-    ), step_tasks AS (
-      SELECT id, step, node, status, attempt, delta, seq FROM run_tasks
-      WHERE run_id = (SELECT id FROM run)
-        AND step = (SELECT step FROM run_tasks WHERE id = ${taskId} AND run_id = ${runId})
-      ORDER BY seq FOR UPDATE
-    )
-    SELECT run.*, (SELECT COALESCE(json_agg(s ORDER BY s.seq), '[]'::json) FROM step_tasks s) AS step_tasks
-    FROM run`;
-}
 
 /**
  * `sy.delta.<service>`: records a node's delta; when every task of the step has answered,
@@ -137,13 +113,12 @@ export class ApplyDeltaUseCase {
             // Applied, but its acknowledgement was lost (a crash between commit and ack): the step's
             // events may not have reached Redis either — nor those of the inline steps committed
             // with it; the outbox writes the ones that are missing (it skips those present).
-            const applied = (await m.query(
-              `SELECT delta->'action' AS action FROM state_deltas
-               WHERE run_id = $2 AND version >= (SELECT min(version) FROM state_deltas WHERE task_id = ANY($1::uuid[]))
-               ORDER BY version LIMIT 1000`,
-              [stepTasks.map((t) => t.id), run.id],
-            )) as { action: Action }[];
-            return { ...noEffects(run.id), repairActions: applied.map((r) => r.action) };
+            const repairActions = await actionsSinceTasks(
+              m,
+              stepTasks.map((t) => t.id),
+              run.id,
+            );
+            return { ...noEffects(run.id), repairActions };
           }
           return noEffects(run.id);
         }
@@ -166,11 +141,7 @@ export class ApplyDeltaUseCase {
         }
         if (stepTasks.some((t) => t.id !== task.id && t.status === 'pending')) {
           // Fan-out: the step ends when its last delta arrives; keep this one until then.
-          await m.query(
-            `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now(),
-               published_at = COALESCE(published_at, now()) WHERE id = $1`,
-            [task.id, JSON.stringify(msg.delta)],
-          );
+          await markTaskArrived(m, task.id, JSON.stringify(msg.delta));
           return noEffects(run.id);
         }
         stepTasks.find((t) => t.id === task.id)!.delta = msg.delta;
@@ -199,36 +170,12 @@ export class ApplyDeltaUseCase {
         } catch (err) {
           return this.reject(m, run, err);
         }
-        const values = rows.map(
-          (_, i) =>
-            `($${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6}, $${i * 6 + 7}, $${i * 6 + 8}, $${i * 6 + 9})`,
-        );
         if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
           await writeSnapshot(m, state, this.config.snapshotKeep);
         }
         // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
         // moves; the stepper sends these with the next tasks, in one statement.
-        const writes: StepWrites = {
-          params: [run.id, task.step, state.version, ...rows.flat()],
-          parts: [
-            {
-              name: 'applied',
-              // A task that answered was published: its mark costs nothing here (the row is
-              // written anyway), and the outbox's batched mark then skips it.
-              sql: `UPDATE run_tasks SET status = 'applied', delta = NULL, finished_at = COALESCE(finished_at, now()),
-                    published_at = COALESCE(published_at, now())
-                  WHERE run_id = $1 AND step = $2`,
-            },
-            {
-              name: 'moved',
-              sql: 'UPDATE threads SET version = $3 WHERE id = (SELECT thread_id FROM runs WHERE id = $1)',
-            },
-            {
-              name: 'logged',
-              sql: `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${values.join(', ')}`,
-            },
-          ],
-        };
+        const writes = appliedStepWrites(run.id, task.step, state.version, rows);
         committed = state;
         logged = { base: run.thread_version, deltas };
         return this.stepper.advance(m, run, state, actions, task.step, writes, traceParent);

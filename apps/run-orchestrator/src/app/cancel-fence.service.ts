@@ -12,6 +12,7 @@ import {
 import { JetStreamConnection, decodeJson, encodeJson } from '@switchyard/jetstream';
 import { NodeDirectory } from '@switchyard/platform';
 import { OrchestratorConfig } from './orchestrator.config';
+import { RunsRepository } from './runs.repository';
 
 // After the last expected service answered, other replicas of it get this long to answer too.
 const REPLICA_GRACE_MS = 50;
@@ -27,23 +28,23 @@ const REPLICA_GRACE_MS = 50;
 export class CancelFence implements OnApplicationBootstrap {
   private readonly logger = new Logger(CancelFence.name);
   private kv?: KV;
+  private readonly runs: RunsRepository;
 
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(DataSource) ds: DataSource,
     @Inject(JetStreamConnection) private readonly nats: JetStreamConnection,
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
-  ) {}
+  ) {
+    this.runs = new RunsRepository(ds);
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.kv = await this.nats.kv(CANCEL_FENCE_BUCKET, { ttlMs: CANCEL_FENCE_TTL_MS });
   }
 
   async cancel(runId: string): Promise<CancelAcks> {
-    const rows = (await this.ds.query(
-      `SELECT id, node FROM run_tasks WHERE run_id = $1 AND status = 'pending' ORDER BY step, seq`,
-      [runId],
-    )) as { id: string; node: string }[];
+    const rows = await this.runs.pendingTasks(runId);
     const pending = await Promise.all(
       rows.map(async (r) => {
         const reg = await this.directory.lookup(r.node);

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { PeriodicJob } from '@switchyard/platform';
+import { RunsRepository } from './runs.repository';
 import { StartRunUseCase } from './start-run.usecase';
 
 const POLL_MS = 1000;
@@ -14,11 +15,14 @@ const THREADS_PER_PASS = 100;
  */
 @Injectable()
 export class DelayedRunsJob extends PeriodicJob {
+  private readonly runs: RunsRepository;
+
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(DataSource) ds: DataSource,
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
   ) {
     super();
+    this.runs = new RunsRepository(ds);
   }
 
   protected intervalMs(): number {
@@ -26,12 +30,8 @@ export class DelayedRunsJob extends PeriodicJob {
   }
 
   protected async pass(): Promise<void> {
-    const threads = (await this.ds.query(
-      `SELECT DISTINCT thread_id FROM runs
-       WHERE status = 'queued' AND not_before IS NOT NULL AND not_before <= now()
-       LIMIT ${THREADS_PER_PASS}`,
-    )) as { thread_id: string }[];
-    for (const { thread_id } of threads) {
+    const threads = await this.runs.dueDelayedThreads(THREADS_PER_PASS);
+    for (const thread_id of threads) {
       await this.startRun.startNext(thread_id);
     }
   }

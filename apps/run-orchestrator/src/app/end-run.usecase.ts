@@ -6,9 +6,10 @@ import {
   isTerminal,
   uncheckedRunErrorCode,
 } from '@switchyard/contracts';
+import { kyselyOfManager } from '@switchyard/persistence';
 import type { RunFailure } from './orchestrator.exception';
-import { RUN_COLUMNS, type RunRow } from './run-row';
 import { RunStepper } from './run-stepper.service';
+import { RunsRepository } from './runs.repository';
 import { noEffects } from './step-effects';
 import { StartRunUseCase } from './start-run.usecase';
 import { TaskOutbox } from './task-outbox.service';
@@ -20,13 +21,16 @@ import { TaskOutbox } from './task-outbox.service';
 @Injectable()
 export class EndRunUseCase {
   private readonly logger = new Logger(EndRunUseCase.name);
+  private readonly runs: RunsRepository;
 
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
     @Inject(StartRunUseCase) private readonly startRun: StartRunUseCase,
-  ) {}
+  ) {
+    this.runs = new RunsRepository(ds);
+  }
 
   fail(msg: RunFailMessage): Promise<void> {
     return this.end(msg.run_id, 'failed', { code: uncheckedRunErrorCode(msg.code), message: msg.message });
@@ -38,9 +42,7 @@ export class EndRunUseCase {
 
   private async end(runId: string, status: 'failed' | 'cancelled', error: RunFailure | null): Promise<void> {
     const effects = await this.ds.transaction(async (m) => {
-      const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
-        runId,
-      ])) as RunRow[];
+      const run = await this.runs.lockRun(await kyselyOfManager(m), runId);
       if (!run || isTerminal(run.status)) {
         this.logger.log({ run_id: runId, msg: `${status} ignored: run is ${run ? run.status : 'unknown'}` });
         return noEffects(runId);

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { FileStore, deleteThreads } from '@switchyard/persistence';
+import { FileStore, deleteThreads, kyselyOfManager } from '@switchyard/persistence';
 import { PeriodicJob } from '@switchyard/platform';
+import { RunsRepository } from './runs.repository';
 
 // How often the orchestrator sweeps, and how much a statement takes.
 const SWEEP_INTERVAL_MS = 2000;
@@ -19,11 +20,14 @@ const ITEMS_PER_STATEMENT = 1000;
  */
 @Injectable()
 export class ExpirySweepJob extends PeriodicJob {
+  private readonly runs: RunsRepository;
+
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(FileStore) private readonly files: FileStore,
   ) {
     super();
+    this.runs = new RunsRepository(ds);
   }
 
   protected intervalMs(): number {
@@ -56,13 +60,7 @@ export class ExpirySweepJob extends PeriodicJob {
   async sweepStore(): Promise<number> {
     let total = 0;
     for (;;) {
-      const [{ n }] = (await this.ds.query(
-        `WITH gone AS (
-           DELETE FROM store_items WHERE ctid IN (
-             SELECT ctid FROM store_items WHERE expires_at <= now() LIMIT ${ITEMS_PER_STATEMENT} FOR UPDATE SKIP LOCKED)
-           RETURNING 1)
-         SELECT count(*)::int AS n FROM gone`,
-      )) as { n: number }[];
+      const n = await this.runs.deleteExpiredStoreItems(ITEMS_PER_STATEMENT);
       total += n;
       if (n < ITEMS_PER_STATEMENT) {
         return total;
@@ -73,18 +71,7 @@ export class ExpirySweepJob extends PeriodicJob {
   /** Deletes the ended stateless runs' threads; answers how many went. */
   async sweepThreads(): Promise<number> {
     return this.ds.transaction(async (m) => {
-      const rows = (await m.query(
-        `SELECT t.id FROM threads t
-         WHERE t.delete_when_done AND t.active_run_id IS NULL
-           AND EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id)
-           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND r.status IN ('queued', 'running', 'waiting'))
-           -- A webhook still to send reads the thread's values: the thread waits for it.
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d JOIN runs r ON r.id = d.run_id
-                           WHERE r.thread_id = t.id AND d.delivered_at IS NULL AND d.gave_up_at IS NULL)
-         ORDER BY t.created_at LIMIT ${THREADS_PER_PASS}
-         FOR UPDATE OF t SKIP LOCKED`,
-      )) as { id: string }[];
-      const ids = rows.map((r) => r.id);
+      const ids = await this.runs.lockDoneStatelessThreads(await kyselyOfManager(m), THREADS_PER_PASS);
       if (ids.length === 0) {
         return 0;
       }

@@ -1,10 +1,9 @@
 // StepCommitGroup against the real Postgres (the `switchyard_test` database on DATABASE_URL's server).
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource, ensureDatabase } from '@switchyard/persistence';
+import { type LockedWork, type StepSql, createDataSource, ensureDatabase } from '@switchyard/persistence';
 import { StepCommitGroup } from './group-commit';
 import { groupCommitFallbacks } from './orchestrator.metrics';
-import type { LockedWork, StepSql } from './step-transaction';
 import { testDatabaseUrl } from '@switchyard/testing';
 
 jest.setTimeout(30_000);

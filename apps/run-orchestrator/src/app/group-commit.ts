@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { groupCommitFallbacks, groupCommitSteps } from './orchestrator.metrics';
-import { type LockedWork, withLockedRead, withLockedReads } from './step-transaction';
+import { type LockedWork, withLockedRead, withLockedReads } from '@switchyard/persistence';
 
 interface Pending<T> extends LockedWork<T> {
   key: string;

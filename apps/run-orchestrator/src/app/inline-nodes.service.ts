@@ -25,7 +25,8 @@ import { GraphNodesRegistrar } from '@switchyard/platform';
 import type { PatchGrants } from '@switchyard/state';
 import { OrchestratorConfig } from './orchestrator.config';
 import type { RunRow, TaskRow } from './run-row';
-import type { StepSql } from './step-transaction';
+import { inlineRunRow } from './step.repository';
+import type { StepSql } from '@switchyard/persistence';
 
 /**
  * A graph run's pinned canvas and Begin inputs, or its PuppyEngine workflow, as the planner reads
@@ -166,16 +167,13 @@ export class InlineNodes {
     if (cached) {
       return cached;
     }
-    const [row] = (await m.query(
-      `SELECT agent_config, input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json FROM runs WHERE id = $1`,
-      [runId],
-    )) as { agent_config: unknown; inputs: unknown; inputs_json: string | null }[];
+    const row = await inlineRunRow(m, runId);
     let loaded: InlineRun | { none: true } = { none: true };
     const agent = AgentConfigSchema.safeParse(row?.agent_config ?? { name: 'default' });
     if (agent.success && agent.data.kind === 'graph' && agent.data.dsl) {
       try {
         const dsl = pinnedGraphDsl(agent.data.dsl);
-        const inputs = runInputsOf(row);
+        const inputs = row && runInputsOf(row);
         loaded =
           dsl.kind === 'ragflow'
             ? { canvas: dsl.canvas, ...(inputs ? { inputs } : {}) }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Gauge, register } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { RunsRepository } from './runs.repository';
 
 /**
  * Gauges read from Postgres when Prometheus scrapes (each query on a partial index): runs not
@@ -15,15 +16,13 @@ export class OrchestratorGauges implements OnModuleInit {
     if (register.getSingleMetric('switchyard_runs_active')) {
       return;
     }
-    const ds = this.ds;
+    const runs = new RunsRepository(this.ds);
     new Gauge({
       name: 'switchyard_runs_active',
       help: 'Runs not yet over, by status (queued, running, waiting)',
       labelNames: ['status'],
       async collect() {
-        const rows = (await ds.query(
-          `SELECT status, count(*)::int AS n FROM runs WHERE status IN ('queued', 'running', 'waiting') GROUP BY status`,
-        )) as { status: string; n: number }[];
+        const rows = await runs.activeRuns();
         this.reset();
         for (const status of ['queued', 'running', 'waiting']) {
           this.set({ status }, rows.find((r) => r.status === status)?.n ?? 0);
@@ -35,10 +34,7 @@ export class OrchestratorGauges implements OnModuleInit {
       help: 'Tasks committed but not yet published to JetStream, and the age in seconds of the oldest',
       labelNames: ['measure'],
       async collect() {
-        const [row] = (await ds.query(
-          `SELECT count(*)::int AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
-           FROM run_tasks WHERE published_at IS NULL`,
-        )) as { n: number; age: number }[];
+        const row = await runs.outboxBacklog();
         this.set({ measure: 'tasks' }, row?.n ?? 0);
         this.set({ measure: 'oldest_seconds' }, row?.age ?? 0);
       },

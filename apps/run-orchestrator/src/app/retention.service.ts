@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { PgStateSource, compactHistory } from '@switchyard/persistence';
-import { OrchestratorConfig } from './orchestrator.config';
+import { PgStateSource, compactHistory, kyselyOfManager } from '@switchyard/persistence';
 import { PeriodicJob } from '@switchyard/platform';
+import { OrchestratorConfig } from './orchestrator.config';
+import { RunsRepository } from './runs.repository';
 
 // One orchestrator replica sweeps at a time (a transaction-scoped advisory lock).
 const RETENTION_LOCK = 0x5359_5245; // "SYRE"
@@ -31,12 +32,15 @@ export interface RetentionReport {
  */
 @Injectable()
 export class RetentionJob extends PeriodicJob {
+  private readonly runs: RunsRepository;
+
   constructor(
     @Inject(DataSource) private readonly ds: DataSource,
     @Inject(PgStateSource) private readonly states: PgStateSource,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
   ) {
     super();
+    this.runs = new RunsRepository(ds);
   }
 
   protected intervalMs(): number | null {
@@ -54,52 +58,23 @@ export class RetentionJob extends PeriodicJob {
   async sweep(now = new Date()): Promise<RetentionReport> {
     const report: RetentionReport = { runsPruned: 0, threadsCompacted: 0, deltasDeleted: 0 };
     return this.ds.transaction(async (m) => {
-      const [{ locked }] = (await m.query('SELECT pg_try_advisory_xact_lock($1) AS locked', [
-        RETENTION_LOCK,
-      ])) as { locked: boolean }[];
-      if (!locked) {
+      const tx = await kyselyOfManager(m);
+      if (!(await this.runs.tryAdvisoryXactLock(tx, RETENTION_LOCK))) {
         return report;
       }
       if (this.config.retentionMs) {
         const cutoff = new Date(now.getTime() - this.config.retentionMs);
-        const runs = (await m.query(
-          `SELECT r.id FROM runs r
-           WHERE r.finished_at < $1
-             AND (EXISTS (SELECT 1 FROM run_tasks t WHERE t.run_id = r.id)
-               OR EXISTS (SELECT 1 FROM tool_outputs o WHERE o.run_id = r.id)
-               OR EXISTS (SELECT 1 FROM tool_receipts c WHERE c.run_id = r.id)
-               OR EXISTS (SELECT 1 FROM files f WHERE f.run_id = r.id AND f.task_id IS NOT NULL))
-           LIMIT ${BATCH}`,
-          [cutoff],
-        )) as { id: string }[];
-        const ids = runs.map((r) => r.id);
+        const ids = await this.runs.finishedRunsWithBookkeeping(tx, cutoff, BATCH);
         if (ids.length) {
-          await m.query('DELETE FROM run_tasks WHERE run_id = ANY($1::uuid[])', [ids]);
-          await m.query('DELETE FROM tool_outputs WHERE run_id = ANY($1::uuid[])', [ids]);
-          await m.query('DELETE FROM tool_receipts WHERE run_id = ANY($1::uuid[])', [ids]);
-          // Files the run's components made go with its tool outputs; uploads stay.
-          await m.query('DELETE FROM files WHERE run_id = ANY($1::uuid[]) AND task_id IS NOT NULL', [ids]);
+          await this.runs.deleteRunBookkeeping(tx, ids);
         }
         report.runsPruned = ids.length;
       }
       if (this.config.historyRetentionMs) {
         const cutoff = new Date(now.getTime() - this.config.historyRetentionMs);
-        // Per idle thread, the last version written by a run that ended before the cutoff (a
-        // thread's runs follow one another, so every version up to it belongs to such runs).
-        const threads = (await m.query(
-          `SELECT th.id, max(d.version)::int AS upto
-           FROM runs r JOIN threads th ON th.id = r.thread_id AND th.active_run_id IS NULL
-           JOIN state_deltas d ON d.run_id = r.id
-           WHERE r.finished_at < $1
-           GROUP BY th.id LIMIT ${THREADS_PER_PASS}`,
-          [cutoff],
-        )) as { id: string; upto: number }[];
+        const threads = await this.runs.compactableThreads(tx, cutoff, THREADS_PER_PASS);
         for (const t of threads) {
-          const [idle] = (await m.query(
-            'SELECT id FROM threads WHERE id = $1 AND active_run_id IS NULL FOR UPDATE SKIP LOCKED',
-            [t.id],
-          )) as { id: string }[];
-          if (!idle) {
+          if (!(await this.runs.lockIdleThread(tx, t.id))) {
             continue;
           }
           report.deltasDeleted += await compactHistory(

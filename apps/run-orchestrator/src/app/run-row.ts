@@ -35,8 +35,23 @@ export interface RunRow {
   snapshot_version?: number;
 }
 
-export const RUN_COLUMNS =
-  'id, tenant_id, thread_id, agent_id, status, turn, steps, max_steps, cancel_requested, priority, input, node_timeouts';
+/** The columns of RunRow that live on `runs` (as a list, for the Kysely repositories). */
+export const RUN_COLUMN_LIST = [
+  'id',
+  'tenant_id',
+  'thread_id',
+  'agent_id',
+  'status',
+  'turn',
+  'steps',
+  'max_steps',
+  'cancel_requested',
+  'priority',
+  'input',
+  'node_timeouts',
+] as const;
+
+export const RUN_COLUMNS = RUN_COLUMN_LIST.join(', ');
 
 /**
  * A task's time to answer at `node`: the run's agent's own setting for it, else the node's own

@@ -8,7 +8,7 @@ import {
   type RuntimeState,
   waitingForUserPayload,
 } from '@switchyard/contracts';
-import { writeSnapshot } from '@switchyard/persistence';
+import { type StepSql, writeSnapshot } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { type InlineChain, InlineNodes, type InlineRun, grantsOf } from './inline-nodes.service';
@@ -16,9 +16,19 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
-import { freeRunningSlot, retakeRunningSlot } from './running-slots';
+import { freeRunningSlot, retakeRunningSlot } from './running-slots.repository';
 import { type StepEffects, actionEvent } from './step-effects';
-import type { StepSql } from './step-transaction';
+import {
+  type StepWrites,
+  finishRun,
+  inlineWrites,
+  insertTasks,
+  markRunWaiting,
+  markTasksPublished,
+  nameThread,
+  releaseThread,
+  writeStep,
+} from './step.repository';
 
 /**
  * Records what follows a step, inside the step's transaction: `routeStep` decides (from the
@@ -85,12 +95,12 @@ export class RunStepper {
         // The step before the chain is written now (once per chain); the inline steps' rows are
         // collected and go out with the statement that ends the chain.
         if (writes) {
-          await m.query(...statementOf(writes));
+          await writeStep(m, writes);
         }
         const ran = await this.runInline(m, run, state, route, registrations, effects, canvas);
         if ('failed' in ran) {
           if (chain.pending) {
-            await m.query(...statementOf(inlineWrites(chain.pending, state)));
+            await writeStep(m, inlineWrites(chain.pending, state));
           }
           return this.finish(m, run, null, effects, route.steps, 'failed', ran.failed);
         }
@@ -124,7 +134,7 @@ export class RunStepper {
       writes = inlineWrites(chain.pending, state);
     }
     if (writes && route.kind !== 'next') {
-      await m.query(...statementOf(writes));
+      await writeStep(m, writes);
     }
     switch (route.kind) {
       case 'finish':
@@ -147,14 +157,11 @@ export class RunStepper {
         effects.tasks = route.tasks;
         await insertTasks(m, [...route.tasks, ...route.humanTasks]);
         // Nothing to publish for them: the gateway answers on the user's behalf.
-        await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [
+        await markTasksPublished(
+          m,
           route.humanTasks.map((t) => t.id),
-        ]);
-        await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
-          run.id,
-          route.steps,
-          JSON.stringify(waiting),
-        ]);
+        );
+        await markRunWaiting(m, run.id, route.steps, JSON.stringify(waiting));
         // A waiting run holds no task: its running slot is free for the tenant's next start, and
         // the runs its cap held back may start after the commit.
         await freeRunningSlot(m, run);
@@ -250,27 +257,20 @@ export class RunStepper {
     output: Record<string, unknown> | null = null,
   ): Promise<StepEffects> {
     const usage = state && run.turn !== null ? (state.usage[state.turn] ?? null) : null;
-    await m.query(
-      `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = clock_timestamp(), waiting = NULL
-       WHERE id = $1`,
-      [
-        run.id,
-        status,
-        error ? JSON.stringify(error) : null,
-        output ? JSON.stringify(output) : null,
-        usage ? JSON.stringify(usage) : null,
-        steps,
-      ],
-    );
-    await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [
-      run.thread_id,
-      run.id,
-    ]);
+    await finishRun(m, {
+      runId: run.id,
+      status,
+      errorJson: error ? JSON.stringify(error) : null,
+      outputJson: output ? JSON.stringify(output) : null,
+      usageJson: usage ? JSON.stringify(usage) : null,
+      steps,
+    });
+    await releaseThread(m, run.thread_id, run.id);
     await freeRunningSlot(m, run);
     const title = output?.['title'];
     if (typeof title === 'string' && title) {
       // The first answer names the thread; later turns keep that name.
-      await m.query('UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [run.thread_id, title]);
+      await nameThread(m, run.thread_id, title);
     }
     if (
       state &&
@@ -293,114 +293,4 @@ export class RunStepper {
     effects.tasks = [];
     return effects;
   }
-}
-
-/**
- * Data-modifying statements of a step that may share one statement with others (as CTEs): each
- * `sql` numbers its parameters from $1 into `params`.
- */
-export interface StepWrites {
-  parts: { name: string; sql: string }[];
-  params: unknown[];
-}
-
-/** The writes as one statement: the last part is the main statement, the others its CTEs. */
-function statementOf(writes: StepWrites): [string, unknown[]] {
-  const last = writes.parts[writes.parts.length - 1];
-  const ctes = writes.parts.slice(0, -1).map((p) => `${p.name} AS (${p.sql})`);
-  return [`${ctes.length ? `WITH ${ctes.join(', ')} ` : ''}${last.sql}`, writes.params];
-}
-
-/**
- * The writes of a chain of inline steps, sent with the statement that ends it: their tasks
- * recorded as applied (a fork reads a step's tasks), their deltas in the log, the thread's version
- * moved to the chain's last.
- */
-function inlineWrites(
-  { tasks, logs }: { tasks: TaskRow[]; logs: unknown[][] },
-  state: RuntimeState,
-): StepWrites {
-  const params: unknown[] = [state.thread_id, state.version];
-  const inserted = taskInsert(tasks, params, 'applied');
-  const logged = `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ${logs
-    .map((r) => valuesRow(r, params))
-    .join(', ')}`;
-  return {
-    params,
-    parts: [
-      { name: 'inline_tasks', sql: inserted },
-      { name: 'inline_moved', sql: 'UPDATE threads SET version = $2 WHERE id = $1' },
-      { name: 'inline_logged', sql: logged },
-    ],
-  };
-}
-
-/** `($n, …)` for `values`, appended to `params`; `literals` (SQL) end the row. */
-function valuesRow(values: readonly unknown[], params: unknown[], literals = ''): string {
-  const at = params.length;
-  params.push(...values);
-  return `(${values.map((_, j) => `$${at + j + 1}`).join(', ')}${literals})`;
-}
-
-const TASK_INSERT_COLUMNS = [
-  'id',
-  'run_id',
-  'thread_id',
-  'turn',
-  'step',
-  'seq',
-  'call_index',
-  'node',
-  'subject',
-  'version',
-  'attempt',
-  'deadline',
-  'trace_parent',
-] as const;
-
-/**
- * An INSERT of `tasks` into run_tasks, their values appended to `params`: `pending` (to publish),
- * or `applied` (run inline: published and finished as they are written).
- */
-function taskInsert(tasks: TaskRow[], params: unknown[], status: 'pending' | 'applied'): string {
-  const [cols, literals] =
-    status === 'pending'
-      ? [', status', ", 'pending'"]
-      : [', status, published_at, finished_at', ", 'applied', now(), now()"];
-  const rows = tasks.map((t) =>
-    valuesRow(
-      TASK_INSERT_COLUMNS.map((c) => t[c] ?? null),
-      params,
-      literals,
-    ),
-  );
-  return `INSERT INTO run_tasks (${TASK_INSERT_COLUMNS.join(', ')}${cols}) VALUES ${rows.join(', ')}`;
-}
-
-/**
- * Inserts the next tasks and, in the same statement, records the run's step count (and its
- * return from `waiting`) and carries out the step's own `writes`: one round trip.
- */
-async function insertTasks(
-  m: StepSql,
-  tasks: TaskRow[],
-  run?: { runId: string; steps: number; resumed: boolean },
-  writes?: StepWrites,
-): Promise<void> {
-  const values: unknown[] = [...(writes?.params ?? []), ...(run ? [run.runId, run.steps] : [])];
-  const offset = values.length;
-  const insert = taskInsert(tasks, values, 'pending');
-  const parts = [...(writes?.parts ?? [])];
-  if (run) {
-    const status = run.resumed ? `, status = 'running', waiting = NULL` : '';
-    const id = `$${offset - 1}`;
-    const steps = `$${offset}`;
-    parts.push(
-      { name: 'inserted', sql: insert },
-      { name: 'run', sql: `UPDATE runs SET steps = ${steps}${status} WHERE id = ${id}` },
-    );
-  } else {
-    parts.push({ name: 'inserted', sql: insert });
-  }
-  await m.query(...statementOf({ parts, params: values }));
 }

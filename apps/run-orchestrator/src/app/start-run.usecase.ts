@@ -23,13 +23,23 @@ import {
   openTurnPatch,
 } from '@switchyard/state';
 import { stepCommitSeconds } from './orchestrator.metrics';
-import { RUN_COLUMNS, type RunRow } from './run-row';
+import type { RunRow } from './run-row';
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
 import { RunStepper } from './run-stepper.service';
 import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
-import { takeRunningSlot } from './running-slots';
+import { takeRunningSlot } from './running-slots.repository';
+import {
+  branchThread,
+  insertDelta,
+  lockNextQueuedRun,
+  lockThread,
+  markRunStarted,
+  nextStartableThreadOfTenant,
+  openThreadTurn,
+  threadOfRun,
+} from './step.repository';
 
 /** The default agent's entry node; a graph agent enters its canvas at its Begin component. */
 const ENTRY = ['intake'];
@@ -69,16 +79,14 @@ export class StartRunUseCase {
 
   /** `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run. */
   async execute(runId: string): Promise<void> {
-    const [run] = (await this.ds.query('SELECT thread_id FROM runs WHERE id = $1', [runId])) as {
-      thread_id: string;
-    }[];
-    if (!run) {
+    const threadId = await threadOfRun(this.ds, runId);
+    if (threadId === undefined) {
       throw new NonRetryableMessageError(
         `sy.run.start names run ${runId}, which does not exist`,
         'unknown_run',
       );
     }
-    await this.startNext(run.thread_id);
+    await this.startNext(threadId);
   }
 
   /** After a run ended: the thread's next queued run, then the runs its tenant's cap held back. */
@@ -97,15 +105,8 @@ export class StartRunUseCase {
    */
   async startTenant(tenantId: string): Promise<void> {
     for (let i = 0; i < MAX_STARTS_PER_CALL; i++) {
-      const [next] = (await this.ds.query(
-        `SELECT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
-         LEFT JOIN runs a ON a.id = t.active_run_id
-         WHERE r.tenant_id = $1 AND r.status = 'queued' AND (r.not_before IS NULL OR r.not_before <= now() OR r.cancel_requested)
-           AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
-         ORDER BY r.priority = 'batch', r.created_at, r.id LIMIT 1`,
-        [tenantId],
-      )) as { thread_id: string }[];
-      if (!next || (await this.startNext(next.thread_id)) !== 'started') {
+      const next = await nextStartableThreadOfTenant(this.ds, tenantId);
+      if (next === undefined || (await this.startNext(next)) !== 'started') {
         return;
       }
     }
@@ -181,24 +182,11 @@ export class StartRunUseCase {
    * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
    */
   private async openTurn(m: EntityManager, threadId: string, out: Opened): Promise<StepEffects | null> {
-    const [thread] = (await m.query(
-      `SELECT t.version, t.active_run_id, r.status AS active_status
-         FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = $1 FOR UPDATE OF t`,
-      [threadId],
-    )) as { version: number; active_run_id: string | null; active_status: string | null }[];
+    const thread = await lockThread(m, threadId);
     if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
       return null;
     }
-    const [run] = (await m.query(
-      `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind,
-         (SELECT count(*)::int FROM runs o WHERE o.tenant_id = runs.tenant_id AND o.status = 'running') AS tenant_running,
-         (SELECT max_running_runs FROM tenants WHERE id = runs.tenant_id) AS tenant_cap
-       FROM runs WHERE thread_id = $1 AND status = 'queued'
-         -- A delayed run waits for its time (DelayedRunsJob starts it then); cancelled, it ends now.
-         AND (not_before IS NULL OR not_before <= now() OR cancel_requested)
-       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-      [threadId],
-    )) as (RunRow & { agent_kind: string | null; tenant_running: number; tenant_cap: number | null })[];
+    const run = await lockNextQueuedRun(m, threadId);
     if (!run) {
       return null;
     }
@@ -271,21 +259,16 @@ export class StartRunUseCase {
     const json = JSON.stringify(delta);
     out.start = { delta, bytes: json.length };
     // The start delta's task id is the run id: unique, so a turn is never opened twice.
-    await m.query(
-      'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
-      [threadId, state.version, run.id, run.id, 'start', json],
-    );
-    await m.query('UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1', [
+    await insertDelta(m, {
       threadId,
-      state.version,
-      run.id,
-    ]);
-    // clock_timestamp(), not now(): a start that waited for the thread's lock while the
-    // previous run ended must not read as having started before that run finished.
-    await m.query(
-      `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
-      [run.id, turn],
-    );
+      version: state.version,
+      taskId: run.id,
+      runId: run.id,
+      node: 'start',
+      json,
+    });
+    await openThreadTurn(m, threadId, state.version, run.id);
+    await markRunStarted(m, run.id, turn);
     const effects = await this.advanceInTrace(m, { ...run, turn }, state, [action]);
     effects.events.unshift(
       { type: 'status', payload: { status: 'running' } },
@@ -336,24 +319,20 @@ export class StartRunUseCase {
       return { state: null, effects };
     }
     const { delta, state } = branched;
-    await m.query(
-      'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
-      [run.thread_id, state.version, fork.task_id, run.id, FORK_NODE, JSON.stringify(delta)],
-    );
+    await insertDelta(m, {
+      threadId: run.thread_id,
+      version: state.version,
+      taskId: fork.task_id,
+      runId: run.id,
+      node: FORK_NODE,
+      json: JSON.stringify(delta),
+    });
     if (fork.from_version !== head.version) {
       // Loading the branch must not replay the versions it abandoned.
       await writeSnapshot(m, state, this.config.snapshotKeep);
     }
-    await m.query('UPDATE threads SET version = $2, turns = $3, active_run_id = $4 WHERE id = $1', [
-      run.thread_id,
-      state.version,
-      state.action_history.length,
-      run.id,
-    ]);
-    await m.query(
-      `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
-      [run.id, state.turn],
-    );
+    await branchThread(m, run.thread_id, state.version, state.action_history.length, run.id);
+    await markRunStarted(m, run.id, state.turn);
     const stepRun = {
       ...run,
       turn: state.turn,

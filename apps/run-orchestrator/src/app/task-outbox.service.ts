@@ -14,8 +14,9 @@ import { withTrace } from '@switchyard/telemetry';
 import { CancelFence } from './cancel-fence.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { runsEnded, stepDispatchSeconds } from './orchestrator.metrics';
-import { TASK_COLUMNS, type TaskRow } from './run-row';
+import type { TaskRow } from './run-row';
 import { type StepEffects, actionEvent } from './step-effects';
+import { markAttemptsPublished, staleUnpublishedTasks } from './step.repository';
 
 const SWEEP_MS = 2000;
 // A row younger than this is still being published by the process that committed it.
@@ -152,17 +153,11 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
     // JetStream drops the duplicate. Waiting made a convoy: this statement kept the rows it had
     // updated locked while it waited, and the steps of those tasks queued behind it
     // (tools/bench/PROFILE.md, round 4).
-    await this.ds
-      .query(
-        `UPDATE run_tasks t SET published_at = now()
-         WHERE t.id IN (
-           SELECT r.id FROM run_tasks r JOIN unnest($1::uuid[], $2::int[]) AS p(id, attempt)
-             ON r.id = p.id AND r.attempt = p.attempt
-           WHERE r.published_at IS NULL
-           FOR UPDATE OF r SKIP LOCKED)`,
-        [marks.map((m) => m.id), marks.map((m) => m.attempt)],
-      )
-      .catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
+    await markAttemptsPublished(
+      this.ds,
+      marks.map((m) => m.id),
+      marks.map((m) => m.attempt),
+    ).catch((err: Error) => this.logger.warn(`tasks published but not marked: ${err.message}`));
   }
 
   /** Appends the `action` events of these actions that the run's stream does not hold. */
@@ -185,12 +180,7 @@ export class TaskOutbox implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async sweep(): Promise<void> {
-    const rows: TaskRow[] = await this.ds.query(
-      `SELECT ${TASK_COLUMNS} FROM run_tasks t JOIN runs r ON r.id = t.run_id
-       WHERE t.published_at IS NULL AND t.created_at < now() - $1 * interval '1 millisecond'
-       ORDER BY t.created_at LIMIT 200`,
-      [STALE_MS],
-    );
+    const rows = await staleUnpublishedTasks(this.ds, STALE_MS);
     if (rows.length > 0) {
       this.logger.warn({ msg: 're-publishing tasks left unpublished', tasks: rows.length });
       await this.publish(rows);

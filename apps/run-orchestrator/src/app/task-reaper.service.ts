@@ -4,10 +4,19 @@ import { NodeDirectory, PeriodicJob, ServiceConfig } from '@switchyard/platform'
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
 import { reaperRedispatches } from './orchestrator.metrics';
-import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow, taskTimeoutMs } from './run-row';
+import { taskTimeoutMs } from './run-row';
 import { RunStepper } from './run-stepper.service';
+import { freeLeakedSlots } from './running-slots.repository';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects } from './step-effects';
+import {
+  lockOverdueTask,
+  lockRunRow,
+  overdueTaskIds,
+  redispatchTask,
+  strandedQueuedThreads,
+  taskRow,
+} from './step.repository';
 import { TaskOutbox } from './task-outbox.service';
 
 // A queued run whose thread is idle this long is started by the sweep (its start was lost).
@@ -49,40 +58,19 @@ export class TaskReaper extends PeriodicJob {
    * but not committed is not seen here (the row still reads free in this snapshot).
    */
   private async freeLeakedSlots(): Promise<void> {
-    const freed = (await this.ds.query(
-      `WITH freed AS (
-         UPDATE tenant_run_slots s SET run_id = NULL
-         WHERE s.run_id IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id AND r.status = 'running')
-         RETURNING s.tenant_id)
-       SELECT DISTINCT tenant_id FROM freed`,
-    )) as { tenant_id: string }[];
-    for (const { tenant_id } of freed) {
+    for (const tenant_id of await freeLeakedSlots(this.ds)) {
       this.logger.warn({ tenant_id, msg: 'freed running slots held by runs that are not running' });
       await this.startRun.startTenant(tenant_id);
     }
   }
 
   private async reapOverdueTasks(): Promise<void> {
-    const overdue = (await this.ds.query(
-      `SELECT t.id FROM run_tasks t JOIN runs r ON r.id = t.run_id
-       WHERE t.status = 'pending' AND t.deadline < now() AND r.status = 'running'
-       ORDER BY t.deadline LIMIT 50`,
-    )) as { id: string }[];
-    for (const { id } of overdue) {
+    for (const id of await overdueTaskIds(this.ds)) {
       const effects = await this.ds.transaction(async (m): Promise<StepEffects> => {
-        const [task] = (await m.query(
-          `SELECT ${TASK_COLUMNS} FROM run_tasks t JOIN runs r ON r.id = t.run_id WHERE t.id = $1`,
-          [id],
-        )) as TaskRow[];
-        const [run] = (await m.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
-          task.run_id,
-        ])) as RunRow[];
+        const task = await taskRow(m, id);
+        const run = await lockRunRow(m, task.run_id);
         // Re-check under the run lock: the delta may have arrived, or another replica reaped it.
-        const [fresh] = (await m.query(
-          `SELECT attempt FROM run_tasks WHERE id = $1 AND status = 'pending' AND deadline < now() FOR UPDATE`,
-          [id],
-        )) as { attempt: number }[];
+        const fresh = await lockOverdueTask(m, id);
         if (!fresh || run.status !== 'running') {
           return noEffects(task.run_id);
         }
@@ -102,11 +90,7 @@ export class TaskReaper extends PeriodicJob {
         const attempt = fresh.attempt + 1;
         reaperRedispatches.inc({ node: task.node });
         const deadline = new Date(Date.now() + timeoutMs);
-        await m.query('UPDATE run_tasks SET attempt = $2, deadline = $3, published_at = NULL WHERE id = $1', [
-          id,
-          attempt,
-          deadline,
-        ]);
+        await redispatchTask(m, id, attempt, deadline);
         this.logger.warn({
           run_id: run.id,
           task_id: id,
@@ -136,15 +120,7 @@ export class TaskReaper extends PeriodicJob {
   }
 
   private async startStrandedRuns(): Promise<void> {
-    const threads = (await this.ds.query(
-      `SELECT DISTINCT r.thread_id FROM runs r JOIN threads t ON t.id = r.thread_id
-       LEFT JOIN runs a ON a.id = t.active_run_id
-       WHERE r.status = 'queued' AND coalesce(r.not_before, r.created_at) < now() - $1 * interval '1 millisecond'
-         AND (t.active_run_id IS NULL OR a.status NOT IN ('queued', 'running', 'waiting'))
-       LIMIT 50`,
-      [STALE_QUEUED_MS],
-    )) as { thread_id: string }[];
-    for (const { thread_id } of threads) {
+    for (const thread_id of await strandedQueuedThreads(this.ds, STALE_QUEUED_MS)) {
       // Runs held back by their tenant's running cap are queued on purpose: only a start that
       // goes through was a lost one.
       if ((await this.startRun.startNext(thread_id)) === 'started') {

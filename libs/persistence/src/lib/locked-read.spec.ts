@@ -1,9 +1,9 @@
 // withLockedRead against the real Postgres (the `switchyard_test` database on DATABASE_URL's server).
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource, ensureDatabase } from '@switchyard/persistence';
-import { statementName } from '@switchyard/persistence';
-import { withLockedRead } from './step-transaction';
+import { createDataSource, ensureDatabase } from './data-source';
+import { withLockedRead } from './locked-read';
+import { statementName } from './prepared-query';
 import { testDatabaseUrl } from '@switchyard/testing';
 
 jest.setTimeout(30_000);

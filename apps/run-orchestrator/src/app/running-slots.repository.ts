@@ -1,5 +1,8 @@
 import type { RunRow } from './run-row';
-import type { StepSql } from './step-transaction';
+import type { StepSql } from '@switchyard/persistence';
+
+// The statements of the tenants' running slots (tenant_run_slots), raw and as they were: each runs
+// on the `m` its caller passes (a step's prepared connection or a TypeORM transaction), ADR 0026.
 
 /**
  * Takes the tenant's lowest free running slot (below `cap` when given) for the run, skipping
@@ -12,7 +15,7 @@ async function takeFreeSlot(
   runId: string,
   cap: number | null,
 ): Promise<boolean> {
-  const taken = (await m.query(
+  const taken = await m.query<{ slot: number }[]>(
     `WITH taken AS (
        UPDATE tenant_run_slots s SET run_id = $2
        FROM (SELECT slot FROM tenant_run_slots
@@ -21,7 +24,7 @@ async function takeFreeSlot(
        WHERE s.tenant_id = $1 AND s.slot = free.slot RETURNING s.slot)
      SELECT slot FROM taken`,
     [tenantId, runId, cap],
-  )) as { slot: number }[];
+  );
   return taken.length > 0;
 }
 
@@ -41,10 +44,10 @@ export async function takeRunningSlot(
   if (await takeFreeSlot(m, cap.tenantId, cap.runId, cap.slots)) {
     return true;
   }
-  const [{ missing }] = (await m.query(
+  const [{ missing }] = await m.query<{ missing: number }[]>(
     `SELECT $2::int - count(*)::int AS missing FROM tenant_run_slots WHERE tenant_id = $1 AND slot < $2`,
     [cap.tenantId, cap.slots],
-  )) as { missing: number }[];
+  );
   if (missing <= 0) {
     return false;
   }
@@ -70,4 +73,21 @@ export async function freeRunningSlot(m: StepSql, run: Pick<RunRow, 'id' | 'tena
     run.tenant_id,
     run.id,
   ]);
+}
+
+/**
+ * Frees the running slots held by runs that are not running (a path that missed its slot);
+ * answers the tenants whose slots it freed. A start or resume that has taken a slot but not
+ * committed is not seen (the row still reads free in this snapshot).
+ */
+export async function freeLeakedSlots(m: StepSql): Promise<string[]> {
+  const freed = await m.query<{ tenant_id: string }[]>(
+    `WITH freed AS (
+         UPDATE tenant_run_slots s SET run_id = NULL
+         WHERE s.run_id IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = s.run_id AND r.status = 'running')
+         RETURNING s.tenant_id)
+       SELECT DISTINCT tenant_id FROM freed`,
+  );
+  return freed.map((r) => r.tenant_id);
 }

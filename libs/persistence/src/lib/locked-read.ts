@@ -1,7 +1,7 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { statementName } from '@switchyard/persistence';
+import { statementName } from './prepared-query';
 
 /** What a step's code needs of its transaction: statements (a TypeORM EntityManager is one). */
 export type StepSql = Pick<EntityManager, 'query'>;
