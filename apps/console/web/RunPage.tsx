@@ -220,7 +220,7 @@ function TimelineItem({
           <dl>
             <dt>next</dt>
             <dd>{a.next.join(', ') || '—'}</dd>
-            {['preparation', 'relevance', 'attempt', 'started_at', 'finished_at'].map((k) =>
+            {(['preparation', 'relevance', 'attempt', 'started_at', 'finished_at'] as const).map((k) =>
               a[k] === undefined || a[k] === null ? null : (
                 <span key={k}>
                   <dt>{k}</dt>

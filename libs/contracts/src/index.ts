@@ -15,3 +15,4 @@ export * from './lib/user-context';
 export * from './lib/data-source';
 export * from './lib/fork';
 export * from './lib/run-errors';
+export * from './lib/api';

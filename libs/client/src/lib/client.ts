@@ -2,11 +2,16 @@ import { SwitchyardNetworkError, errorOf } from './errors';
 import { sseFrames } from './sse';
 import type {
   Agent,
+  AgentVersion,
+  CreateAgentRequest,
   CreateRunRequest,
+  CreatedAgent,
+  CreatedRun,
   ForkRequest,
   ForkResult,
   ListRunsQuery,
   ListThreadsQuery,
+  PatchAgentRequest,
   ResetEvent,
   Run,
   RunAction,
@@ -80,8 +85,8 @@ export class SwitchyardClient {
 
   readonly runs = {
     /** Starts a run; sending the same `request_id` again returns the same run (made here when absent). */
-    create: (body: CreateRunRequest, opts: { signal?: AbortSignal } = {}): Promise<Run> =>
-      this.request<Run>('POST', '/v1/runs', {
+    create: (body: CreateRunRequest, opts: { signal?: AbortSignal } = {}): Promise<CreatedRun> =>
+      this.request<CreatedRun>('POST', '/v1/runs', {
         body: { ...body, request_id: body.request_id ?? globalThis.crypto.randomUUID() },
         idempotent: true,
         ...opts,
@@ -161,14 +166,14 @@ export class SwitchyardClient {
       (await this.request<{ agents: Agent[] }>('GET', '/v1/agents', { idempotent: true })).agents,
     get: (id: string): Promise<Agent> =>
       this.request<Agent>('GET', `/v1/agents/${enc(id)}`, { idempotent: true }),
-    create: (body: Record<string, unknown>): Promise<Agent> =>
-      this.request<Agent>('POST', '/v1/agents', { body, idempotent: false }),
-    update: (id: string, body: Record<string, unknown>): Promise<Agent> =>
+    create: (body: CreateAgentRequest): Promise<CreatedAgent> =>
+      this.request<CreatedAgent>('POST', '/v1/agents', { body, idempotent: false }),
+    update: (id: string, body: PatchAgentRequest): Promise<Agent> =>
       this.request<Agent>('PATCH', `/v1/agents/${enc(id)}`, { body, idempotent: true }),
     delete: (id: string): Promise<unknown> =>
       this.request('DELETE', `/v1/agents/${enc(id)}`, { idempotent: true }),
-    publish: (id: string): Promise<Agent> =>
-      this.request<Agent>('POST', `/v1/agents/${enc(id)}/versions`, { idempotent: false }),
+    publish: (id: string): Promise<AgentVersion> =>
+      this.request<AgentVersion>('POST', `/v1/agents/${enc(id)}/versions`, { idempotent: false }),
     versions: (id: string): Promise<unknown> =>
       this.request('GET', `/v1/agents/${enc(id)}/versions`, { idempotent: true }),
   };

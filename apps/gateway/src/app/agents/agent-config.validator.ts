@@ -1,4 +1,9 @@
-import { type AgentConfig, GRAPH_ENTRY_NODE, componentIdOfNode } from '@switchyard/contracts';
+import {
+  type AgentConfig,
+  GRAPH_ENTRY_NODE,
+  type ShownAgentConfig,
+  componentIdOfNode,
+} from '@switchyard/contracts';
 import { GraphErrorCode, GraphException, describeProblems, validateGraphDsl } from '@switchyard/graph';
 import { webToolProblems } from '@switchyard/provider-tools';
 import type { NodeDirectory } from '@switchyard/platform';
@@ -79,10 +84,10 @@ export function storedConfig(config: AgentConfig): AgentConfig {
 }
 
 /** The configuration as the API shows it: the DSL as an object, in its original key order. */
-export function shownConfig(config: AgentConfig): AgentConfig {
+export function shownConfig(config: AgentConfig): ShownAgentConfig {
   return typeof config.dsl === 'string'
     ? { ...config, dsl: dslObject(config.dsl) as Record<string, unknown> }
-    : config;
+    : { ...config, dsl: config.dsl };
 }
 
 /**

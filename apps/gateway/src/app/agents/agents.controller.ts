@@ -11,16 +11,20 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import { z } from 'zod';
-import { type AgentConfig, AgentConfigSchema } from '@switchyard/contracts';
+import {
+  type AgentConfig,
+  AgentConfigSchema,
+  CreateAgentSchema,
+  PatchAgentSchema,
+} from '@switchyard/contracts';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ZodPipe } from '../http/zod-body.pipe';
-import { type AgentRow, AgentsRepository } from './agents.repository';
+import { AgentsRepository } from './agents.repository';
+import { agentView } from './agents.views';
 import { AgentCollections } from './agent-collections';
 import { shownConfig } from './agent-config.validator';
 
-export const CreateAgentSchema = AgentConfigSchema;
-export const PatchAgentSchema = AgentConfigSchema.partial().strict();
 const IdSchema = z.string().uuid();
 
 /**
@@ -51,12 +55,12 @@ export class AgentsController {
 
   @Get()
   async list(@Tenant() tenant: TenantContext) {
-    return { agents: (await this.agents.list(tenant.tenantId)).map(view) };
+    return { agents: (await this.agents.list(tenant.tenantId)).map(agentView) };
   }
 
   @Get(':agent_id')
   async get(@Tenant() tenant: TenantContext, @Param('agent_id', new ZodPipe(IdSchema)) id: string) {
-    return view(await this.agents.getOrThrow(tenant.tenantId, id));
+    return agentView(await this.agents.getOrThrow(tenant.tenantId, id));
   }
 
   @Patch(':agent_id')
@@ -69,7 +73,7 @@ export class AgentsController {
     const draft = AgentConfigSchema.parse({ ...current.draft, ...body });
     const stored = await this.collections.storable(draft, tenant.tenantId);
     await this.agents.saveDraft(id, draft.name, stored);
-    return view({ ...current, draft: stored, name: draft.name });
+    return agentView({ ...current, draft: stored, name: draft.name });
   }
 
   @Delete(':agent_id')
@@ -106,16 +110,4 @@ export class AgentsController {
       })),
     };
   }
-}
-
-function view(a: AgentRow) {
-  return {
-    id: a.id,
-    name: a.name,
-    draft: shownConfig(a.draft),
-    version: a.latest_version_id,
-    version_number: a.latest_version,
-    created_at: new Date(a.created_at).toISOString(),
-    updated_at: new Date(a.updated_at).toISOString(),
-  };
 }

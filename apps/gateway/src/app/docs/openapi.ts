@@ -1,6 +1,26 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { z } from 'zod';
-import { ActionSchema, EVENT_TYPES, RunStatusSchema, UserProfileSchema } from '@switchyard/contracts';
+import {
+  ActionSchema,
+  AgentVersionSchema,
+  AgentViewSchema,
+  CreatedAgentSchema,
+  CreateAgentSchema,
+  CreateRunSchema,
+  CreatedRunSchema,
+  EVENT_TYPES,
+  ForkRequestSchema,
+  ForkResponseSchema,
+  PatchAgentSchema,
+  ResumeSchema,
+  RunPageSchema,
+  RunViewSchema,
+  StoredFileSchema,
+  ThreadPageSchema,
+  ThreadVersionSchema,
+  ThreadViewSchema,
+  UserProfileSchema,
+} from '@switchyard/contracts';
 import { ProviderSchema, SetProviderKeySchema } from '../admin/provider-keys.controller';
 import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
 import {
@@ -15,7 +35,6 @@ import {
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
 import { ResponseRequestSchema } from '../openai/responses.dto';
 import { CompletionSchema } from '../ragflow/ragflow.dto';
-import { CreateAgentSchema, PatchAgentSchema } from '../agents/agents.controller';
 import {
   CreateEndpointSchema,
   CreateModelSchema,
@@ -37,57 +56,10 @@ import {
   DataSourceSchema,
   ToolOutputSchema,
 } from '../data-sources/data-sources.schemas';
-import { CreateRunSchema, ResumeSchema, RunPrioritySchema } from '../runs/run.dto';
-import { ForkSchema } from '../threads/threads.controller';
-import { StoredFileSchema } from '../files/files.controller';
 import { langGraphPaths } from './openapi-langgraph';
 import { body, common, err, id, ok, query } from './openapi-parts';
 
-const Usage = z.object({
-  prompt_tokens: z.number(),
-  completion_tokens: z.number(),
-  total_tokens: z.number(),
-});
-const CreatedRunSchema = z.object({
-  run_id: z.string().uuid(),
-  thread_id: z.string().uuid(),
-  status: RunStatusSchema,
-  created_at: z.string(),
-});
-const ForkResponseSchema = z.object({
-  thread_id: z.string().uuid(),
-  from_version: z.number().int(),
-  pending: z.array(z.string()),
-  run: CreatedRunSchema,
-});
-const RunSchema = z.object({
-  run_id: z.string().uuid(),
-  thread_id: z.string().uuid(),
-  agent_id: z.string(),
-  // The agent version the run pinned (null: the built-in agent, or a draft).
-  agent_version_id: z.string().uuid().nullable(),
-  turn: z.number().nullable(),
-  status: RunStatusSchema,
-  priority: RunPrioritySchema,
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  steps: z.number(),
-  usage: Usage,
-  output: z
-    .object({
-      answer: z.string(),
-      title: z.string(),
-      // output_structured: the thread's output_structure with its contents filled; null when not chosen.
-      structured: z
-        .array(z.object({ id: z.string(), expected: z.string(), content: z.unknown(), type: z.string() }))
-        .nullable(),
-    })
-    .nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  metadata: z.record(z.string(), z.unknown()),
-});
-const RunWithModelUsageSchema = RunSchema.extend({ usage_by_model: UsageByModelSchema });
+const RunWithModelUsageSchema = RunViewSchema.extend({ usage_by_model: UsageByModelSchema });
 
 const WebhookSecretSchema = z.object({ secret: z.string(), header: z.literal('X-Switchyard-Signature') });
 
@@ -143,10 +115,7 @@ export function buildOpenApi(): OpenAPIObject {
             { name: 'cursor', in: 'query', required: false, schema: { type: 'string' } },
           ],
           responses: {
-            200: ok(
-              'a page of runs',
-              z.object({ runs: z.array(RunSchema), next_cursor: z.string().nullable() }),
-            ),
+            200: ok('a page of runs', RunPageSchema),
             400: err('a bad filter (details name it)'),
             ...common,
           },
@@ -236,9 +205,7 @@ export function buildOpenApi(): OpenAPIObject {
             query('cursor', { type: 'string' }, 'next_cursor of the previous page'),
           ],
           responses: {
-            200: ok(
-              '{threads: [{thread_id, agent_id, created_at, turns, version, active_run_id, title}], next_cursor}',
-            ),
+            200: ok('a page of threads', ThreadPageSchema),
             ...common,
           },
         },
@@ -247,7 +214,7 @@ export function buildOpenApi(): OpenAPIObject {
         get: {
           summary: 'A thread',
           parameters: [id('thread_id')],
-          responses: { 200: ok('the thread'), ...common },
+          responses: { 200: ok('the thread', ThreadViewSchema), ...common },
         },
         delete: {
           summary: 'Delete a thread and what its runs wrote (metered usage stays)',
@@ -263,7 +230,7 @@ export function buildOpenApi(): OpenAPIObject {
         get: {
           summary: "A thread's runs",
           parameters: [id('thread_id')],
-          responses: { 200: ok('runs in turn order', z.object({ runs: z.array(RunSchema) })), ...common },
+          responses: { 200: ok('runs in turn order', z.object({ runs: z.array(RunViewSchema) })), ...common },
         },
       },
       '/v1/threads/{thread_id}/state': {
@@ -289,7 +256,10 @@ export function buildOpenApi(): OpenAPIObject {
               schema: { type: 'integer', minimum: 1, maximum: 1000 },
             },
           ],
-          responses: { 200: ok('versions'), ...common },
+          responses: {
+            200: ok('versions', z.object({ versions: z.array(ThreadVersionSchema) })),
+            ...common,
+          },
         },
       },
       '/v1/threads/{thread_id}/fork': {
@@ -297,7 +267,7 @@ export function buildOpenApi(): OpenAPIObject {
           summary:
             'Branch the thread from a version: go back to it (with edits to the state) and run what was pending there, or a new turn with input',
           parameters: [id('thread_id')],
-          requestBody: body(ForkSchema),
+          requestBody: body(ForkRequestSchema),
           responses: {
             201: ok('the branch and its run', ForkResponseSchema),
             400: err(
@@ -666,21 +636,28 @@ export function buildOpenApi(): OpenAPIObject {
         post: {
           summary: 'Create an agent (publishes version 1)',
           requestBody: body(CreateAgentSchema),
-          responses: { 201: ok('the agent'), 400: err('invalid'), ...common },
+          responses: {
+            201: ok('the agent, its configuration and version 1', CreatedAgentSchema),
+            400: err('invalid'),
+            ...common,
+          },
         },
-        get: { summary: "The tenant's agents", responses: { 200: ok('agents'), ...common } },
+        get: {
+          summary: "The tenant's agents",
+          responses: { 200: ok('agents', z.object({ agents: z.array(AgentViewSchema) })), ...common },
+        },
       },
       '/v1/agents/{agent_id}': {
         get: {
           summary: 'An agent (draft and latest version)',
           parameters: [id('agent_id')],
-          responses: { 200: ok('the agent'), ...common },
+          responses: { 200: ok('the agent', AgentViewSchema), ...common },
         },
         patch: {
           summary: "Edit the agent's draft",
           parameters: [id('agent_id')],
           requestBody: body(PatchAgentSchema),
-          responses: { 200: ok('the agent'), ...common },
+          responses: { 200: ok('the agent', AgentViewSchema), ...common },
         },
         delete: {
           summary: 'Delete an agent',
@@ -692,7 +669,7 @@ export function buildOpenApi(): OpenAPIObject {
         post: {
           summary: 'Publish the draft as a new version',
           parameters: [id('agent_id')],
-          responses: { 201: ok('the version'), ...common },
+          responses: { 201: ok('the version', AgentVersionSchema), ...common },
         },
         get: {
           summary: 'Published versions',

@@ -24,14 +24,6 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { MAX_UPLOAD_FILE_BYTES, type UploadedFile as Upload } from '../knowledge/collections.controller';
 
 const FileIdSchema = z.string().uuid();
-export const StoredFileSchema = z.object({
-  id: z.string().uuid(),
-  name: z.string(),
-  mime_type: z.string(),
-  size: z.number().int(),
-  run_id: z.string().uuid().nullable(),
-  created_at: z.string(),
-});
 const ListQuerySchema = z.object({
   run_id: z.string().uuid().optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -19,14 +19,12 @@ import { ZodPipe } from '../http/zod-body.pipe';
 import { ragflowEncoding } from './ragflow-events';
 import { RagflowRuns } from './ragflow-run.source';
 import { RunEventStreams } from './run-event-streams.service';
+import { CreateRunSchema, ListRunsQuerySchema, ResumeSchema } from '@switchyard/contracts';
 import {
   type CreateRunBody,
-  CreateRunSchema,
   CursorSchema,
-  ResumeSchema,
   RunIdSchema,
   StreamFormatSchema,
-  ListRunsQuerySchema,
   type ListRunsQuery,
 } from './run.dto';
 import { RunsService } from './runs.service';

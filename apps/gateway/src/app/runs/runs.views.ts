@@ -1,15 +1,10 @@
-import type { RunStatus, Usage } from '@switchyard/contracts';
+import type { CreatedRunView, Usage } from '@switchyard/contracts';
 import type { RunRecord, UsageByModel } from './runs.repository';
 
 // How /v1/runs shows a run (docs/api.md): pure mappings from its rows, no I/O.
 
-/** The answer to `POST /v1/runs`. */
-export interface CreatedRun {
-  run_id: string;
-  thread_id: string;
-  status: RunStatus;
-  created_at: string;
-}
+/** The answer to `POST /v1/runs` (CreatedRunSchema in @switchyard/contracts). */
+export type CreatedRun = CreatedRunView;
 
 /** A created run as `POST /v1/runs` answers it: queued (a repeated request_id repeats the first answer). */
 export function createdRunView(row: { id: string; thread_id: string; created_at: Date }): CreatedRun {
@@ -43,7 +38,7 @@ export function runView(run: RunRecord) {
     turn: run.turn,
     status: run.status,
     priority: run.priority,
-    created_at: iso(run.created_at),
+    created_at: new Date(run.created_at).toISOString(),
     started_at: iso(run.started_at),
     finished_at: iso(run.finished_at),
     steps: run.steps,

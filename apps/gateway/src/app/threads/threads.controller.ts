@@ -13,17 +13,18 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { z } from 'zod';
-import { StateEditSchema } from '@switchyard/contracts';
+import { ForkRequestSchema, ListThreadsQuerySchema } from '@switchyard/contracts';
 import { PgStateSource } from '@switchyard/persistence';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-import { CreateRunSchema, RunIdSchema } from '../runs/run.dto';
+import { RunIdSchema } from '../runs/run.dto';
 import { runView } from '../runs/runs.views';
 import { ForksService } from './forks.service';
 import { ThreadDeletion } from './thread-deletion.service';
-import { type ThreadRecord, ThreadsRepository } from './threads.repository';
+import { ThreadsRepository } from './threads.repository';
+import { threadView } from './threads.views';
 
 const VersionSchema = z.coerce.number().int().min(0).optional();
 const VersionsQuerySchema = z
@@ -33,74 +34,7 @@ const VersionsQuerySchema = z
   })
   .strict();
 
-/** `GET /v1/threads`: the tenant's threads, newest first (keyset pages, as `GET /v1/runs`). */
-export const ListThreadsQuerySchema = z
-  .object({
-    agent_id: z.string().min(1).max(200).optional(),
-    since: z.string().datetime({ offset: true }).optional(),
-    until: z.string().datetime({ offset: true }).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z
-      .string()
-      .regex(/^[0-9]+_[0-9a-f-]{36}$/, 'must be the next_cursor of a previous page')
-      .optional(),
-  })
-  .strict();
-
-/** `POST /v1/threads/:id/fork`: branch the thread from a version (docs/api.md "Forks"). */
-export const ForkSchema = z
-  .object({
-    version: z.number().int().min(1),
-    edits: z.array(StateEditSchema).max(100).default([]),
-    // With input: a new turn from the fork point (which must end a turn).
-    input: CreateRunSchema.shape.input.optional(),
-    // Without input: run what was pending at the fork point (false: only record the branch).
-    continue: z.boolean().default(true),
-    agent_id: z.string().min(1).max(128).optional(),
-    agent_version: CreateRunSchema.shape.agent_version,
-    request_id: CreateRunSchema.shape.request_id,
-    multitask: CreateRunSchema.shape.multitask,
-    metadata: CreateRunSchema.shape.metadata,
-    breakpoints: CreateRunSchema.shape.breakpoints,
-  })
-  .strict()
-  .superRefine((b, ctx) => {
-    if (b.breakpoints && !b.input && !b.continue) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['breakpoints'],
-        message: 'a fork that only records runs nothing to stop at',
-      });
-    }
-    if (b.input && !b.continue) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['continue'],
-        message: 'a fork with input starts a turn: leave continue out',
-      });
-    }
-    if (!b.input && (b.agent_id !== undefined || b.agent_version !== undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [b.agent_id !== undefined ? 'agent_id' : 'agent_version'],
-        message: 'a fork without input continues the turn with the agent that ran it',
-      });
-    }
-  });
-type ForkBody = z.infer<typeof ForkSchema>;
-
-/** A thread as the API shows it. */
-function threadView(t: ThreadRecord) {
-  return {
-    thread_id: t.id,
-    agent_id: t.agent_id,
-    created_at: new Date(t.created_at).toISOString(),
-    turns: t.turns,
-    version: t.version,
-    active_run_id: t.active_run_id,
-    title: t.title,
-  };
-}
+type ForkBody = z.infer<typeof ForkRequestSchema>;
 
 @Controller('v1/threads')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
@@ -205,7 +139,7 @@ export class ThreadsController {
   async fork(
     @Tenant() tenant: TenantContext,
     @Param('thread_id', new ZodPipe(RunIdSchema)) threadId: string,
-    @Body(new ZodPipe(ForkSchema)) body: ForkBody,
+    @Body(new ZodPipe(ForkRequestSchema)) body: ForkBody,
     @Res({ passthrough: true }) res: Response,
   ) {
     const forked = await this.forks.fork(tenant.tenantId, threadId, {

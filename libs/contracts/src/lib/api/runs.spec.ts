@@ -1,4 +1,4 @@
-import { CreateRunSchema } from './run.dto';
+import { CreateRunSchema } from './runs';
 
 describe('POST /v1/runs body', () => {
   it('takes an optional priority, interactive or batch, and refuses any other naming the field', () => {

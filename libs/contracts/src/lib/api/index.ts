@@ -1,0 +1,4 @@
+export * from './runs';
+export * from './threads';
+export * from './agents';
+export * from './files';
