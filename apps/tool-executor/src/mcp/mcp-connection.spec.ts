@@ -105,6 +105,9 @@ describe('McpConnection (stdio, server-everything)', () => {
     expect(err.code).toBe('mcp_timeout');
     expect(Date.now() - started).toBeLessThan(5000);
     expect(conn.restarts).toBe(1);
+    // The new process lists its tools once it is up (a call made before then waits at most the
+    // call's own 1.5 s for it, which a loaded 2-core machine's node start-up can exceed).
+    await waitFor('the restarted server', async () => lists.length === 2);
     const echo = await conn.call('echo', { message: 'after the restart' }, signal());
     expect(echo.content).toEqual([{ type: 'text', text: 'Echo: after the restart' }]);
     expect(conn.pid).not.toBe(firstPid);
