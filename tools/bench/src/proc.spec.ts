@@ -29,8 +29,10 @@ describe(CpuMeter.name, () => {
       (pid) => (pid === process.pid ? 'me' : undefined),
     );
     await meter.start();
-    const until = Date.now() + 60;
-    while (Date.now() < until) {
+    // Busy for 60 ms of this process's own CPU time (not wall time: on a loaded machine 60 ms of
+    // wall clock can be less than one clock tick of CPU).
+    const from = process.cpuUsage();
+    while (process.cpuUsage(from).user + process.cpuUsage(from).system < 60_000) {
       // busy: this process uses CPU
     }
     const total = await meter.stop();
