@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
+import { type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 import { ApiException } from '../http/api.exception';
 
 export interface AgentRow {
@@ -30,7 +32,11 @@ export const latestVersionSql = (a: string): string =>
 /** A tenant's agents: drafts and immutable versions; every query is scoped to the tenant. */
 @Injectable()
 export class AgentsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The agent with its draft, and version 1 published from it, in one transaction. */
   async create(
@@ -38,29 +44,51 @@ export class AgentsRepository {
     name: string,
     config: AgentConfig,
   ): Promise<{ id: string; versionId: string; created_at: Date }> {
-    return this.ds.transaction(async (m) => {
-      const [agent] = (await m.query(
-        'INSERT INTO agents (tenant_id, name, draft) VALUES ($1, $2, $3) RETURNING id, created_at',
-        [tenantId, name, JSON.stringify(config)],
-      )) as { id: string; created_at: Date }[];
-      const [version] = (await m.query(
-        'INSERT INTO agent_versions (agent_id, version, config) VALUES ($1, 1, $2) RETURNING id',
-        [agent.id, JSON.stringify(config)],
-      )) as { id: string }[];
+    return kyselyTransaction(this.ds, async (db) => {
+      const agent = await db
+        .insertInto('agents')
+        .values({ tenant_id: tenantId, name, draft: JSON.stringify(config) })
+        .returning(['id', 'created_at'])
+        .executeTakeFirstOrThrow();
+      const version = await db
+        .insertInto('agent_versions')
+        .values({ agent_id: agent.id, version: 1, config: JSON.stringify(config) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return { id: agent.id, versionId: version.id, created_at: agent.created_at };
     });
   }
 
   /** The tenant's live agents (or the one named), with their latest version. */
   async list(tenantId: string, id?: string): Promise<AgentRow[]> {
-    return (await this.ds.query(
-      `SELECT a.id, a.name, a.draft, a.created_at, a.updated_at, v.id AS latest_version_id, v.version AS latest_version
-       FROM agents a
-       LEFT JOIN LATERAL (SELECT id, version FROM agent_versions WHERE agent_id = a.id AND version = ${latestVersionSql('a')}) v ON true
-       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ($2::uuid IS NULL OR a.id = $2)
-       ORDER BY a.created_at`,
-      [tenantId, id ?? null],
-    )) as AgentRow[];
+    let q = this.db
+      .selectFrom('agents as a')
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('agent_versions')
+            .select(['id', 'version'])
+            .whereRef('agent_id', '=', 'a.id')
+            .where('version', '=', sql.raw<number>(latestVersionSql('a')))
+            .as('v'),
+        (join) => join.onTrue(),
+      )
+      .select([
+        'a.id',
+        'a.name',
+        'a.draft',
+        'a.created_at',
+        'a.updated_at',
+        'v.id as latest_version_id',
+        'v.version as latest_version',
+      ])
+      .where('a.tenant_id', '=', tenantId)
+      .where('a.deleted_at', 'is', null);
+    if (id !== undefined) {
+      q = q.where('a.id', '=', id);
+    }
+    const rows = await q.orderBy('a.created_at').execute();
+    return rows.map((r) => ({ ...r, draft: r.draft as unknown as AgentConfig }));
   }
 
   async getOrThrow(tenantId: string, id: string): Promise<AgentRow> {
@@ -72,33 +100,42 @@ export class AgentsRepository {
   }
 
   async saveDraft(id: string, name: string, config: AgentConfig): Promise<void> {
-    await this.ds.query('UPDATE agents SET draft = $2, name = $3, updated_at = now() WHERE id = $1', [
-      id,
-      JSON.stringify(config),
-      name,
-    ]);
+    await this.db
+      .updateTable('agents')
+      .set({ draft: JSON.stringify(config), name, updated_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .execute();
   }
 
   async softDelete(id: string): Promise<void> {
-    await this.ds.query('UPDATE agents SET deleted_at = now() WHERE id = $1', [id]);
+    await this.db
+      .updateTable('agents')
+      .set({ deleted_at: sql<Date>`now()` })
+      .where('id', '=', id)
+      .execute();
   }
 
-  /** Publishes `config` as the agent's next version number, which runs then use. */
+  /**
+   * Publishes `config` as the agent's next version number, which runs then use. Raw SQL: one
+   * statement unpins the agent (a data-modifying CTE) and numbers the version from its max.
+   */
   async publish(id: string, config: AgentConfig): Promise<Omit<AgentVersionRow, 'config'>> {
-    const [row] = (await this.ds.query(
-      `WITH unpinned AS (UPDATE agents SET latest_version = NULL WHERE id = $1)
-       INSERT INTO agent_versions (agent_id, version, config)
-       SELECT $1, COALESCE(max(version), 0) + 1, $2 FROM agent_versions WHERE agent_id = $1
-       RETURNING id, version, created_at`,
-      [id, JSON.stringify(config)],
-    )) as Omit<AgentVersionRow, 'config'>[];
-    return row;
+    const { rows } = await sql<Omit<AgentVersionRow, 'config'>>`
+      WITH unpinned AS (UPDATE agents SET latest_version = NULL WHERE id = ${id})
+      INSERT INTO agent_versions (agent_id, version, config)
+      SELECT ${id}::uuid, COALESCE(max(version), 0) + 1, ${JSON.stringify(config)}::jsonb
+      FROM agent_versions WHERE agent_id = ${id}
+      RETURNING id, version, created_at`.execute(this.db);
+    return rows[0];
   }
 
   async versions(id: string): Promise<AgentVersionRow[]> {
-    return (await this.ds.query(
-      'SELECT id, version, config, created_at FROM agent_versions WHERE agent_id = $1 ORDER BY version',
-      [id],
-    )) as AgentVersionRow[];
+    const rows = await this.db
+      .selectFrom('agent_versions')
+      .select(['id', 'version', 'config', 'created_at'])
+      .where('agent_id', '=', id)
+      .orderBy('version')
+      .execute();
+    return rows.map((r) => ({ ...r, config: r.config as unknown as AgentConfig }));
   }
 }

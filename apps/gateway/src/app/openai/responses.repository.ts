@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { type Selectable, sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import type { Usage } from '@switchyard/contracts';
+import { type DB, type Db, kyselyOf } from '@switchyard/persistence';
 import type { ResponseInputItem, ResponseTool, TextFormat } from './responses.dto';
 
 /** What a response was asked, kept to tell it back (`GET /v1/responses/:id`). */
@@ -34,57 +36,78 @@ export interface ResponseRow {
   created_at: Date;
 }
 
+/** The JSON columns narrowed to what the gateway wrote in them. */
+function responseRow(r: Selectable<DB['openai_responses']>): ResponseRow {
+  return {
+    ...r,
+    request: r.request as unknown as StoredRequest,
+    input: r.input as unknown as StoredInputItem[],
+    usage_before: r.usage_before as unknown as Usage,
+    response: r.response as Record<string, unknown> | null,
+  };
+}
+
 /** `openai_responses`: the Responses API's requests and what they answered. */
 @Injectable()
 export class ResponsesRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   async insert(row: Omit<ResponseRow, 'response' | 'created_at'>): Promise<ResponseRow> {
-    const [created] = (await this.ds.query(
-      `INSERT INTO openai_responses
-         (id, tenant_id, run_id, thread_id, previous_response_id, model, request, input, cursor, answered, usage_before)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       RETURNING *`,
-      [
-        row.id,
-        row.tenant_id,
-        row.run_id,
-        row.thread_id,
-        row.previous_response_id,
-        row.model,
-        JSON.stringify(row.request),
-        JSON.stringify(row.input),
-        row.cursor,
-        row.answered,
-        JSON.stringify(row.usage_before),
-      ],
-    )) as ResponseRow[];
-    return created;
+    const created = await this.db
+      .insertInto('openai_responses')
+      .values({
+        id: row.id,
+        tenant_id: row.tenant_id,
+        run_id: row.run_id,
+        thread_id: row.thread_id,
+        previous_response_id: row.previous_response_id,
+        model: row.model,
+        request: JSON.stringify(row.request),
+        input: JSON.stringify(row.input),
+        cursor: row.cursor,
+        answered: row.answered,
+        usage_before: JSON.stringify(row.usage_before),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return responseRow(created);
   }
 
   async find(tenantId: string, id: string): Promise<ResponseRow | null> {
-    const [row] = (await this.ds.query('SELECT * FROM openai_responses WHERE id = $1 AND tenant_id = $2', [
-      id,
-      tenantId,
-    ])) as ResponseRow[];
-    return row ?? null;
+    const row = await this.db
+      .selectFrom('openai_responses')
+      .selectAll()
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return row ? responseRow(row) : null;
   }
 
   /** Keeps the response as it ended (the first one kept wins: a response ends once). */
   async finish(id: string, response: Record<string, unknown>): Promise<Record<string, unknown>> {
-    // TypeORM answers an UPDATE … RETURNING with [rows, count].
-    const [[row]] = (await this.ds.query(
-      `UPDATE openai_responses SET response = COALESCE(response, $2::jsonb) WHERE id = $1 RETURNING response`,
-      [id, JSON.stringify(response)],
-    )) as [{ response: Record<string, unknown> }[], number];
-    return row?.response ?? response;
+    const row = await this.db
+      .updateTable('openai_responses')
+      .set({
+        response: sql<
+          DB['openai_responses']['request']
+        >`COALESCE(response, ${JSON.stringify(response)}::jsonb)`,
+      })
+      .where('id', '=', id)
+      .returning('response')
+      .executeTakeFirst();
+    return (row?.response as Record<string, unknown> | undefined) ?? response;
   }
 
   async delete(tenantId: string, id: string): Promise<boolean> {
-    const [, count] = (await this.ds.query('DELETE FROM openai_responses WHERE id = $1 AND tenant_id = $2', [
-      id,
-      tenantId,
-    ])) as [unknown, number];
-    return count > 0;
+    const { numDeletedRows } = await this.db
+      .deleteFrom('openai_responses')
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    return numDeletedRows > 0n;
   }
 }

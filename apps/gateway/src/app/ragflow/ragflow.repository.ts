@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import { isUuid } from '@switchyard/contracts';
-import type { RunWaiting } from '@switchyard/persistence';
+import { type Db, type RunWaiting, kyselyOf } from '@switchyard/persistence';
 
 /** A session as RAGFlow's agent API shows it: a thread of the agent, and what it asked for. */
 export interface SessionRow {
@@ -26,7 +27,11 @@ export interface SessionTurn {
 /** RAGFlow's agent sessions over Switchyard's threads (an agent's thread is a session). */
 @Injectable()
 export class RagflowRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** A new session: a thread of the agent, with the name, user and Begin inputs it was made with. */
   async createSession(
@@ -34,12 +39,24 @@ export class RagflowRepository {
     agentId: string,
     ragflow: { name: string; user_id: string; inputs: Record<string, unknown> },
   ): Promise<SessionRow> {
-    const [row] = (await this.ds.query(
-      `INSERT INTO threads (id, tenant_id, agent_id, metadata) VALUES ($1, $2, $3, $4)
-       RETURNING id, agent_id, created_at, created_at AS updated_at, metadata, 1 AS total`,
-      [randomUUID(), tenantId, agentId, JSON.stringify({ ragflow })],
-    )) as SessionRow[];
-    return row;
+    const row = await this.db
+      .insertInto('threads')
+      .values({
+        id: randomUUID(),
+        tenant_id: tenantId,
+        agent_id: agentId,
+        metadata: JSON.stringify({ ragflow }),
+      })
+      .returning([
+        'id',
+        'agent_id',
+        'created_at',
+        'created_at as updated_at',
+        'metadata',
+        sql<number>`1`.as('total'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { ...row, metadata: row.metadata as SessionRow['metadata'] };
   }
 
   /** The agent's sessions, a page at a time, by creation or last activity. */
@@ -55,19 +72,44 @@ export class RagflowRepository {
       size: number;
     },
   ): Promise<SessionRow[]> {
-    const order = `${q.orderBy === 'update_time' ? 'updated_at' : 't.created_at'} ${q.desc ? 'DESC' : 'ASC'}`;
-    return (await this.ds.query(
-      `SELECT t.id, t.agent_id, t.created_at, t.metadata,
-              COALESCE((SELECT max(created_at) FROM runs r WHERE r.thread_id = t.id), t.created_at) AS updated_at,
-              count(*) OVER ()::int AS total
-       FROM threads t
-       WHERE t.tenant_id = $1 AND t.agent_id = $2
-         AND ($3::uuid IS NULL OR t.id = $3::uuid)
-         AND ($4::text IS NULL OR t.metadata->'ragflow'->>'user_id' = $4)
-       ORDER BY ${order}, t.id
-       LIMIT $5 OFFSET $6`,
-      [tenantId, agentId, q.id ?? null, q.userId ?? null, q.size, (q.page - 1) * q.size],
-    )) as SessionRow[];
+    let query = this.db
+      .selectFrom('threads as t')
+      .select((eb) => [
+        't.id',
+        't.agent_id',
+        't.created_at',
+        't.metadata',
+        eb.fn
+          .coalesce(
+            eb
+              .selectFrom('runs as r')
+              .select((r) => r.fn.max('r.created_at').as('at'))
+              .whereRef('r.thread_id', '=', 't.id'),
+            't.created_at',
+          )
+          .as('updated_at'),
+        // The window function: every page row carries the count of all matching sessions.
+        sql<number>`count(*) OVER ()::int`.as('total'),
+      ])
+      .where('t.tenant_id', '=', tenantId)
+      .where('t.agent_id', '=', agentId);
+    if (q.id !== undefined) {
+      query = query.where('t.id', '=', q.id);
+    }
+    if (q.userId !== undefined) {
+      query = query.where(sql<string>`t.metadata->'ragflow'->>'user_id'`, '=', q.userId);
+    }
+    const rows = await query
+      .orderBy(q.orderBy === 'update_time' ? 'updated_at' : 't.created_at', q.desc ? 'desc' : 'asc')
+      .orderBy('t.id')
+      .limit(q.size)
+      .offset((q.page - 1) * q.size)
+      .execute();
+    return rows.map((r) => ({
+      ...r,
+      updated_at: r.updated_at as Date,
+      metadata: r.metadata as SessionRow['metadata'],
+    }));
   }
 
   /** One session of the agent (null: not a thread of this tenant's agent). */
@@ -90,21 +132,32 @@ export class RagflowRepository {
     if (!threadIds.length) {
       return [];
     }
-    return (await this.ds.query(
-      `SELECT thread_id, input->>'prompt' AS prompt, output->>'answer' AS answer,
-              CASE WHEN status = 'waiting' THEN waiting->>'question' END AS question, created_at
-       FROM runs WHERE thread_id = ANY($1::uuid[]) AND input->>'prompt' IS NOT NULL
-       ORDER BY created_at, id`,
-      [threadIds],
-    )) as SessionTurn[];
+    return this.db
+      .selectFrom('runs')
+      .select([
+        'thread_id',
+        sql<string>`input->>'prompt'`.as('prompt'),
+        sql<string | null>`output->>'answer'`.as('answer'),
+        sql<string | null>`CASE WHEN status = 'waiting' THEN waiting->>'question' END`.as('question'),
+        'created_at',
+      ])
+      .where('thread_id', '=', sql<string>`ANY(${threadIds}::uuid[])`)
+      .where(sql<string>`input->>'prompt'`, 'is not', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
   }
 
   /** The session's run that waits for the user (a UserFillUp's form, a question), if one does. */
   async waitingRun(threadId: string): Promise<{ id: string; waiting: RunWaiting } | null> {
-    const [row] = (await this.ds.query(
-      `SELECT id, waiting FROM runs WHERE thread_id = $1 AND status = 'waiting' ORDER BY created_at DESC LIMIT 1`,
-      [threadId],
-    )) as { id: string; waiting: RunWaiting }[];
-    return row ?? null;
+    const row = await this.db
+      .selectFrom('runs')
+      .select(['id', 'waiting'])
+      .where('thread_id', '=', threadId)
+      .where('status', '=', sql.lit('waiting'))
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { id: row.id, waiting: row.waiting as unknown as RunWaiting } : null;
   }
 }

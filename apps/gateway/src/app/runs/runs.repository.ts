@@ -1,7 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { type Expression, type Selectable, type SqlBool, sql } from 'kysely';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { AgentConfig, RunErrorCode, RunStatus } from '@switchyard/contracts';
-import type { RunInput, RunWaiting } from '@switchyard/persistence';
+import {
+  type DB,
+  type Db,
+  type RunInput,
+  type RunWaiting,
+  kyselyOf,
+  kyselyOfManager,
+} from '@switchyard/persistence';
 import { latestVersionSql } from '../agents/agents.repository';
 import type { ListRunsQuery, RunPriority } from './run.dto';
 
@@ -87,14 +95,48 @@ export interface ClientCallWaiter {
   waiting: RunWaiting;
 }
 
-const ACTIVE: RunStatus[] = ['queued', 'running', 'waiting'];
+// The statuses of a run not yet over, written as literals (the predicate of runs_tenant_active_idx).
+const ACTIVE = [sql.lit('queued'), sql.lit('running'), sql.lit('waiting')];
 
-const RUN_COLUMNS = `id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, priority, created_at, started_at, finished_at, steps, usage,
-              output, error, metadata`;
+/** The columns of a run as /v1/runs shows it (threadsRepository.runsOf reads the same). */
+export const RUN_COLUMNS = [
+  'id',
+  'tenant_id',
+  'thread_id',
+  'agent_id',
+  'agent_version_id',
+  'turn',
+  'status',
+  'priority',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'steps',
+  'usage',
+  'output',
+  'error',
+  'metadata',
+] as const;
+
+/** A runs row as read (RUN_COLUMNS), its status and priority narrowed to their domain values. */
+export function runRecord(r: Pick<Selectable<DB['runs']>, (typeof RUN_COLUMNS)[number]>): RunRecord {
+  return { ...r, status: r.status as RunStatus, priority: r.priority as RunPriority };
+}
+
+/** A row's keyset time in microseconds since the epoch, as text (a page cursor's first half). */
+export const atMicros = sql<string>`(extract(epoch FROM created_at) * 1000000)::bigint::text`.as('at_us');
+
+/** Rows before the keyset (`micros`, `id`) in (created_at, id) order: the next page's filter. */
+export const beforeKeyset = (micros: string, id: string | null): Expression<SqlBool> =>
+  sql<SqlBool>`(created_at, id) < (to_timestamp(${micros}::bigint / 1000000.0), ${id}::uuid)`;
 
 @Injectable()
 export class RunsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   transaction<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
     return this.ds.transaction(work);
@@ -102,78 +144,91 @@ export class RunsRepository {
 
   /** The tenant's active runs and caps (read without serialising the tenant's creates). */
   async tenantLoad(m: EntityManager, tenantId: string): Promise<TenantLoad> {
-    const [load] = (await m.query(
-      `SELECT count(*)::int AS active,
-              count(*) FILTER (WHERE status IN ('queued', 'running'))::int AS ahead,
-              (SELECT max_active_runs FROM tenants WHERE id = $1) AS cap,
-              (SELECT max_running_runs FROM tenants WHERE id = $1) AS "runningCap"
-       FROM runs WHERE tenant_id = $1 AND status IN ('queued', 'running', 'waiting')`,
-      [tenantId],
-    )) as TenantLoad[];
-    return load;
+    const db = await kyselyOfManager(m);
+    return db
+      .selectFrom('runs')
+      .select((eb) => [
+        sql<number>`count(*)::int`.as('active'),
+        sql<number>`count(*) FILTER (WHERE status IN ('queued', 'running'))::int`.as('ahead'),
+        eb.selectFrom('tenants').select('max_active_runs').where('id', '=', tenantId).as('cap'),
+        eb.selectFrom('tenants').select('max_running_runs').where('id', '=', tenantId).as('runningCap'),
+      ])
+      .where('tenant_id', '=', tenantId)
+      .where('status', 'in', ACTIVE)
+      .executeTakeFirstOrThrow();
   }
 
   /** Whether the tenant's `request_id` made a run already. */
   async requestSeen(m: EntityManager, tenantId: string, requestId: string): Promise<boolean> {
-    const rows = (await m.query('SELECT 1 FROM runs WHERE tenant_id = $1 AND request_id = $2', [
-      tenantId,
-      requestId,
-    ])) as unknown[];
+    const db = await kyselyOfManager(m);
+    const rows = await db
+      .selectFrom('runs')
+      .select(sql.lit(1).as('seen'))
+      .where('tenant_id', '=', tenantId)
+      .where('request_id', '=', requestId)
+      .execute();
     return rows.length > 0;
   }
 
   /** Locks the tenant's thread for the transaction; false when there is no such thread. */
   async lockThread(m: EntityManager, tenantId: string, threadId: string): Promise<boolean> {
-    const [thread] = (await m.query('SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR UPDATE', [
-      threadId,
-      tenantId,
-    ])) as { id: string }[];
+    const db = await kyselyOfManager(m);
+    const thread = await db
+      .selectFrom('threads')
+      .select('id')
+      .where('id', '=', threadId)
+      .where('tenant_id', '=', tenantId)
+      .forUpdate()
+      .executeTakeFirst();
     return thread !== undefined;
   }
 
   async insertThread(m: EntityManager, tenantId: string, threadId: string, agentId: string): Promise<void> {
-    await m.query('INSERT INTO threads (id, tenant_id, agent_id) VALUES ($1, $2, $3)', [
-      threadId,
-      tenantId,
-      agentId,
-    ]);
+    const db = await kyselyOfManager(m);
+    await db.insertInto('threads').values({ id: threadId, tenant_id: tenantId, agent_id: agentId }).execute();
   }
 
   /** Inserts a queued run; undefined when the tenant's request id was seen before (nothing inserted). */
   async insertRun(m: EntityManager, run: NewRun): Promise<InsertedRun | undefined> {
-    const inserted = (await m.query(
-      `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
-                       agent_version_id, agent_config, trace_parent, priority, not_before, node_timeouts)
-     VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7, $8, $9, $10, $11, $12,
-             now() + $13::float8 * interval '1 second', $14)
-     ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
-     RETURNING id, thread_id, status, created_at`,
-      [
-        run.id,
-        run.tenantId,
-        run.threadId,
-        run.agentId,
-        run.requestId,
-        JSON.stringify(run.input),
-        JSON.stringify(run.metadata),
-        run.maxSteps,
-        run.agentVersionId,
-        JSON.stringify(run.agentConfig),
-        run.traceParent,
-        run.priority,
-        run.afterSeconds,
-        run.nodeTimeouts ? JSON.stringify(run.nodeTimeouts) : null,
-      ],
-    )) as InsertedRun[];
-    return inserted[0];
+    const db = await kyselyOfManager(m);
+    const inserted = await db
+      .insertInto('runs')
+      .values({
+        id: run.id,
+        tenant_id: run.tenantId,
+        thread_id: run.threadId,
+        agent_id: run.agentId,
+        status: sql.lit('queued'),
+        request_id: run.requestId,
+        input: JSON.stringify(run.input),
+        metadata: JSON.stringify(run.metadata),
+        max_steps: run.maxSteps,
+        agent_version_id: run.agentVersionId,
+        agent_config: JSON.stringify(run.agentConfig),
+        trace_parent: run.traceParent,
+        priority: run.priority,
+        not_before: sql<Date>`now() + ${run.afterSeconds}::float8 * interval '1 second'`,
+        node_timeouts: run.nodeTimeouts ? JSON.stringify(run.nodeTimeouts) : null,
+      })
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'request_id']).where('request_id', 'is not', null).doNothing(),
+      )
+      .returning(['id', 'thread_id', 'status', 'created_at'])
+      .executeTakeFirst();
+    return inserted && { ...inserted, status: inserted.status as RunStatus };
   }
 
   /** The ids of the thread's other active runs, oldest first. */
   async otherActiveRuns(m: EntityManager, threadId: string, runId: string): Promise<string[]> {
-    const busy = (await m.query(
-      `SELECT id FROM runs WHERE thread_id = $1 AND id <> $2 AND status = ANY($3) ORDER BY created_at`,
-      [threadId, runId, ACTIVE],
-    )) as { id: string }[];
+    const db = await kyselyOfManager(m);
+    const busy = await db
+      .selectFrom('runs')
+      .select('id')
+      .where('thread_id', '=', threadId)
+      .where('id', '<>', runId)
+      .where('status', '=', sql<string>`ANY(${['queued', 'running', 'waiting']})`)
+      .orderBy('created_at')
+      .execute();
     return busy.map((r) => r.id);
   }
 
@@ -182,48 +237,58 @@ export class RunsRepository {
     tenantId: string,
     requestId: string | undefined,
   ): Promise<{ id: string; thread_id: string; created_at: Date }> {
-    const [existing] = (await this.ds.query(
-      'SELECT id, thread_id, created_at FROM runs WHERE tenant_id = $1 AND request_id = $2',
-      [tenantId, requestId],
-    )) as { id: string; thread_id: string; created_at: Date }[];
+    const [existing] = await this.db
+      .selectFrom('runs')
+      .select(['id', 'thread_id', 'created_at'])
+      .where('tenant_id', '=', tenantId)
+      .where('request_id', '=', requestId ?? null)
+      .execute();
     return existing;
   }
 
   /** Flags the runs still active as to be cancelled. */
   async flagCancel(runIds: string[]): Promise<void> {
-    await this.ds.query(
-      `UPDATE runs SET cancel_requested = true WHERE id = ANY($1::uuid[]) AND status IN ('queued', 'running', 'waiting')`,
-      [runIds],
-    );
+    await this.db
+      .updateTable('runs')
+      .set({ cancel_requested: true })
+      .where('id', '=', sql<string>`ANY(${runIds}::uuid[])`)
+      .where('status', 'in', ACTIVE)
+      .execute();
   }
 
   /** Flags the tenant's run as to be cancelled; false when it is not active (or not the tenant's). */
   async flagCancelOfTenant(tenantId: string, runId: string): Promise<boolean> {
-    // TypeORM answers an UPDATE with [rows, affected].
-    const [updated] = (await this.ds.query(
-      `UPDATE runs SET cancel_requested = true
-       WHERE id = $1 AND tenant_id = $2 AND status IN ('queued', 'running', 'waiting')
-       RETURNING id`,
-      [runId, tenantId],
-    )) as [{ id: string }[], number];
+    const updated = await this.db
+      .updateTable('runs')
+      .set({ cancel_requested: true })
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .where('status', 'in', ACTIVE)
+      .returning('id')
+      .execute();
     return updated.length > 0;
   }
 
   /** Fails a run that is still queued, with the error given. */
   async failQueued(runId: string, error: { code: RunErrorCode; message: string }): Promise<void> {
-    await this.ds.query(
-      `UPDATE runs SET status = 'failed', finished_at = now(), error = $2 WHERE id = $1 AND status = 'queued'`,
-      [runId, JSON.stringify(error)],
-    );
+    await this.db
+      .updateTable('runs')
+      .set({ status: sql.lit('failed'), finished_at: sql<Date>`now()`, error: JSON.stringify(error) })
+      .where('id', '=', runId)
+      .where('status', '=', sql.lit('queued'))
+      .execute();
   }
 
   /** The tenant's agent with its draft (undefined: none, or deleted). */
   async agentWithDraft(tenantId: string, agentId: string): Promise<{ draft: AgentConfig } | undefined> {
-    const [agent] = (await this.ds.query(
-      'SELECT draft FROM agents WHERE id = $1 AND tenant_id = $2 AND deleted_at IS NULL',
-      [agentId, tenantId],
-    )) as { draft: AgentConfig }[];
-    return agent;
+    const agent = await this.db
+      .selectFrom('agents')
+      .select('draft')
+      .where('id', '=', agentId)
+      .where('tenant_id', '=', tenantId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return agent && { draft: agent.draft as unknown as AgentConfig };
   }
 
   /** A version of the agent: the one given, or its latest published one. */
@@ -231,14 +296,21 @@ export class RunsRepository {
     agentId: string,
     versionId: string | undefined,
   ): Promise<{ id: string; config: AgentConfig } | undefined> {
-    const [version] = (await this.ds.query(
-      versionId
-        ? 'SELECT id, config FROM agent_versions WHERE agent_id = $1 AND id = $2'
-        : `SELECT v.id, v.config FROM agents a JOIN agent_versions v ON v.agent_id = a.id
-           WHERE a.id = $1 AND v.version = ${latestVersionSql('a')}`,
-      versionId ? [agentId, versionId] : [agentId],
-    )) as { id: string; config: AgentConfig }[];
-    return version;
+    const version = versionId
+      ? await this.db
+          .selectFrom('agent_versions')
+          .select(['id', 'config'])
+          .where('agent_id', '=', agentId)
+          .where('id', '=', versionId)
+          .executeTakeFirst()
+      : await this.db
+          .selectFrom('agents as a')
+          .innerJoin('agent_versions as v', 'v.agent_id', 'a.id')
+          .select(['v.id', 'v.config'])
+          .where('a.id', '=', agentId)
+          .where('v.version', '=', sql.raw<number>(latestVersionSql('a')))
+          .executeTakeFirst();
+    return version && { id: version.id, config: version.config as unknown as AgentConfig };
   }
 
   /** The tenant's run's status and what it waits for (undefined: no such run). */
@@ -246,28 +318,33 @@ export class RunsRepository {
     tenantId: string,
     runId: string,
   ): Promise<{ status: RunStatus; waiting: RunWaiting | null } | undefined> {
-    const [run] = (await this.ds.query('SELECT status, waiting FROM runs WHERE id = $1 AND tenant_id = $2', [
-      runId,
-      tenantId,
-    ])) as { status: RunStatus; waiting: RunWaiting | null }[];
-    return run;
+    const run = await this.db
+      .selectFrom('runs')
+      .select(['status', 'waiting'])
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return run && { status: run.status as RunStatus, waiting: run.waiting as unknown as RunWaiting | null };
   }
 
   /** The tasks among these that are still pending. */
   async pendingTasks(taskIds: string[]): Promise<PendingTask[]> {
-    return (await this.ds.query(
-      `SELECT id, version, trace_parent FROM run_tasks WHERE id = ANY($1::uuid[]) AND status = 'pending'`,
-      [taskIds],
-    )) as PendingTask[];
+    return this.db
+      .selectFrom('run_tasks')
+      .select(['id', 'version', 'trace_parent'])
+      .where('id', '=', sql<string>`ANY(${taskIds}::uuid[])`)
+      .where('status', '=', sql.lit('pending'))
+      .execute();
   }
 
   /** The task when it is still pending. */
   async pendingTask(taskId: string): Promise<Omit<PendingTask, 'id'> | undefined> {
-    const [task] = (await this.ds.query(
-      `SELECT version, trace_parent FROM run_tasks WHERE id = $1 AND status = 'pending'`,
-      [taskId],
-    )) as Omit<PendingTask, 'id'>[];
-    return task;
+    return this.db
+      .selectFrom('run_tasks')
+      .select(['version', 'trace_parent'])
+      .where('id', '=', taskId)
+      .where('status', '=', sql.lit('pending'))
+      .executeTakeFirst();
   }
 
   /** The tenant's runs waiting for the client's result of call `callId` (at most `limit`). */
@@ -277,21 +354,23 @@ export class RunsRepository {
     threadId: string | undefined,
     limit: number,
   ): Promise<ClientCallWaiter[]> {
-    return (await this.ds.query(
-      `SELECT id, thread_id, agent_id, waiting FROM runs
-       WHERE tenant_id = $1 AND status = 'waiting' AND waiting->'client_calls' @> $2::jsonb
-         AND ($3::uuid IS NULL OR thread_id = $3::uuid)
-       LIMIT $4`,
-      [tenantId, JSON.stringify([{ id: callId }]), threadId ?? null, limit],
-    )) as ClientCallWaiter[];
+    let q = this.db
+      .selectFrom('runs')
+      .select(['id', 'thread_id', 'agent_id', 'waiting'])
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', sql.lit('waiting'))
+      .where(sql<SqlBool>`waiting->'client_calls' @> ${JSON.stringify([{ id: callId }])}::jsonb`);
+    if (threadId !== undefined) {
+      q = q.where('thread_id', '=', threadId);
+    }
+    const rows = await q.limit(limit).execute();
+    return rows.map((r) => ({ ...r, waiting: r.waiting as unknown as RunWaiting }));
   }
 
   /** What a run waits for (null when it does not). */
   async waitingOf(runId: string): Promise<RunWaiting | null> {
-    const [row] = (await this.ds.query('SELECT waiting FROM runs WHERE id = $1', [runId])) as {
-      waiting: RunWaiting | null;
-    }[];
-    return row?.waiting ?? null;
+    const row = await this.db.selectFrom('runs').select('waiting').where('id', '=', runId).executeTakeFirst();
+    return (row?.waiting as unknown as RunWaiting | null | undefined) ?? null;
   }
 
   /**
@@ -304,49 +383,58 @@ export class RunsRepository {
     after: { micros: string | null; id: string | null },
     limit: number,
   ): Promise<(RunRecord & { at_us: string })[]> {
-    return (await this.ds.query(
-      `SELECT ${RUN_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
-       FROM runs
-       WHERE tenant_id = $1
-         AND ($2::text[] IS NULL OR status = ANY($2::text[]))
-         AND ($3::text IS NULL OR agent_id = $3)
-         AND ($4::uuid IS NULL OR thread_id = $4)
-         AND ($5::timestamptz IS NULL OR created_at >= $5)
-         AND ($6::timestamptz IS NULL OR created_at < $6)
-         AND ($7::bigint IS NULL OR (created_at, id) < (to_timestamp($7::bigint / 1000000.0), $8::uuid))
-       ORDER BY created_at DESC, id DESC
-       LIMIT $9`,
-      [
-        tenantId,
-        q.status ?? null,
-        q.agent_id ?? null,
-        q.thread_id ?? null,
-        q.since ?? null,
-        q.until ?? null,
-        after.micros,
-        after.id,
-        limit,
-      ],
-    )) as (RunRecord & { at_us: string })[];
+    let query = this.db
+      .selectFrom('runs')
+      .select([...RUN_COLUMNS, atMicros])
+      .where('tenant_id', '=', tenantId);
+    if (q.status !== undefined) {
+      query = query.where('status', '=', sql<string>`ANY(${q.status}::text[])`);
+    }
+    if (q.agent_id !== undefined) {
+      query = query.where('agent_id', '=', q.agent_id);
+    }
+    if (q.thread_id !== undefined) {
+      query = query.where('thread_id', '=', q.thread_id);
+    }
+    if (q.since !== undefined) {
+      query = query.where('created_at', '>=', sql<Date>`${q.since}::timestamptz`);
+    }
+    if (q.until !== undefined) {
+      query = query.where('created_at', '<', sql<Date>`${q.until}::timestamptz`);
+    }
+    if (after.micros !== null) {
+      query = query.where(beforeKeyset(after.micros, after.id));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map((r) => ({ ...runRecord(r), at_us: r.at_us }));
   }
 
   /** The tenant's run (undefined: none, or another tenant's). */
   async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
-    const [run] = (await this.ds.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND tenant_id = $2`, [
-      runId,
-      tenantId,
-    ])) as RunRecord[];
-    return run;
+    const run = await this.db
+      .selectFrom('runs')
+      .select(RUN_COLUMNS)
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
+    return run && runRecord(run);
   }
 
   /** The run's metered model calls per model (model_usage, by its run index); [] before any call. */
   async usageByModel(runId: string): Promise<UsageByModel[]> {
-    const rows = (await this.ds.query(
-      `SELECT model_id, sum(prompt_tokens)::bigint AS prompt_tokens, sum(completion_tokens)::bigint AS completion_tokens,
-              sum(total_tokens)::bigint AS total_tokens, sum(cost) AS cost
-       FROM model_usage WHERE run_id = $1 GROUP BY model_id ORDER BY min(created_at)`,
-      [runId],
-    )) as Record<keyof UsageByModel, string | null>[];
+    const rows = await this.db
+      .selectFrom('model_usage')
+      .select([
+        'model_id',
+        sql<string>`sum(prompt_tokens)::bigint`.as('prompt_tokens'),
+        sql<string>`sum(completion_tokens)::bigint`.as('completion_tokens'),
+        sql<string>`sum(total_tokens)::bigint`.as('total_tokens'),
+        sql<string>`sum(cost)`.as('cost'),
+      ])
+      .where('run_id', '=', runId)
+      .groupBy('model_id')
+      .orderBy(sql`min(created_at)`)
+      .execute();
     return rows.map((r) => ({
       model_id: r.model_id,
       prompt_tokens: Number(r.prompt_tokens),

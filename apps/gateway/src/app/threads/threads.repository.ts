@@ -1,10 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { sql } from 'kysely';
+import { DataSource } from 'typeorm';
 import type { AgentConfig } from '@switchyard/contracts';
-import { type PgStateSource, compactHistory, deleteThreads } from '@switchyard/persistence';
+import {
+  type DB,
+  type Db,
+  type PgStateSource,
+  compactHistory,
+  deleteThreads,
+  kyselyOf,
+  kyselyOfManager,
+} from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import type { RunRecord } from '../runs/runs.repository';
+import { RUN_COLUMNS, type RunRecord, atMicros, beforeKeyset, runRecord } from '../runs/runs.repository';
 
 export interface ThreadRecord {
   id: string;
@@ -38,10 +47,25 @@ export interface VersionRecord {
   compacted: boolean;
 }
 
+/** The columns of a thread as its resources show it. */
+const THREAD_COLUMNS = [
+  'id',
+  'agent_id',
+  'created_at',
+  'turns',
+  'version',
+  'active_run_id',
+  'title',
+] as const;
+
 /** The queries of Switchyard's thread resources (the controllers hold no SQL). */
 @Injectable()
 export class ThreadsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The tenant's threads, newest first, a page at a time (keyset on created_at, id). */
   async list(
@@ -49,19 +73,27 @@ export class ThreadsRepository {
     q: { agent_id?: string; since?: string; until?: string; limit: number; cursor?: string },
   ): Promise<{ threads: ThreadRecord[]; next_cursor: string | null }> {
     const [micros, id] = q.cursor ? q.cursor.split('_') : [null, null];
-    const rows = (await this.ds.query(
-      `SELECT id, agent_id, created_at, turns, version, active_run_id, title,
-              (extract(epoch FROM created_at) * 1000000)::bigint::text AS at_us
-       FROM threads
-       WHERE tenant_id = $1
-         AND ($2::text IS NULL OR agent_id = $2)
-         AND ($3::timestamptz IS NULL OR created_at >= $3)
-         AND ($4::timestamptz IS NULL OR created_at < $4)
-         AND ($5::bigint IS NULL OR (created_at, id) < (to_timestamp($5::bigint / 1000000.0), $6::uuid))
-       ORDER BY created_at DESC, id DESC
-       LIMIT $7`,
-      [tenantId, q.agent_id ?? null, q.since ?? null, q.until ?? null, micros, id, q.limit + 1],
-    )) as (ThreadRecord & { at_us: string })[];
+    let query = this.db
+      .selectFrom('threads')
+      .select([...THREAD_COLUMNS, atMicros])
+      .where('tenant_id', '=', tenantId);
+    if (q.agent_id !== undefined) {
+      query = query.where('agent_id', '=', q.agent_id);
+    }
+    if (q.since !== undefined) {
+      query = query.where('created_at', '>=', sql<Date>`${q.since}::timestamptz`);
+    }
+    if (q.until !== undefined) {
+      query = query.where('created_at', '<', sql<Date>`${q.until}::timestamptz`);
+    }
+    if (micros !== null) {
+      query = query.where(beforeKeyset(micros, id ?? null));
+    }
+    const rows = await query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .execute();
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
     return {
@@ -79,7 +111,7 @@ export class ThreadsRepository {
    */
   async delete(tenantId: string, threadId: string): Promise<string[]> {
     return this.ds.transaction(async (m) => {
-      const runs = await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
+      const runs = await endedRuns(await kyselyOfManager(m), tenantId, threadId, 'UPDATE', 'cancel it first');
       await deleteThreads(m, [threadId]);
       return runs.map((r) => r.id);
     });
@@ -94,10 +126,13 @@ export class ThreadsRepository {
    */
   async keepLatest(tenantId: string, threadId: string, states: PgStateSource): Promise<boolean> {
     return this.ds.transaction(async (m) => {
-      await endedRuns(m, tenantId, threadId, 'UPDATE', 'cancel it first');
-      const [{ version }] = (await m.query('SELECT version FROM threads WHERE id = $1', [threadId])) as {
-        version: number;
-      }[];
+      const db = await kyselyOfManager(m);
+      await endedRuns(db, tenantId, threadId, 'UPDATE', 'cancel it first');
+      const [{ version }] = await db
+        .selectFrom('threads')
+        .select('version')
+        .where('id', '=', threadId)
+        .execute();
       if (version < 1) {
         return false;
       }
@@ -115,41 +150,59 @@ export class ThreadsRepository {
    */
   async copy(tenantId: string, threadId: string, newId: string): Promise<void> {
     await this.ds.transaction(async (m) => {
-      const runs = await endedRuns(m, tenantId, threadId, 'SHARE', 'copy it once the run ended');
+      const db = await kyselyOfManager(m);
+      const runs = await endedRuns(db, tenantId, threadId, 'SHARE', 'copy it once the run ended');
       const oldIds = runs.map((r) => r.id);
       const newIds = oldIds.map(() => randomUUID());
-      await m.query(
-        `INSERT INTO threads (id, tenant_id, agent_id, version, turns, snapshot_version, title, metadata)
-         SELECT $2, tenant_id, agent_id, version, turns, snapshot_version, title, metadata FROM threads WHERE id = $1`,
-        [threadId, newId],
-      );
+      await db
+        .insertInto('threads')
+        .columns(['id', 'tenant_id', 'agent_id', 'version', 'turns', 'snapshot_version', 'title', 'metadata'])
+        .expression(
+          db
+            .selectFrom('threads')
+            .select([
+              sql<string>`${newId}::uuid`.as('id'),
+              'tenant_id',
+              'agent_id',
+              'version',
+              'turns',
+              'snapshot_version',
+              'title',
+              'metadata',
+            ])
+            .where('id', '=', threadId),
+        )
+        .execute();
       // Every column of each run, under its new id and thread (a request id stays the original's).
-      await m.query(
-        `INSERT INTO runs
+      // Raw SQL: the record round trip through jsonb and the unnest pairing have no builder form.
+      await sql`INSERT INTO runs
          SELECT (jsonb_populate_record(NULL::runs,
-                   to_jsonb(r) || jsonb_build_object('id', m.new, 'thread_id', $1::uuid, 'request_id', NULL))).*
-         FROM runs r JOIN unnest($2::uuid[], $3::uuid[]) AS m(old, new) ON m.old = r.id`,
-        [newId, oldIds, newIds],
+                   to_jsonb(r) || jsonb_build_object('id', m.new, 'thread_id', ${newId}::uuid, 'request_id', NULL))).*
+         FROM runs r JOIN unnest(${oldIds}::uuid[], ${newIds}::uuid[]) AS m(old, new) ON m.old = r.id`.execute(
+        db,
       );
-      await m.query(
-        `INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta, created_at)
-         SELECT $2, d.version, gen_random_uuid(), coalesce(m.new, d.run_id), d.node, d.delta, d.created_at
-         FROM state_deltas d LEFT JOIN unnest($3::uuid[], $4::uuid[]) AS m(old, new) ON m.old = d.run_id
-         WHERE d.thread_id = $1`,
-        [threadId, newId, oldIds, newIds],
-      );
+      await sql`INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta, created_at)
+         SELECT ${newId}::uuid, d.version, gen_random_uuid(), coalesce(m.new, d.run_id), d.node, d.delta, d.created_at
+         FROM state_deltas d LEFT JOIN unnest(${oldIds}::uuid[], ${newIds}::uuid[]) AS m(old, new) ON m.old = d.run_id
+         WHERE d.thread_id = ${threadId}`.execute(db);
       // A snapshot names its thread inside: rewritten as text, so its key order stays.
-      const snapshots = (await m.query(
-        'SELECT version, state::text AS state, created_at FROM state_snapshots WHERE thread_id = $1',
-        [threadId],
-      )) as { version: number; state: string; created_at: Date }[];
+      const snapshots = await db
+        .selectFrom('state_snapshots')
+        .select(['version', sql<string>`state::text`.as('state'), 'created_at'])
+        .where('thread_id', '=', threadId)
+        .execute();
       for (const s of snapshots) {
         const state = JSON.parse(s.state) as Record<string, unknown>;
         state['thread_id'] = newId;
-        await m.query(
-          'INSERT INTO state_snapshots (thread_id, version, state, created_at) VALUES ($1, $2, $3::json, $4)',
-          [newId, s.version, JSON.stringify(state), s.created_at],
-        );
+        await db
+          .insertInto('state_snapshots')
+          .values({
+            thread_id: newId,
+            version: s.version,
+            state: sql<DB['state_snapshots']['state']>`${JSON.stringify(state)}::json`,
+            created_at: s.created_at,
+          })
+          .execute();
       }
     });
   }
@@ -160,27 +213,34 @@ export class ThreadsRepository {
    */
   async deleteRun(tenantId: string, threadId: string, runId: string): Promise<void> {
     await this.ds.transaction(async (m) => {
-      const [run] = (await m.query(
-        'SELECT status FROM runs WHERE id = $1 AND thread_id = $2 AND tenant_id = $3 FOR UPDATE',
-        [runId, threadId, tenantId],
-      )) as { status: string }[];
+      const db = await kyselyOfManager(m);
+      const run = await db
+        .selectFrom('runs')
+        .select('status')
+        .where('id', '=', runId)
+        .where('thread_id', '=', threadId)
+        .where('tenant_id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       if (!run) {
         throw ApiException.notFound(`run "${runId}" of thread "${threadId}"`);
       }
       if (['queued', 'running', 'waiting'].includes(run.status)) {
         throw new ApiException(ApiErrorCode.Conflict, `run ${runId} is ${run.status}: cancel it first`);
       }
-      await m.query('DELETE FROM tool_receipts WHERE run_id = $1', [runId]);
-      await m.query('DELETE FROM runs WHERE id = $1', [runId]);
+      await db.deleteFrom('tool_receipts').where('run_id', '=', runId).execute();
+      await db.deleteFrom('runs').where('id', '=', runId).execute();
     });
   }
 
   /** The tenant's thread, or 404 (another tenant's thread is not found either). */
   async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRecord> {
-    const [t] = (await this.ds.query(
-      'SELECT id, agent_id, created_at, turns, version, active_run_id, title FROM threads WHERE id = $1 AND tenant_id = $2',
-      [threadId, tenantId],
-    )) as ThreadRecord[];
+    const t = await this.db
+      .selectFrom('threads')
+      .select(THREAD_COLUMNS)
+      .where('id', '=', threadId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!t) {
       throw ApiException.notFound('thread');
     }
@@ -188,47 +248,50 @@ export class ThreadsRepository {
   }
 
   async runsOf(threadId: string): Promise<RunRecord[]> {
-    return (await this.ds.query(
-      `SELECT id, tenant_id, thread_id, agent_id, agent_version_id, turn, status, priority, created_at, started_at, finished_at, steps, usage,
-              output, error, metadata
-       FROM runs WHERE thread_id = $1 ORDER BY created_at`,
-      [threadId],
-    )) as RunRecord[];
+    const rows = await this.db
+      .selectFrom('runs')
+      .select(RUN_COLUMNS)
+      .where('thread_id', '=', threadId)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(runRecord);
   }
 
   async runAgent(runId: string): Promise<RunAgentRecord> {
-    const [r] = (await this.ds.query(
-      'SELECT agent_id, agent_version_id, agent_config FROM runs WHERE id = $1',
-      [runId],
-    )) as RunAgentRecord[];
-    return r;
+    const [r] = await this.db
+      .selectFrom('runs')
+      .select(['agent_id', 'agent_version_id', 'agent_config'])
+      .where('id', '=', runId)
+      .execute();
+    return r && { ...r, agent_config: r.agent_config as unknown as AgentConfig };
   }
 
   /** Versions at or below `atMost`, newest first. */
   async versions(threadId: string, atMost: number, limit: number): Promise<VersionRecord[]> {
     // A compacted history (retention, LangGraph's prune keep_latest) starts at a snapshot whose
-    // delta is gone: that version is listed too, as the first one left.
-    return (await this.ds.query(
-      `SELECT * FROM (
+    // delta is gone: that version is listed too, as the first one left. Raw SQL: a union of the
+    // two logs with JSON path reads.
+    const { rows } = await sql<VersionRecord>`SELECT * FROM (
          SELECT version, run_id, node, created_at, delta->'action'->'next' AS next,
                 CASE WHEN node = 'fork' THEN (delta->'action'->'result'->>'from_version')::int END AS from_version,
                 false AS compacted
-         FROM state_deltas WHERE thread_id = $1 AND version <= $2
+         FROM state_deltas WHERE thread_id = ${threadId} AND version <= ${atMost}
          UNION ALL
          SELECT s.version, NULL, NULL, s.created_at, NULL, NULL, true FROM state_snapshots s
-         WHERE s.thread_id = $1 AND s.version <= $2 AND s.version > 0
-           AND NOT EXISTS (SELECT 1 FROM state_deltas d WHERE d.thread_id = $1 AND d.version = s.version)
-       ) v ORDER BY version DESC LIMIT $3`,
-      [threadId, atMost, limit],
-    )) as VersionRecord[];
+         WHERE s.thread_id = ${threadId} AND s.version <= ${atMost} AND s.version > 0
+           AND NOT EXISTS (SELECT 1 FROM state_deltas d WHERE d.thread_id = ${threadId} AND d.version = s.version)
+       ) v ORDER BY version DESC LIMIT ${limit}`.execute(this.db);
+    return rows;
   }
 
   /** The version a branch's `fork` action wrote (once its run started). */
   async forkVersion(runId: string): Promise<number | null> {
-    const [row] = (await this.ds.query(
-      `SELECT version FROM state_deltas WHERE run_id = $1 AND node = 'fork'`,
-      [runId],
-    )) as { version: number }[];
+    const row = await this.db
+      .selectFrom('state_deltas')
+      .select('version')
+      .where('run_id', '=', runId)
+      .where('node', '=', sql.lit('fork'))
+      .executeTakeFirst();
     return row?.version ?? null;
   }
 }
@@ -238,31 +301,28 @@ export class ThreadsRepository {
  * all of them ended: a run queued, running or waiting is a 409 saying what to do (`remedy`).
  */
 async function endedRuns(
-  m: EntityManager,
+  db: Db,
   tenantId: string,
   threadId: string,
   lock: 'UPDATE' | 'SHARE',
   remedy: string,
 ): Promise<{ id: string; status: string }[]> {
-  const [thread] = (await m.query(`SELECT id FROM threads WHERE id = $1 AND tenant_id = $2 FOR ${lock}`, [
-    threadId,
-    tenantId,
-  ])) as { id: string }[];
-  if (!thread) {
+  const thread = db
+    .selectFrom('threads')
+    .select('id')
+    .where('id', '=', threadId)
+    .where('tenant_id', '=', tenantId);
+  if (!(await (lock === 'UPDATE' ? thread.forUpdate() : thread.forShare()).executeTakeFirst())) {
     throw ApiException.notFound('thread');
   }
-  const runs = (await m.query(`SELECT id, status FROM runs WHERE thread_id = $1 FOR ${lock}`, [
-    threadId,
-  ])) as {
-    id: string;
-    status: string;
-  }[];
-  const active = runs.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
+  const runs = db.selectFrom('runs').select(['id', 'status']).where('thread_id', '=', threadId);
+  const rows = await (lock === 'UPDATE' ? runs.forUpdate() : runs.forShare()).execute();
+  const active = rows.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
   if (active) {
     throw new ApiException(
       ApiErrorCode.Conflict,
       `thread ${threadId} has a run that is ${active.status} (${active.id}): ${remedy}`,
     );
   }
-  return runs;
+  return rows;
 }

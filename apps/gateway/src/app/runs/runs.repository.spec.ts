@@ -1,0 +1,121 @@
+// The gateway's runs statements, against the real Postgres.
+import { randomUUID } from 'node:crypto';
+import type { AgentConfig } from '@switchyard/contracts';
+import { specDatabase } from '../testing/spec-database';
+import { type NewRun, RunsRepository } from './runs.repository';
+
+jest.setTimeout(30_000);
+
+describe(RunsRepository.name, () => {
+  const pg = specDatabase('gateway-runs-repository-spec');
+  let repo: RunsRepository;
+
+  beforeAll(() => {
+    repo = new RunsRepository(pg.ds);
+  });
+
+  const newRun = (tenantId: string, threadId: string, requestId: string | null): NewRun => ({
+    id: randomUUID(),
+    tenantId,
+    threadId,
+    agentId: 'default',
+    requestId,
+    input: { prompt: 'hi' } as NewRun['input'],
+    metadata: { k: 'v' },
+    maxSteps: 7,
+    agentVersionId: null,
+    agentConfig: { name: 'a' } as AgentConfig,
+    traceParent: null,
+    priority: 'batch',
+    afterSeconds: 60,
+    nodeTimeouts: null,
+  });
+
+  it("inserts a queued run once per request id, and finds it by the tenant's request id", async () => {
+    const t = await pg.tenant();
+    const thread = await pg.thread(t);
+    const first = newRun(t, thread, 'req-1');
+    const inserted = await repo.transaction(async (m) => {
+      expect(await repo.lockThread(m, t, thread)).toBe(true);
+      expect(await repo.lockThread(m, await pg.tenant(), thread)).toBe(false);
+      expect(await repo.requestSeen(m, t, 'req-1')).toBe(false);
+      return repo.insertRun(m, first);
+    });
+    expect(inserted).toEqual({
+      id: first.id,
+      thread_id: thread,
+      status: 'queued',
+      created_at: expect.any(Date),
+    });
+    const again = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, 'req-1')));
+    expect(again).toBeUndefined();
+    expect(await repo.transaction((m) => repo.requestSeen(m, t, 'req-1'))).toBe(true);
+    expect((await repo.byRequestId(t, 'req-1')).id).toBe(first.id);
+    const row = await pg.db
+      .selectFrom('runs')
+      .select(['max_steps', 'priority', 'metadata', 'input'])
+      .select((eb) => eb('not_before', '>', eb.ref('created_at')).as('delayed'))
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      max_steps: 7,
+      priority: 'batch',
+      metadata: { k: 'v' },
+      input: { prompt: 'hi' },
+      delayed: true,
+    });
+  });
+
+  it("counts the tenant's active runs against its caps", async () => {
+    const t = await pg.tenant({ max_active_runs: 5 });
+    const thread = await pg.thread(t);
+    await pg.run(t, thread, { status: 'queued' });
+    await pg.run(t, thread, { status: 'waiting' });
+    await pg.run(t, thread, { status: 'succeeded' });
+    const other = await pg.tenant();
+    await pg.run(other, await pg.thread(other), { status: 'queued' });
+    expect(await repo.transaction((m) => repo.tenantLoad(m, t))).toEqual({
+      active: 2,
+      ahead: 1,
+      cap: 5,
+      runningCap: null,
+    });
+  });
+
+  it("pages the tenant's runs newest first, filtered, after a keyset", async () => {
+    const t = await pg.tenant();
+    const thread = await pg.thread(t);
+    const at = (s: string) => new Date(`2026-01-0${s}T00:00:00Z`);
+    const r1 = await pg.run(t, thread, { status: 'succeeded', created_at: at('1') });
+    const r2 = await pg.run(t, thread, { status: 'failed', created_at: at('2') });
+    const r3 = await pg.run(t, thread, { status: 'succeeded', created_at: at('3') });
+    await pg.run(await pg.tenant(), await pg.thread(t), { created_at: at('2') });
+    const none = { micros: null, id: null };
+    const all = await repo.page(t, {}, none, 10);
+    expect(all.map((r) => r.id)).toEqual([r3, r2, r1]);
+    expect(all[0].at_us).toBe(String(at('3').getTime() * 1000));
+    const done = await repo.page(t, { status: ['succeeded'] }, none, 10);
+    expect(done.map((r) => r.id)).toEqual([r3, r1]);
+    const after = await repo.page(t, {}, { micros: all[0].at_us, id: r3 }, 1);
+    expect(after.map((r) => r.id)).toEqual([r2]);
+    const windowed = await repo.page(
+      t,
+      { since: at('2').toISOString(), until: at('3').toISOString() },
+      none,
+      10,
+    );
+    expect(windowed.map((r) => r.id)).toEqual([r2]);
+    expect(await repo.get(t, r2)).toMatchObject({ id: r2, status: 'failed', priority: 'interactive' });
+    expect(await repo.get(await pg.tenant(), r2)).toBeUndefined();
+  });
+
+  it("flags only the tenant's active run as to be cancelled", async () => {
+    const t = await pg.tenant();
+    const thread = await pg.thread(t);
+    const active = await pg.run(t, thread, { status: 'running' });
+    const ended = await pg.run(t, thread, { status: 'succeeded' });
+    expect(await repo.flagCancelOfTenant(await pg.tenant(), active)).toBe(false);
+    expect(await repo.flagCancelOfTenant(t, ended)).toBe(false);
+    expect(await repo.flagCancelOfTenant(t, active)).toBe(true);
+  });
+});
