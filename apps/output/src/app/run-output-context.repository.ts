@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
+import { type Db, kyselyOf } from '@switchyard/persistence';
 
 /** What the output node reads beside the state: the run's pinned agent settings and the thread's title. */
 export interface RunOutputContext {
@@ -25,15 +27,26 @@ const RowSchema = z.object({
  */
 @Injectable()
 export class RunOutputContextRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   async forRun(runId: string, tenantId: string): Promise<RunOutputContext> {
-    const [row] = (await this.ds.query(
-      `SELECT r.agent_config->'output_tools' AS output_tools, t.title,
-              CASE WHEN jsonb_typeof(r.metadata->'user_id') = 'string' THEN r.metadata->>'user_id' END AS user_id
-       FROM runs r JOIN threads t ON t.id = r.thread_id WHERE r.id = $1 AND r.tenant_id = $2`,
-      [runId, tenantId],
-    )) as unknown[];
+    const row = await this.db
+      .selectFrom('runs as r')
+      .innerJoin('threads as t', 't.id', 'r.thread_id')
+      .select([
+        sql<unknown>`r.agent_config->'output_tools'`.as('output_tools'),
+        't.title',
+        sql<unknown>`CASE WHEN jsonb_typeof(r.metadata->'user_id') = 'string' THEN r.metadata->>'user_id' END`.as(
+          'user_id',
+        ),
+      ])
+      .where('r.id', '=', runId)
+      .where('r.tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!row) {
       throw new Error(`run ${runId} not found in its task's tenant: its output settings cannot be read`);
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
 import { AgentConfigError, RunAgentConfig } from './run-agent-config.service';
+import { CollectionsRepository } from './collections.repository';
 import { RunsRepository } from './runs.repository';
 import { UserProfileLoader } from './user-profile.loader';
 
@@ -96,5 +97,29 @@ describe('RunAgentConfig', () => {
     });
     // Cached per tenant: the first answer is not handed to another tenant's task.
     await expect(configs.forRun(runId, tenantB)).rejects.toThrow(AgentConfigError);
+  });
+});
+
+describe('CollectionsRepository', () => {
+  it("gives the tenant's newest collections first, with their document counts", async () => {
+    const tenantId = await tenant();
+    const collection = async (name: string, at: string, t = tenantId) => {
+      const [row] = (await ds.query(
+        `INSERT INTO collections (tenant_id, name, created_at) VALUES ($1, $2, $3) RETURNING id::text AS id`,
+        [t, name, at],
+      )) as { id: string }[];
+      return row.id;
+    };
+    const old = await collection('old', '2026-01-01T00:00:00Z');
+    const mid = await collection('mid', '2026-01-02T00:00:00Z');
+    const fresh = await collection('new', '2026-01-03T00:00:00Z');
+    await collection('theirs', '2026-01-04T00:00:00Z', await tenant());
+    await ds.query(`INSERT INTO documents (collection_id, text) VALUES ($1, 'a'), ($1, 'b')`, [mid]);
+    const repo = new CollectionsRepository(ds);
+    expect(await repo.newestOf(tenantId, 2)).toEqual([
+      { id: fresh, name: 'new', documents: 0 },
+      { id: mid, name: 'mid', documents: 2 },
+    ]);
+    expect((await repo.newestOf(tenantId, 10)).map((c) => c.id)).toEqual([fresh, mid, old]);
   });
 });

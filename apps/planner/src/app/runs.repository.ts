@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
+import { type Db, kyselyOf } from '@switchyard/persistence';
 
 /**
  * What the planner reads of a run, always within the task's tenant (the only tenant a node acts
@@ -9,15 +11,20 @@ import { DataSource } from 'typeorm';
  */
 @Injectable()
 export class RunsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The run's pinned agent configuration (null: pinned none); undefined when the tenant has no such run. */
   async agentConfigOf(runId: string, tenantId: string): Promise<{ agent_config: unknown } | undefined> {
-    const [row] = (await this.ds.query('SELECT agent_config FROM runs WHERE id = $1 AND tenant_id = $2', [
-      runId,
-      tenantId,
-    ])) as { agent_config: unknown }[];
-    return row;
+    return this.db
+      .selectFrom('runs')
+      .select('agent_config')
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
   }
 
   /** The inputs of Begin's form the run was started with, as `runInputsOf` (libs/graph) reads them. */
@@ -25,12 +32,15 @@ export class RunsRepository {
     runId: string,
     tenantId: string,
   ): Promise<{ inputs: unknown; inputs_json: string | null } | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT input->'inputs' AS inputs, input->>'inputs_json' AS inputs_json
-       FROM runs WHERE id = $1 AND tenant_id = $2`,
-      [runId, tenantId],
-    )) as { inputs: unknown; inputs_json: string | null }[];
-    return row;
+    return this.db
+      .selectFrom('runs')
+      .select([
+        sql<unknown>`input->'inputs'`.as('inputs'),
+        sql<string | null>`input->>'inputs_json'`.as('inputs_json'),
+      ])
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
   }
 
   /**
@@ -41,13 +51,15 @@ export class RunsRepository {
     runId: string,
     tenantId: string,
   ): Promise<{ user_id: string | null; profile: unknown } | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT r.metadata->>'user_id' AS user_id, p.profile
-       FROM runs r
-       LEFT JOIN user_profiles p ON p.tenant_id = r.tenant_id AND p.user_id = r.metadata->>'user_id'
-       WHERE r.id = $1 AND r.tenant_id = $2`,
-      [runId, tenantId],
-    )) as { user_id: string | null; profile: unknown }[];
-    return row;
+    const userId = sql<string | null>`r.metadata->>'user_id'`;
+    return this.db
+      .selectFrom('runs as r')
+      .leftJoin('user_profiles as p', (j) =>
+        j.onRef('p.tenant_id', '=', 'r.tenant_id').on('p.user_id', '=', userId),
+      )
+      .select([userId.as('user_id'), 'p.profile'])
+      .where('r.id', '=', runId)
+      .where('r.tenant_id', '=', tenantId)
+      .executeTakeFirst();
   }
 }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { type Db, kyselyOf } from '@switchyard/persistence';
 
 /**
  * What memory reads of a run: its `metadata` (whose `user_id` names the user a turn is
@@ -8,14 +9,19 @@ import { DataSource } from 'typeorm';
  */
 @Injectable()
 export class RunsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The run's metadata; undefined when the tenant has no such run. */
   async metadataOf(runId: string, tenantId: string): Promise<{ metadata: unknown } | undefined> {
-    const [row] = (await this.ds.query('SELECT metadata FROM runs WHERE id = $1 AND tenant_id = $2', [
-      runId,
-      tenantId,
-    ])) as { metadata: unknown }[];
-    return row;
+    return this.db
+      .selectFrom('runs')
+      .select('metadata')
+      .where('id', '=', runId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { McpServerRow } from '@switchyard/persistence';
+import { type Db, kyselyOf, type McpServerRow } from '@switchyard/persistence';
 
 /** What the manager selects of each enabled server. */
 export type EnabledMcpServer = Omit<McpServerRow, 'enabled' | 'created_at'>;
@@ -8,14 +8,39 @@ export type EnabledMcpServer = Omit<McpServerRow, 'enabled' | 'created_at'>;
 /** The tenants' MCP servers (`mcp_servers`), as the tool-executor reads them. */
 @Injectable()
 export class McpServersRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** Every tenant's enabled servers, with their sealed secrets. */
   async enabled(): Promise<EnabledMcpServer[]> {
-    return (await this.ds.query(
-      `SELECT id, tenant_id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-              max_output_bytes, tool_types, updated_at
-       FROM mcp_servers WHERE enabled`,
-    )) as EnabledMcpServer[];
+    const rows = await this.db
+      .selectFrom('mcp_servers')
+      .select([
+        'id',
+        'tenant_id',
+        'name',
+        'transport',
+        'command',
+        'args',
+        'env_sealed',
+        'url',
+        'headers_sealed',
+        'timeout_ms',
+        'max_output_bytes',
+        'tool_types',
+        'updated_at',
+      ])
+      .where('enabled', '=', true)
+      .execute();
+    // The columns' checks and the gateway's writes keep these shapes: narrowed once, per column.
+    return rows.map((r) => ({
+      ...r,
+      transport: r.transport as McpServerRow['transport'],
+      args: r.args as McpServerRow['args'],
+      tool_types: r.tool_types as McpServerRow['tool_types'],
+    }));
   }
 }

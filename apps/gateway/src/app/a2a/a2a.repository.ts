@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '@switchyard/config';
 import type { RunStatus } from '@switchyard/contracts';
+import { type Db, kyselyOf, type RunWaiting } from '@switchyard/persistence';
 import type { TaskRun } from './a2a.views';
 
 /** A push notification config as the protocol shows it (the secrets opened). */
@@ -22,38 +24,70 @@ export interface DuePush {
   state: string;
 }
 
-const TASK_RUN = `r.id, r.thread_id, r.status, r.output, r.error, r.created_at, r.started_at, r.finished_at,
-  r.input->>'prompt' AS prompt, r.waiting`;
+/** A run's columns as its task shows them (`prompt`: the input's, as text). */
+function selectTaskRun(db: Db) {
+  return db
+    .selectFrom('runs as r')
+    .select([
+      'r.id',
+      'r.thread_id',
+      'r.status',
+      'r.output',
+      'r.error',
+      'r.created_at',
+      'r.started_at',
+      'r.finished_at',
+      sql<string>`r.input->>'prompt'`.as('prompt'),
+      'r.waiting',
+    ]);
+}
 
-/** When a config is due next after telling `$3`: never again after a final state, else now. */
-const NEXT_AT_SQL = `CASE WHEN split_part($3, ':', 1) IN ('succeeded', 'failed', 'cancelled') THEN 'infinity'::timestamptz ELSE now() END`;
+/** `status` and `waiting` narrowed once to what the orchestrator writes there. */
+function taskRunOf<R extends { status: string; waiting: unknown }>(
+  r: R,
+): Omit<R, 'status' | 'waiting'> & Pick<TaskRun, 'status' | 'waiting'> {
+  return { ...r, status: r.status as RunStatus, waiting: r.waiting as RunWaiting | null };
+}
+
+/** `ms` milliseconds from now (the parameter multiplies an interval, as it always did). */
+const inMs = (ms: number) => sql<Date>`now() + ${ms} * interval '1 millisecond'`;
+
+/** When a config is due next after telling `state`: never again after a final state, else now. */
+const nextAfter = (state: string) =>
+  sql<Date>`CASE WHEN split_part(${state}, ':', 1) IN ('succeeded', 'failed', 'cancelled') THEN 'infinity'::timestamptz ELSE now() END`;
 
 /** The state a push notification tells for a run (a new question is a new state). */
 export const PUSH_STATE_SQL = `r.status || COALESCE(':' || (r.waiting->>'task_id'), '')`;
+const pushState = sql.raw<string>(PUSH_STATE_SQL);
+
+const PUSH_COLUMNS = ['run_id', 'id', 'url', 'token', 'auth_scheme', 'auth_credentials'] as const;
 
 /** Runs as A2A tasks, and the tasks' push notification configs. */
 @Injectable()
 export class A2aRepository {
+  private readonly db: Db;
+
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    @Inject(DataSource) ds: DataSource,
     @Inject(SecretBox) private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The tenant's run of this agent as a task's view needs it (null: not the tenant's or the agent's). */
   async taskRun(tenantId: string, agentId: string, runId: string): Promise<TaskRun | null> {
-    const [row] = (await this.ds.query(
-      `SELECT ${TASK_RUN} FROM runs r WHERE r.id = $1 AND r.tenant_id = $2 AND r.agent_id = $3`,
-      [runId, tenantId, agentId],
-    )) as TaskRun[];
-    return row ?? null;
+    const row = await selectTaskRun(this.db)
+      .where('r.id', '=', runId)
+      .where('r.tenant_id', '=', tenantId)
+      .where('r.agent_id', '=', agentId)
+      .executeTakeFirst();
+    return row ? taskRunOf(row) : null;
   }
 
   /** A run as its task, whoever's it is (the push delivery, which has the config's run). */
   async taskRunById(runId: string): Promise<TaskRun | null> {
-    const [row] = (await this.ds.query(`SELECT ${TASK_RUN} FROM runs r WHERE r.id = $1`, [
-      runId,
-    ])) as TaskRun[];
-    return row ?? null;
+    const row = await selectTaskRun(this.db).where('r.id', '=', runId).executeTakeFirst();
+    return row ? taskRunOf(row) : null;
   }
 
   /** The tenant's runs of this agent, newest first, for `ListTasks`. */
@@ -69,63 +103,83 @@ export class A2aRepository {
       limit: number;
     },
   ): Promise<(TaskRun & { total: number; at_us: string })[]> {
-    return (await this.ds.query(
-      `SELECT ${TASK_RUN}, count(*) OVER ()::int AS total,
-              (extract(epoch FROM r.created_at) * 1000000)::bigint::text AS at_us
-       FROM runs r
-       WHERE r.tenant_id = $1 AND r.agent_id = $2
-         AND ($3::uuid IS NULL OR r.thread_id = $3::uuid)
-         AND ($4::text[] IS NULL OR r.status = ANY($4::text[]))
-         AND ($5::timestamptz IS NULL OR COALESCE(r.finished_at, r.started_at, r.created_at) > $5)
-         AND ($6::bigint IS NULL OR (r.created_at, r.id) < (to_timestamp($6::bigint / 1000000.0), $7::uuid))
-       ORDER BY r.created_at DESC, r.id DESC LIMIT $8`,
-      [
-        tenantId,
-        agentId,
-        q.contextId ?? null,
-        q.statuses ?? null,
-        q.after ?? null,
-        q.before?.atMicros ?? null,
-        q.before?.id ?? null,
-        q.limit,
-      ],
-    )) as (TaskRun & { total: number; at_us: string })[];
+    let query = selectTaskRun(this.db)
+      .select([
+        sql<number>`count(*) OVER ()::int`.as('total'),
+        sql<string>`(extract(epoch FROM r.created_at) * 1000000)::bigint::text`.as('at_us'),
+      ])
+      .where('r.tenant_id', '=', tenantId)
+      .where('r.agent_id', '=', agentId);
+    if (q.contextId !== undefined) {
+      query = query.where('r.thread_id', '=', sql<string>`${q.contextId}::uuid`);
+    }
+    if (q.statuses !== undefined) {
+      // `= ANY`: an empty list matches nothing (as it always did), where `IN ()` would not parse.
+      query = query.where('r.status', '=', sql<string>`ANY(${q.statuses}::text[])`);
+    }
+    if (q.after !== undefined) {
+      const after = q.after;
+      query = query.where((eb) =>
+        eb(eb.fn.coalesce('r.finished_at', 'r.started_at', 'r.created_at'), '>', after),
+      );
+    }
+    if (q.before !== undefined) {
+      query = query.where(
+        sql<boolean>`(r.created_at, r.id) < (to_timestamp(${q.before.atMicros}::bigint / 1000000.0), ${q.before.id}::uuid)`,
+      );
+    }
+    const rows = await query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(q.limit).execute();
+    return rows.map(taskRunOf);
   }
 
   async savePush(tenantId: string, c: PushConfig): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO a2a_push_configs (run_id, id, tenant_id, url, token, auth_scheme, auth_credentials)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (run_id, id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token,
-         auth_scheme = EXCLUDED.auth_scheme, auth_credentials = EXCLUDED.auth_credentials,
-         sent_state = NULL, attempts = 0, next_at = now(), last_error = NULL`,
-      [
-        c.taskId,
-        c.id,
-        tenantId,
-        c.url,
-        c.token ? this.box.seal(c.token) : null,
-        c.authentication?.scheme ?? null,
-        c.authentication ? this.box.seal(c.authentication.credentials) : null,
-      ],
-    );
+    await this.db
+      .insertInto('a2a_push_configs')
+      .values({
+        run_id: c.taskId,
+        id: c.id,
+        tenant_id: tenantId,
+        url: c.url,
+        token: c.token ? this.box.seal(c.token) : null,
+        auth_scheme: c.authentication?.scheme ?? null,
+        auth_credentials: c.authentication ? this.box.seal(c.authentication.credentials) : null,
+      })
+      .onConflict((oc) =>
+        oc.columns(['run_id', 'id']).doUpdateSet((eb) => ({
+          url: eb.ref('excluded.url'),
+          token: eb.ref('excluded.token'),
+          auth_scheme: eb.ref('excluded.auth_scheme'),
+          auth_credentials: eb.ref('excluded.auth_credentials'),
+          sent_state: null,
+          attempts: 0,
+          next_at: sql<Date>`now()`,
+          last_error: null,
+        })),
+      )
+      .execute();
   }
 
   async pushConfigs(tenantId: string, runId: string, id?: string): Promise<PushConfig[]> {
-    const rows = (await this.ds.query(
-      `SELECT run_id, id, url, token, auth_scheme, auth_credentials FROM a2a_push_configs
-       WHERE tenant_id = $1 AND run_id = $2 AND ($3::text IS NULL OR id = $3) ORDER BY created_at, id`,
-      [tenantId, runId, id ?? null],
-    )) as PushRow[];
+    let query = this.db
+      .selectFrom('a2a_push_configs')
+      .select(PUSH_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .where('run_id', '=', runId);
+    if (id !== undefined) {
+      query = query.where('id', '=', id);
+    }
+    const rows = await query.orderBy('created_at').orderBy('id').execute();
     return rows.map((r) => this.configOf(r));
   }
 
   async deletePush(tenantId: string, runId: string, id: string): Promise<boolean> {
-    const [, count] = (await this.ds.query(
-      'DELETE FROM a2a_push_configs WHERE tenant_id = $1 AND run_id = $2 AND id = $3',
-      [tenantId, runId, id],
-    )) as [unknown, number];
-    return count > 0;
+    const { numDeletedRows } = await this.db
+      .deleteFrom('a2a_push_configs')
+      .where('tenant_id', '=', tenantId)
+      .where('run_id', '=', runId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return numDeletedRows > 0n;
   }
 
   /**
@@ -133,16 +187,36 @@ export class A2aRepository {
    * replicas share them (SKIP LOCKED); one whose sender died is taken again after its lease.
    */
   async claimDue(limit: number, leaseMs: number): Promise<DuePush[]> {
-    const [rows] = (await this.ds.query(
-      `WITH due AS (
-         SELECT p.run_id, p.id, ${PUSH_STATE_SQL} AS state FROM a2a_push_configs p JOIN runs r ON r.id = p.run_id
-         WHERE p.next_at <= now() AND p.sent_state IS DISTINCT FROM ${PUSH_STATE_SQL}
-         ORDER BY p.next_at LIMIT $1 FOR UPDATE OF p SKIP LOCKED)
-       UPDATE a2a_push_configs p SET next_at = now() + $2 * interval '1 millisecond'
-       FROM due WHERE p.run_id = due.run_id AND p.id = due.id
-       RETURNING p.run_id, p.id, p.tenant_id, p.url, p.token, p.auth_scheme, p.auth_credentials, p.attempts, due.state`,
-      [limit, leaseMs],
-    )) as [(PushRow & { tenant_id: string; attempts: number; state: string })[], number];
+    const rows = await this.db
+      .with('due', (db) =>
+        db
+          .selectFrom('a2a_push_configs as p')
+          .innerJoin('runs as r', 'r.id', 'p.run_id')
+          .select(['p.run_id', 'p.id', pushState.as('state')])
+          .where('p.next_at', '<=', sql<Date>`now()`)
+          .where('p.sent_state', 'is distinct from', pushState)
+          .orderBy('p.next_at')
+          .limit(limit)
+          .forUpdate('p')
+          .skipLocked(),
+      )
+      .updateTable('a2a_push_configs as p')
+      .from('due')
+      .set({ next_at: inMs(leaseMs) })
+      .whereRef('p.run_id', '=', 'due.run_id')
+      .whereRef('p.id', '=', 'due.id')
+      .returning([
+        'p.run_id',
+        'p.id',
+        'p.tenant_id',
+        'p.url',
+        'p.token',
+        'p.auth_scheme',
+        'p.auth_credentials',
+        'p.attempts',
+        'due.state',
+      ])
+      .execute();
     return rows.map((r) => ({
       config: this.configOf(r),
       tenantId: r.tenant_id,
@@ -153,11 +227,12 @@ export class A2aRepository {
 
   /** Told: once the task's last state was, the config is never due again. */
   async pushed(runId: string, id: string, state: string): Promise<void> {
-    await this.ds.query(
-      `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = NULL, next_at = ${NEXT_AT_SQL}
-       WHERE run_id = $1 AND id = $2`,
-      [runId, id, state],
-    );
+    await this.db
+      .updateTable('a2a_push_configs')
+      .set({ sent_state: state, attempts: 0, last_error: null, next_at: nextAfter(state) })
+      .where('run_id', '=', runId)
+      .where('id', '=', id)
+      .execute();
   }
 
   /** A failed notification: tried again after `retryInMs`, or given up on for this state (null). */
@@ -168,15 +243,16 @@ export class A2aRepository {
     error: string,
     retryInMs: number | null,
   ): Promise<void> {
-    await this.ds.query(
-      retryInMs === null
-        ? `UPDATE a2a_push_configs SET sent_state = $3, attempts = 0, last_error = $4, next_at = ${NEXT_AT_SQL}
-           WHERE run_id = $1 AND id = $2`
-        : `UPDATE a2a_push_configs SET attempts = attempts + 1, last_error = $3,
-             next_at = now() + $4 * interval '1 millisecond'
-           WHERE run_id = $1 AND id = $2`,
-      retryInMs === null ? [runId, id, state, error] : [runId, id, error, retryInMs],
-    );
+    await this.db
+      .updateTable('a2a_push_configs')
+      .set((eb) =>
+        retryInMs === null
+          ? { sent_state: state, attempts: 0, last_error: error, next_at: nextAfter(state) }
+          : { attempts: eb('attempts', '+', 1), last_error: error, next_at: inMs(retryInMs) },
+      )
+      .where('run_id', '=', runId)
+      .where('id', '=', id)
+      .execute();
   }
 
   private configOf(r: PushRow): PushConfig {

@@ -1,15 +1,40 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Selectable } from 'kysely';
+import { DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import type { ToolType } from '@switchyard/contracts';
-import type { McpServerRow as McpRow } from '@switchyard/persistence';
+import { type DB, type Db, kyselyOf, type McpServerRow as McpRow } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { pgCode } from '../registry/pg-errors';
 
-const COLUMNS = `id, name, transport, command, args, env_sealed, url, headers_sealed, timeout_ms,
-  max_output_bytes, enabled, tool_types, created_at, updated_at`;
+const COLUMNS = [
+  'id',
+  'name',
+  'transport',
+  'command',
+  'args',
+  'env_sealed',
+  'url',
+  'headers_sealed',
+  'timeout_ms',
+  'max_output_bytes',
+  'enabled',
+  'tool_types',
+  'created_at',
+  'updated_at',
+] as const;
 
 /** What the gateway selects (COLUMNS). */
 export type McpServerRow = Omit<McpRow, 'tenant_id'>;
+
+/** The JSON and checked text columns narrowed once to what `create` writes. */
+function rowOf(r: Pick<Selectable<DB['mcp_servers']>, (typeof COLUMNS)[number]>): McpServerRow {
+  return {
+    ...r,
+    transport: r.transport as McpServerRow['transport'],
+    args: r.args as McpServerRow['args'],
+    tool_types: r.tool_types as McpServerRow['tool_types'],
+  };
+}
 
 export interface NewMcpServer {
   name: string;
@@ -28,32 +53,36 @@ export interface NewMcpServer {
 /** A tenant's MCP servers (secrets stored sealed); every query is scoped to the tenant. */
 @Injectable()
 export class McpServersRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   async create(tenantId: string, s: NewMcpServer): Promise<McpServerRow> {
     try {
-      const [row] = (await this.ds.query(
-        `INSERT INTO mcp_servers (tenant_id, name, transport, command, args, env_sealed, url, headers_sealed,
-           timeout_ms, max_output_bytes, enabled, tool_types)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11, $12::jsonb) RETURNING ${COLUMNS}`,
-        [
-          tenantId,
-          s.name,
-          s.transport,
-          s.command,
-          JSON.stringify(s.args),
-          s.envSealed,
-          s.url,
-          s.headersSealed,
-          s.timeoutMs,
-          s.maxOutputBytes,
-          s.enabled,
-          JSON.stringify(s.toolTypes),
-        ],
-      )) as McpServerRow[];
-      return row;
+      const row = await this.db
+        .insertInto('mcp_servers')
+        .values({
+          tenant_id: tenantId,
+          name: s.name,
+          transport: s.transport,
+          command: s.command,
+          args: JSON.stringify(s.args),
+          env_sealed: s.envSealed,
+          url: s.url,
+          headers_sealed: s.headersSealed,
+          timeout_ms: s.timeoutMs,
+          max_output_bytes: s.maxOutputBytes,
+          enabled: s.enabled,
+          tool_types: JSON.stringify(s.toolTypes),
+        })
+        .returning(COLUMNS)
+        .executeTakeFirstOrThrow();
+      return rowOf(row);
     } catch (err) {
-      if (pgCode(err) === '23505') {
+      // Kysely raises pg's own error (no TypeORM QueryFailedError around it).
+      if (err instanceof DatabaseError && err.code === '23505') {
         // Names are global (they name nodes): say so without revealing whose server it is.
         throw new ApiException(ApiErrorCode.Conflict, `an MCP server named ${s.name} exists already`);
       }
@@ -62,30 +91,38 @@ export class McpServersRepository {
   }
 
   async list(tenantId: string): Promise<McpServerRow[]> {
-    return (await this.ds.query(`SELECT ${COLUMNS} FROM mcp_servers WHERE tenant_id = $1 ORDER BY name`, [
-      tenantId,
-    ])) as McpServerRow[];
+    const rows = await this.db
+      .selectFrom('mcp_servers')
+      .select(COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .orderBy('name')
+      .execute();
+    return rows.map(rowOf);
   }
 
   async getOrThrow(tenantId: string, id: string): Promise<McpServerRow> {
-    const [row] = (await this.ds.query(
-      `SELECT ${COLUMNS} FROM mcp_servers WHERE id = $1 AND tenant_id = $2`,
-      [id, tenantId],
-    )) as McpServerRow[];
+    const row = await this.db
+      .selectFrom('mcp_servers')
+      .select(COLUMNS)
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!row) {
       throw ApiException.notFound('MCP server');
     }
-    return row;
+    return rowOf(row);
   }
 
   async remove(tenantId: string, id: string): Promise<McpServerRow> {
-    const [rows] = (await this.ds.query(
-      `DELETE FROM mcp_servers WHERE id = $1 AND tenant_id = $2 RETURNING ${COLUMNS}`,
-      [id, tenantId],
-    )) as [McpServerRow[], number];
-    if (rows.length === 0) {
+    const row = await this.db
+      .deleteFrom('mcp_servers')
+      .where('id', '=', id)
+      .where('tenant_id', '=', tenantId)
+      .returning(COLUMNS)
+      .executeTakeFirst();
+    if (!row) {
       throw ApiException.notFound('MCP server');
     }
-    return rows[0];
+    return rowOf(row);
   }
 }
