@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Updateable } from 'kysely';
 import { DataSource } from 'typeorm';
+import { type DB, type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 import type { Provider } from '@switchyard/provider-tools';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import { TENANT_COLUMNS, type TenantRow } from '../registry/registry.views';
+import type { TenantRow } from '../registry/registry.views';
 
 export interface KeyRow {
   id: string;
@@ -22,7 +24,7 @@ export interface ProviderKeyRow {
   revoked_at: Date | null;
 }
 
-const KEY_COLUMNS = 'id, prefix, label, created_at, revoked_at';
+const KEY_COLUMNS = ['id', 'prefix', 'label', 'created_at', 'revoked_at'] as const;
 /** The tenant columns PATCH /v1/admin/tenants/:id may set. */
 export const TENANT_SETTINGS = [
   'token_budget',
@@ -35,32 +37,59 @@ export const TENANT_SETTINGS = [
 ] as const;
 /** Settings whose column is NOT NULL: null sets the column's default instead. */
 const TENANT_SETTING_DEFAULTS: Partial<Record<(typeof TENANT_SETTINGS)[number], number>> = { weight: 1 };
-const PROVIDER_KEY_COLUMNS = 'id, tenant_id, provider, fingerprint, status, created_at, revoked_at';
+/** The columns of a TenantRow (registry.views.ts). */
+const TENANT_COLUMNS = ['id', 'name', 'tokens_used', 'created_at', ...TENANT_SETTINGS] as const;
+const PROVIDER_KEY_COLUMNS = [
+  'id',
+  'tenant_id',
+  'provider',
+  'fingerprint',
+  'status',
+  'created_at',
+  'revoked_at',
+] as const;
+
+/** A provider key as stored: `provider` and `status` hold only the values the API writes. */
+const providerKeyRow = (
+  r: Omit<ProviderKeyRow, 'provider' | 'status'> & { provider: string; status: string },
+) => ({
+  ...r,
+  provider: r.provider as Provider,
+  status: r.status as ProviderKeyRow['status'],
+});
 
 /** The admin API's queries: tenants, their API keys and their provider keys. */
 @Injectable()
 export class AdminRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
 
-  async createTenant(name: string): Promise<TenantRow> {
-    const rows = (await this.ds.query(
-      `INSERT INTO tenants (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING ${TENANT_COLUMNS}`,
-      [name],
-    )) as TenantRow[];
-    if (rows.length === 0) {
-      throw new ApiException(ApiErrorCode.Conflict, `a tenant named "${name}" exists`);
-    }
-    return rows[0];
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
   }
 
-  async tenants(): Promise<TenantRow[]> {
-    return (await this.ds.query(`SELECT ${TENANT_COLUMNS} FROM tenants ORDER BY created_at`)) as TenantRow[];
+  async createTenant(name: string): Promise<TenantRow> {
+    const row = await this.db
+      .insertInto('tenants')
+      .values({ name })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning(TENANT_COLUMNS)
+      .executeTakeFirst();
+    if (!row) {
+      throw new ApiException(ApiErrorCode.Conflict, `a tenant named "${name}" exists`);
+    }
+    return row;
+  }
+
+  tenants(): Promise<TenantRow[]> {
+    return this.db.selectFrom('tenants').select(TENANT_COLUMNS).orderBy('created_at').execute();
   }
 
   async tenantOrThrow(tenantId: string): Promise<TenantRow> {
-    const [row] = (await this.ds.query(`SELECT ${TENANT_COLUMNS} FROM tenants WHERE id = $1`, [
-      tenantId,
-    ])) as TenantRow[];
+    const row = await this.db
+      .selectFrom('tenants')
+      .select(TENANT_COLUMNS)
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
     if (!row) {
       throw ApiException.notFound('tenant');
     }
@@ -73,25 +102,28 @@ export class AdminRepository {
     fields: Partial<Record<(typeof TENANT_SETTINGS)[number], number | string | null>>,
   ): Promise<TenantRow> {
     const names = TENANT_SETTINGS.filter((f) => fields[f] !== undefined);
-    return this.updateTenant(
-      tenantId,
-      names.map((f, i) => `${f} = $${i + 2}`).join(', '),
-      names.map((f) => fields[f] ?? TENANT_SETTING_DEFAULTS[f] ?? null),
-    );
+    // Each value is the column's as the API validated it (PatchTenantSchema).
+    const set = Object.fromEntries(
+      names.map((f) => [f, fields[f] ?? TENANT_SETTING_DEFAULTS[f] ?? null]),
+    ) as Updateable<DB['tenants']>;
+    return this.updateTenant(tenantId, set);
   }
 
   /** Whether the registry has an embedding model of this name (or id). */
   async isEmbeddingModel(name: string): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `SELECT 1 FROM models WHERE category = 'embedding' AND (name = $1 OR id::text = $1) LIMIT 1`,
-      [name],
-    )) as unknown[];
-    return rows.length > 0;
+    const row = await this.db
+      .selectFrom('models')
+      .select(sql.lit(1).as('one'))
+      .where('category', '=', 'embedding')
+      .where((eb) => eb.or([eb('name', '=', name), eb(eb.cast('id', 'text'), '=', name)]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** A new budget period: tokens_used back to 0 (model_usage keeps the history). */
   resetUsage(tenantId: string): Promise<TenantRow> {
-    return this.updateTenant(tenantId, 'tokens_used = 0', []);
+    return this.updateTenant(tenantId, { tokens_used: 0 });
   }
 
   /** Stores a new API key by its hash (the key itself is never stored). */
@@ -100,32 +132,36 @@ export class AdminRepository {
     key: { prefix: string; hash: string; label: string | null },
   ): Promise<KeyRow> {
     await this.tenantOrThrow(tenantId);
-    const [row] = (await this.ds.query(
-      `INSERT INTO api_keys (tenant_id, prefix, hash, label) VALUES ($1, $2, $3, $4) RETURNING ${KEY_COLUMNS}`,
-      [tenantId, key.prefix, key.hash, key.label],
-    )) as KeyRow[];
-    return row;
+    return this.db
+      .insertInto('api_keys')
+      .values({ tenant_id: tenantId, prefix: key.prefix, hash: key.hash, label: key.label })
+      .returning(KEY_COLUMNS)
+      .executeTakeFirstOrThrow();
   }
 
   async keys(tenantId: string): Promise<KeyRow[]> {
     await this.tenantOrThrow(tenantId);
-    return (await this.ds.query(
-      `SELECT ${KEY_COLUMNS} FROM api_keys WHERE tenant_id = $1 ORDER BY created_at`,
-      [tenantId],
-    )) as KeyRow[];
+    return this.db
+      .selectFrom('api_keys')
+      .select(KEY_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .orderBy('created_at')
+      .execute();
   }
 
   /** Revokes a key (idempotent: the first revocation time stays). */
   async revokeKey(tenantId: string, keyId: string): Promise<KeyRow> {
-    const [rows] = (await this.ds.query(
-      `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND tenant_id = $2
-       RETURNING ${KEY_COLUMNS}`,
-      [keyId, tenantId],
-    )) as [KeyRow[], number];
-    if (rows.length === 0) {
+    const row = await this.db
+      .updateTable('api_keys')
+      .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.fn<Date>('now')) }))
+      .where('id', '=', keyId)
+      .where('tenant_id', '=', tenantId)
+      .returning(KEY_COLUMNS)
+      .executeTakeFirst();
+    if (!row) {
       throw ApiException.notFound('key');
     }
-    return rows[0];
+    return row;
   }
 
   /**
@@ -137,56 +173,69 @@ export class AdminRepository {
     provider: Provider,
     key: { sealed: string; fingerprint: string },
   ): Promise<{ row: ProviderKeyRow; replaced: string[] }> {
-    return this.ds.transaction(async (m) => {
-      const [tenant] = (await m.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [
-        tenantId,
-      ])) as unknown[];
+    return kyselyTransaction(this.ds, async (db) => {
+      const tenant = await db
+        .selectFrom('tenants')
+        .select('id')
+        .where('id', '=', tenantId)
+        .forUpdate()
+        .executeTakeFirst();
       if (!tenant) {
         throw ApiException.notFound('tenant');
       }
-      const revoked = (await m.query(
-        `UPDATE provider_keys SET status = 'revoked', revoked_at = now()
-         WHERE tenant_id = $1 AND provider = $2 AND status = 'active' RETURNING ${PROVIDER_KEY_COLUMNS}`,
-        [tenantId, provider],
-      )) as [ProviderKeyRow[], number];
-      const [row] = (await m.query(
-        `INSERT INTO provider_keys (tenant_id, provider, secret_sealed, fingerprint)
-         VALUES ($1, $2, $3, $4) RETURNING ${PROVIDER_KEY_COLUMNS}`,
-        [tenantId, provider, key.sealed, key.fingerprint],
-      )) as ProviderKeyRow[];
-      return { row, replaced: revoked[0].map((r) => r.id) };
+      const revoked = await revokeActiveProviderKey(db, tenantId, provider).execute();
+      const row = await db
+        .insertInto('provider_keys')
+        .values({ tenant_id: tenantId, provider, secret_sealed: key.sealed, fingerprint: key.fingerprint })
+        .returning(PROVIDER_KEY_COLUMNS)
+        .executeTakeFirstOrThrow();
+      return { row: providerKeyRow(row), replaced: revoked.map((r) => r.id) };
     });
   }
 
   async providerKeys(tenantId: string): Promise<ProviderKeyRow[]> {
     await this.tenantOrThrow(tenantId);
-    return (await this.ds.query(
-      `SELECT ${PROVIDER_KEY_COLUMNS} FROM provider_keys WHERE tenant_id = $1 ORDER BY provider, created_at, id`,
-      [tenantId],
-    )) as ProviderKeyRow[];
+    const rows = await this.db
+      .selectFrom('provider_keys')
+      .select(PROVIDER_KEY_COLUMNS)
+      .where('tenant_id', '=', tenantId)
+      .orderBy('provider')
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    return rows.map(providerKeyRow);
   }
 
   /** Revokes the tenant's active key of the provider; 404 when it has none. */
   async revokeProviderKey(tenantId: string, provider: Provider): Promise<ProviderKeyRow> {
-    const [rows] = (await this.ds.query(
-      `UPDATE provider_keys SET status = 'revoked', revoked_at = now()
-       WHERE tenant_id = $1 AND provider = $2 AND status = 'active' RETURNING ${PROVIDER_KEY_COLUMNS}`,
-      [tenantId, provider],
-    )) as [ProviderKeyRow[], number];
-    if (rows.length === 0) {
+    const row = await revokeActiveProviderKey(this.db, tenantId, provider).executeTakeFirst();
+    if (!row) {
       throw ApiException.notFound(`active ${provider} key`);
     }
-    return rows[0];
+    return providerKeyRow(row);
   }
 
-  private async updateTenant(tenantId: string, set: string, params: unknown[]): Promise<TenantRow> {
-    const [rows] = (await this.ds.query(
-      `UPDATE tenants SET ${set} WHERE id = $1 RETURNING ${TENANT_COLUMNS}`,
-      [tenantId, ...params],
-    )) as [TenantRow[], number];
-    if (rows.length === 0) {
+  private async updateTenant(tenantId: string, set: Updateable<DB['tenants']>): Promise<TenantRow> {
+    const row = await this.db
+      .updateTable('tenants')
+      .set(set)
+      .where('id', '=', tenantId)
+      .returning(TENANT_COLUMNS)
+      .executeTakeFirst();
+    if (!row) {
       throw ApiException.notFound('tenant');
     }
-    return rows[0];
+    return row;
   }
+}
+
+/** Revokes the tenant's active key of the provider (at most one), answering it. */
+function revokeActiveProviderKey(db: Db, tenantId: string, provider: Provider) {
+  return db
+    .updateTable('provider_keys')
+    .set((eb) => ({ status: 'revoked', revoked_at: eb.fn('now') }))
+    .where('tenant_id', '=', tenantId)
+    .where('provider', '=', provider)
+    .where('status', '=', 'active')
+    .returning(PROVIDER_KEY_COLUMNS);
 }
