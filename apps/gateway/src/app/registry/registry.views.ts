@@ -21,7 +21,6 @@ export interface VendorRow {
   base_url: string | null;
   created_at: Date;
 }
-export const VENDOR_COLUMNS = 'id, name, kind, base_url, created_at';
 export const vendorView = (r: VendorRow): z.infer<typeof VendorSchema> => ({
   ...r,
   created_at: iso(r.created_at),
@@ -40,8 +39,6 @@ export interface VendorKeyRow {
   created_at: Date;
   updated_at: Date;
 }
-export const VENDOR_KEY_COLUMNS =
-  'id, vendor_id, label, tenant_id, business_id, fingerprint, status, status_reason, created_at, updated_at';
 export const vendorKeyView = (r: VendorKeyRow): z.infer<typeof VendorKeySchema> => ({
   id: r.id,
   vendor_id: r.vendor_id,
@@ -62,7 +59,6 @@ export interface EndpointRow {
   categories: z.infer<typeof EndpointSchema>['categories'];
   created_at: Date;
 }
-export const ENDPOINT_COLUMNS = 'id, vendor_id, url, categories, created_at';
 export const endpointView = (r: EndpointRow): z.infer<typeof EndpointSchema> => ({
   ...r,
   created_at: iso(r.created_at),
@@ -81,8 +77,6 @@ export interface ModelRow {
   structured_output: z.infer<typeof ModelSchema>['structured_output'];
   created_at: Date;
 }
-export const MODEL_COLUMNS =
-  'id, vendor_id, name, category, version, context_window, price_per_1k_input, price_per_1k_output, parser, structured_output, created_at';
 export const modelView = (r: ModelRow): z.infer<typeof ModelSchema> => ({
   ...r,
   price_per_1k_input: num(r.price_per_1k_input),
@@ -137,8 +131,6 @@ export interface TenantRow {
   /** double precision (pg parses it to a number); 1 by default. */
   weight: number;
 }
-export const TENANT_COLUMNS =
-  'id, name, token_budget, tokens_used, created_at, rate_limit_per_second, rate_limit_burst, max_active_runs, max_running_runs, memory_embedding_model, weight';
 export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
   id: r.id,
   name: r.name,
