@@ -109,6 +109,13 @@ describe(StoreRepository.name, () => {
     expect((await repo.search(t, query({ prefix: ['p', 'q'] })))[0]).not.toHaveProperty('score');
   });
 
+  it('takes a TTL of a fraction of a minute', async () => {
+    await repo.put(tenantId, item(['frac'], 'k', { ttlMinutes: 0.5 }));
+    const left = (await expiresAt(tenantId, ['frac'], 'k'))!.getTime() - Date.now();
+    expect(left).toBeGreaterThan(20_000);
+    expect(left).toBeLessThanOrEqual(30_000);
+  });
+
   it("restarts the TTLs of the items a refreshing search finds, and no one else's", async () => {
     const t = await pg.tenant();
     await repo.put(t, item(['s'], 'found', { ttlMinutes: 5 }));

@@ -47,7 +47,7 @@ const OPERATORS: Record<string, string> = {
 const live = (column: string): RawBuilder<boolean> =>
   sql<boolean>`(${sql.ref(column)} IS NULL OR ${sql.ref(column)} > now())`;
 
-/** `now()` plus the minutes of `minutes` (an int: a column or a parameter), as the new expiry. */
+/** `now()` plus the minutes of `minutes` (float8, as `ttl_minutes`: a column or a parameter), as the new expiry. */
 const expiresIn = (minutes: RawBuilder<unknown>): RawBuilder<Date> =>
   sql<Date>`now() + ${minutes} * interval '1 minute'`;
 
@@ -76,7 +76,7 @@ export class StoreRepository {
         embedding: w.embedding?.vector ?? null,
         embedding_model: w.embedding?.model ?? null,
         ttl_minutes: w.ttlMinutes,
-        expires_at: expiresIn(sql`${w.ttlMinutes}::int`),
+        expires_at: expiresIn(sql`${w.ttlMinutes}::float8`),
       })
       .onConflict((oc) =>
         oc.columns(['tenant_id', 'namespace', 'key']).doUpdateSet((eb) => ({
