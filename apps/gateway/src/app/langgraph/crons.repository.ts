@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { type Selectable, sql } from 'kysely';
+import { DataSource } from 'typeorm';
 import { isUuid } from '@switchyard/contracts';
+import { type DB, type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 import { ApiException } from '../http/api.exception';
 import type { CronSearch } from './langgraph.schemas';
 
@@ -22,7 +24,7 @@ export interface CronRow {
   updated_at: Date;
 }
 
-const SORT: Record<CronSearch['sort_by'], string> = {
+const SORT = {
   cron_id: 'id',
   assistant_id: 'assistant_id',
   thread_id: 'thread_id',
@@ -30,72 +32,98 @@ const SORT: Record<CronSearch['sort_by'], string> = {
   end_time: 'end_time',
   created_at: 'created_at',
   updated_at: 'updated_at',
-};
+} as const satisfies Record<CronSearch['sort_by'], keyof DB['crons']>;
+
+/** A cron's payload and metadata hold the JSON objects `save` wrote. */
+function cronRow(r: Selectable<DB['crons']>): CronRow {
+  return {
+    ...r,
+    payload: r.payload as CronRow['payload'],
+    metadata: r.metadata as CronRow['metadata'],
+  };
+}
 
 /** The crons' queries; a cron is its tenant's alone. */
 @Injectable()
 export class CronsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** Stores a new cron, or a cron's new settings (its tenant, assistant and thread never change). */
   async save(c: Omit<CronRow, 'created_at' | 'updated_at' | 'last_run_id' | 'last_error'>): Promise<void> {
-    await this.ds.query(
-      `INSERT INTO crons (id, tenant_id, assistant_id, thread_id, schedule, timezone, payload, metadata, end_time,
-                          enabled, next_run_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       ON CONFLICT (id) DO UPDATE SET schedule = EXCLUDED.schedule, timezone = EXCLUDED.timezone,
-         payload = EXCLUDED.payload, metadata = EXCLUDED.metadata, end_time = EXCLUDED.end_time,
-         enabled = EXCLUDED.enabled, next_run_at = EXCLUDED.next_run_at, updated_at = now()`,
-      [
-        c.id,
-        c.tenant_id,
-        c.assistant_id,
-        c.thread_id,
-        c.schedule,
-        c.timezone,
-        JSON.stringify(c.payload),
-        JSON.stringify(c.metadata),
-        c.end_time,
-        c.enabled,
-        c.next_run_at,
-      ],
-    );
+    await this.db
+      .insertInto('crons')
+      .values({
+        id: c.id,
+        tenant_id: c.tenant_id,
+        assistant_id: c.assistant_id,
+        thread_id: c.thread_id,
+        schedule: c.schedule,
+        timezone: c.timezone,
+        payload: JSON.stringify(c.payload),
+        metadata: JSON.stringify(c.metadata),
+        end_time: c.end_time,
+        enabled: c.enabled,
+        next_run_at: c.next_run_at,
+      })
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          schedule: eb.ref('excluded.schedule'),
+          timezone: eb.ref('excluded.timezone'),
+          payload: eb.ref('excluded.payload'),
+          metadata: eb.ref('excluded.metadata'),
+          end_time: eb.ref('excluded.end_time'),
+          enabled: eb.ref('excluded.enabled'),
+          next_run_at: eb.ref('excluded.next_run_at'),
+          updated_at: sql<Date>`now()`,
+        })),
+      )
+      .execute();
   }
 
   async getOrThrow(tenantId: string, id: string): Promise<CronRow> {
-    const [row] = isUuid(id)
-      ? ((await this.ds.query('SELECT * FROM crons WHERE id = $1 AND tenant_id = $2', [
-          id,
-          tenantId,
-        ])) as CronRow[])
-      : [];
+    const row = isUuid(id)
+      ? await this.db
+          .selectFrom('crons')
+          .selectAll()
+          .where('id', '=', id)
+          .where('tenant_id', '=', tenantId)
+          .executeTakeFirst()
+      : undefined;
     if (!row) {
       throw ApiException.notFound(`cron "${id}"`);
     }
-    return row;
+    return cronRow(row);
   }
 
   async delete(tenantId: string, id: string): Promise<void> {
     await this.getOrThrow(tenantId, id);
-    await this.ds.query('DELETE FROM crons WHERE id = $1', [id]);
+    await this.db.deleteFrom('crons').where('id', '=', id).execute();
   }
 
   async search(tenantId: string, q: CronSearch): Promise<CronRow[]> {
-    const dir = q.sort_order === 'asc' ? 'ASC' : 'DESC';
-    return (await this.ds.query(
-      `SELECT * FROM crons WHERE tenant_id = $1 AND ($2::text IS NULL OR assistant_id = $2)
-         AND ($3::uuid IS NULL OR thread_id = $3) AND ($4::boolean IS NULL OR enabled = $4)
-       ORDER BY ${SORT[q.sort_by]} ${dir} NULLS LAST, id ${dir} LIMIT $5 OFFSET $6`,
-      [tenantId, q.assistant_id ?? null, q.thread_id ?? null, q.enabled ?? null, q.limit, q.offset],
-    )) as CronRow[];
+    const asc = q.sort_order === 'asc';
+    let qb = this.filtered(tenantId, q);
+    if (q.enabled !== undefined) {
+      qb = qb.where('enabled', '=', q.enabled);
+    }
+    const rows = await qb
+      .selectAll()
+      .orderBy(SORT[q.sort_by], (ob) => (asc ? ob.asc() : ob.desc()).nullsLast())
+      .orderBy('id', (ob) => (asc ? ob.asc() : ob.desc()))
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute();
+    return rows.map(cronRow);
   }
 
   async count(tenantId: string, q: { assistant_id?: string; thread_id?: string }): Promise<number> {
-    const [{ n }] = (await this.ds.query(
-      `SELECT count(*)::int AS n FROM crons WHERE tenant_id = $1 AND ($2::text IS NULL OR assistant_id = $2)
-         AND ($3::uuid IS NULL OR thread_id = $3)`,
-      [tenantId, q.assistant_id ?? null, q.thread_id ?? null],
-    )) as { n: number }[];
+    const { n } = await this.filtered(tenantId, q)
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
     return n;
   }
 
@@ -107,20 +135,43 @@ export class CronsRepository {
     limit: number,
     work: (due: CronRow) => Promise<{ next: Date | null; runId: string | null; error: string | null }>,
   ): Promise<number> {
-    return this.ds.transaction(async (m: EntityManager) => {
-      const due = (await m.query(
-        `SELECT * FROM crons WHERE enabled AND next_run_at <= now() ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [limit],
-      )) as CronRow[];
+    return kyselyTransaction(this.ds, async (db) => {
+      const due = await db
+        .selectFrom('crons')
+        .selectAll()
+        .where('enabled', '=', true)
+        .where('next_run_at', '<=', sql<Date>`now()`)
+        .orderBy('next_run_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked()
+        .execute();
       for (const c of due) {
-        const out = await work(c);
-        await m.query(
-          `UPDATE crons SET next_run_at = $2, last_run_id = coalesce($3, last_run_id), last_error = $4, updated_at = now()
-           WHERE id = $1`,
-          [c.id, out.next, out.runId, out.error],
-        );
+        const out = await work(cronRow(c));
+        await db
+          .updateTable('crons')
+          .set((eb) => ({
+            next_run_at: out.next,
+            last_run_id: eb.fn.coalesce(eb.val(out.runId), 'last_run_id'),
+            last_error: out.error,
+            updated_at: sql<Date>`now()`,
+          }))
+          .where('id', '=', c.id)
+          .execute();
       }
       return due.length;
     });
+  }
+
+  /** The tenant's crons, of the assistant and in the thread when named. */
+  private filtered(tenantId: string, q: { assistant_id?: string; thread_id?: string }) {
+    let qb = this.db.selectFrom('crons').where('tenant_id', '=', tenantId);
+    if (q.assistant_id !== undefined) {
+      qb = qb.where('assistant_id', '=', q.assistant_id);
+    }
+    if (q.thread_id !== undefined) {
+      qb = qb.where('thread_id', '=', q.thread_id);
+    }
+    return qb;
   }
 }

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { type RawBuilder, type Selectable, sql } from 'kysely';
+import { DataSource } from 'typeorm';
 import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@switchyard/contracts';
 import { latestVersionSql } from '../agents/agents.repository';
-import type { RunWaiting } from '@switchyard/persistence';
+import { type DB, type Db, type RunWaiting, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import type { LgThreadStatus } from './langgraph.schemas';
 import { LG_THREAD_STATUS_OF } from './langgraph.views';
@@ -111,19 +112,6 @@ const AGENT_SELECT = `SELECT a.id, a.name, ${GRAPH_NAME_SQL} AS graph_id, a.grap
        LEFT JOIN LATERAL (SELECT version, assistant FROM agent_versions
                           WHERE agent_id = a.id AND version = ${latestVersionSql('a')}) lv ON true`;
 
-// $1 tenant, $2 graph id, $3 name, $4 metadata (contained).
-const AGENT_WHERE = `a.tenant_id = $1 AND a.deleted_at IS NULL
-         AND ($2::text IS NULL OR ${GRAPH_NAME_SQL} = $2 OR a.graph_id = $2)
-         AND ($3::text IS NULL OR a.name = $3)
-         AND ($4::jsonb IS NULL OR a.metadata @> $4::jsonb)`;
-
-const agentFilterParams = (tenantId: string, q: Pick<AgentSearch, 'graphId' | 'name' | 'metadata'>) => [
-  tenantId,
-  q.graphId ?? null,
-  q.name ?? null,
-  q.metadata && Object.keys(q.metadata).length ? JSON.stringify(q.metadata) : null,
-];
-
 /** A thread with what its latest run says about it (ThreadRow), for `FROM threads t` queries. */
 const THREAD_SELECT = `SELECT t.id, t.agent_id, t.created_at, t.version, t.metadata,
               greatest(t.created_at, r.created_at, r.finished_at) AS updated_at,
@@ -157,25 +145,106 @@ export interface ThreadFilter {
   status?: LgThreadStatus;
 }
 
-const RUN_COLUMNS = `id, thread_id, agent_id, status, created_at, started_at, finished_at, metadata, output, error, waiting, stream_modes`;
+const RUN_COLUMNS = [
+  'id',
+  'thread_id',
+  'agent_id',
+  'status',
+  'created_at',
+  'started_at',
+  'finished_at',
+  'metadata',
+  'output',
+  'error',
+  'waiting',
+  'stream_modes',
+] as const;
+
+/** A run's status holds its domain values; its JSON columns what the orchestrator wrote. */
+function lgRunRow(r: Pick<Selectable<DB['runs']>, (typeof RUN_COLUMNS)[number]>): LgRunRow {
+  return {
+    ...r,
+    status: r.status as RunStatus,
+    metadata: r.metadata as LgRunRow['metadata'],
+    error: r.error as LgRunRow['error'],
+    waiting: r.waiting as unknown as LgRunRow['waiting'],
+  };
+}
+
+const VERSION_COLUMNS = ['id', 'version', 'created_at', 'config', 'assistant'] as const;
+
+/** A version's config and assistant fields hold the JSON this repository wrote. */
+function versionRow(
+  r: Pick<Selectable<DB['agent_versions']>, (typeof VERSION_COLUMNS)[number]>,
+): AgentVersionRow {
+  return {
+    ...r,
+    config: r.config as unknown as AgentConfig,
+    assistant: r.assistant as unknown as AssistantFields | null,
+  };
+}
+
+/** The metadata a search contains, as JSON (null: none asked for). */
+const containedJson = (metadata: Record<string, unknown> | undefined): string | null =>
+  metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : null;
+
+/** The agents `a` of the tenant (not deleted) matching the graph id, name and metadata asked for. */
+function agentWhere(
+  tenantId: string,
+  q: Pick<AgentSearch, 'graphId' | 'name' | 'metadata'>,
+): RawBuilder<boolean> {
+  const where = [sql`a.tenant_id = ${tenantId}`, sql`a.deleted_at IS NULL`];
+  const graphId = q.graphId ?? null;
+  if (graphId !== null) {
+    where.push(sql`(${sql.raw(GRAPH_NAME_SQL)} = ${graphId} OR a.graph_id = ${graphId})`);
+  }
+  const name = q.name ?? null;
+  if (name !== null) {
+    where.push(sql`a.name = ${name}`);
+  }
+  const metadata = containedJson(q.metadata);
+  if (metadata !== null) {
+    where.push(sql`a.metadata @> ${metadata}::jsonb`);
+  }
+  return sql<boolean>`${sql.join(where, sql` AND `)}`;
+}
+
+/** The tenant's threads `t` (with latest run `r`) matching the filter. */
+function threadWhere(tenantId: string, f: ThreadFilter): RawBuilder<boolean> {
+  const where = [sql`t.tenant_id = ${tenantId}`];
+  if (f.metadata) {
+    where.push(sql`t.metadata @> ${JSON.stringify(f.metadata)}::jsonb`);
+  }
+  if (f.ids) {
+    where.push(sql`t.id = ANY(${f.ids}::uuid[])`);
+  }
+  if (f.status) {
+    where.push(sql`${sql.raw(THREAD_STATUS_SQL)} = ${f.status}`);
+  }
+  return sql<boolean>`${sql.join(where, sql` AND `)}`;
+}
 
 /**
  * The queries of the LangGraph-compatible surface: agents as assistants, threads with their
- * metadata and latest run, runs within a thread, and a thread's versions as checkpoints.
+ * metadata and latest run, runs within a thread, and a thread's versions as checkpoints. The
+ * agent and thread views (a lateral join, computed graph ids and statuses, sorts chosen by the
+ * request) are `sql<Row>` templates; the rest is Kysely's builder.
  */
 @Injectable()
 export class LangGraphRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  private readonly db: Db;
+
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {
+    this.db = kyselyOf(ds);
+  }
 
   /** The tenant's agents (not the built-in one) matching the search, in the asked order. */
   async searchAgents(tenantId: string, q: AgentSearch): Promise<AgentRow[]> {
-    return (await this.ds.query(
-      `${AGENT_SELECT}
-       WHERE ${AGENT_WHERE}
-       ORDER BY ${SORT_COLUMNS[q.sortBy]} ${q.sortOrder === 'asc' ? 'ASC' : 'DESC'}, a.id
-       LIMIT $5 OFFSET $6`,
-      [...agentFilterParams(tenantId, q), q.limit, q.offset],
-    )) as AgentRow[];
+    const { rows } = await sql<AgentRow>`${sql.raw(AGENT_SELECT)}
+       WHERE ${agentWhere(tenantId, q)}
+       ORDER BY ${sql.raw(SORT_COLUMNS[q.sortBy])} ${sql.raw(q.sortOrder === 'asc' ? 'ASC' : 'DESC')}, a.id
+       LIMIT ${q.limit} OFFSET ${q.offset}`.execute(this.db);
+    return rows;
   }
 
   /** How many of the tenant's agents (not the built-in one) match. */
@@ -183,21 +252,19 @@ export class LangGraphRepository {
     tenantId: string,
     q: Pick<AgentSearch, 'graphId' | 'name' | 'metadata'>,
   ): Promise<number> {
-    const [{ n }] = (await this.ds.query(
-      `SELECT count(*)::int AS n FROM agents a WHERE ${AGENT_WHERE}`,
-      agentFilterParams(tenantId, q),
-    )) as { n: number }[];
-    return n;
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM agents a WHERE ${agentWhere(
+      tenantId,
+      q,
+    )}`.execute(this.db);
+    return rows[0].n;
   }
 
   /** An agent by id or by name (graph id); 404 when none, 400 when several share the name. */
   async agentOrThrow(tenantId: string, idOrName: string): Promise<AgentRow> {
-    const rows = (await this.ds.query(
-      `${AGENT_SELECT}
-       WHERE a.tenant_id = $1 AND a.deleted_at IS NULL AND ${isUuid(idOrName) ? 'a.id = $2::uuid' : 'a.name = $2'}
-       ORDER BY a.created_at, a.id LIMIT 2`,
-      [tenantId, idOrName],
-    )) as AgentRow[];
+    const { rows } = await sql<AgentRow>`${sql.raw(AGENT_SELECT)}
+       WHERE a.tenant_id = ${tenantId} AND a.deleted_at IS NULL
+         AND ${isUuid(idOrName) ? sql`a.id = ${idOrName}::uuid` : sql`a.name = ${idOrName}`}
+       ORDER BY a.created_at, a.id LIMIT 2`.execute(this.db);
     if (rows.length === 0) {
       throw ApiException.notFound(`assistant "${idOrName}"`);
     }
@@ -215,10 +282,12 @@ export class LangGraphRepository {
     if (!isUuid(id)) {
       return null;
     }
-    const [row] = (await this.ds.query(
-      'SELECT id, deleted_at IS NOT NULL AS deleted FROM agents WHERE tenant_id = $1 AND id = $2',
-      [tenantId, id],
-    )) as { id: string; deleted: boolean }[];
+    const row = await this.db
+      .selectFrom('agents')
+      .select(['id', sql<boolean>`deleted_at IS NOT NULL`.as('deleted')])
+      .where('tenant_id', '=', tenantId)
+      .where('id', '=', id)
+      .executeTakeFirst();
     return row ?? null;
   }
 
@@ -228,42 +297,45 @@ export class LangGraphRepository {
     offset: number,
     metadata?: Record<string, unknown>,
   ): Promise<AgentVersionRow[]> {
-    return (await this.ds.query(
-      `SELECT id, version, created_at, config, assistant FROM agent_versions
-       WHERE agent_id = $1 AND ($4::jsonb IS NULL OR COALESCE(assistant->'metadata', '{}') @> $4::jsonb)
-       ORDER BY version DESC LIMIT $2 OFFSET $3`,
-      [agentId, limit, offset, metadata && Object.keys(metadata).length ? JSON.stringify(metadata) : null],
-    )) as AgentVersionRow[];
+    let query = this.db.selectFrom('agent_versions').select(VERSION_COLUMNS).where('agent_id', '=', agentId);
+    const contained = containedJson(metadata);
+    if (contained !== null) {
+      query = query.where(sql<boolean>`COALESCE(assistant->'metadata', '{}') @> ${contained}::jsonb`);
+    }
+    const rows = await query.orderBy('version', 'desc').limit(limit).offset(offset).execute();
+    return rows.map(versionRow);
   }
 
   async agentVersion(agentId: string, version: number): Promise<AgentVersionRow | undefined> {
-    const [row] = (await this.ds.query(
-      'SELECT id, version, created_at, config, assistant FROM agent_versions WHERE agent_id = $1 AND version = $2',
-      [agentId, version],
-    )) as AgentVersionRow[];
-    return row;
+    const row = await this.db
+      .selectFrom('agent_versions')
+      .select(VERSION_COLUMNS)
+      .where('agent_id', '=', agentId)
+      .where('version', '=', version)
+      .executeTakeFirst();
+    return row && versionRow(row);
   }
 
   /** The assistant fields of the agent's newest version that has them (null: none has). */
   async latestAssistantFields(agentId: string): Promise<AssistantFields | null> {
-    const [row] = (await this.ds.query(
-      `SELECT assistant FROM agent_versions WHERE agent_id = $1 AND assistant IS NOT NULL
-       ORDER BY version DESC LIMIT 1`,
-      [agentId],
-    )) as { assistant: AssistantFields }[];
-    return row?.assistant ?? null;
+    const row = await this.db
+      .selectFrom('agent_versions')
+      .select('assistant')
+      .where('agent_id', '=', agentId)
+      .where('assistant', 'is not', null)
+      .orderBy('version', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return (row?.assistant ?? null) as unknown as AssistantFields | null;
   }
 
   /** The configuration of the version the agent's runs use (its draft when it has none). */
   async latestConfig(agentId: string): Promise<AgentConfig> {
-    const [row] = (await this.ds.query(
-      `SELECT coalesce(
+    const { rows } = await sql<{ config: AgentConfig }>`SELECT coalesce(
          (SELECT v.config FROM agents a JOIN agent_versions v ON v.agent_id = a.id
-          WHERE a.id = $1 AND v.version = ${latestVersionSql('a')}),
-         (SELECT draft FROM agents WHERE id = $1)) AS config`,
-      [agentId],
-    )) as { config: AgentConfig }[];
-    return row.config;
+          WHERE a.id = ${agentId} AND v.version = ${sql.raw(latestVersionSql('a'))}),
+         (SELECT draft FROM agents WHERE id = ${agentId})) AS config`.execute(this.db);
+    return rows[0].config;
   }
 
   /** A new assistant: the agent with version 1 published from `config`; false when the id is taken. */
@@ -273,47 +345,63 @@ export class LangGraphRepository {
     config: AgentConfig,
     fields: AssistantFields,
   ): Promise<boolean> {
-    return this.ds.transaction(async (m) => {
-      const made = (await m.query(
-        `INSERT INTO agents (id, tenant_id, name, draft, graph_id, metadata, description)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [
+    return kyselyTransaction(this.ds, async (db) => {
+      const made = await db
+        .insertInto('agents')
+        .values({
           id,
-          tenantId,
-          fields.name,
-          JSON.stringify(config),
-          fields.graph_id === id ? null : fields.graph_id,
-          JSON.stringify(fields.metadata),
-          fields.description,
-        ],
-      )) as { id: string }[];
+          tenant_id: tenantId,
+          name: fields.name,
+          draft: JSON.stringify(config),
+          graph_id: fields.graph_id === id ? null : fields.graph_id,
+          metadata: JSON.stringify(fields.metadata),
+          description: fields.description,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .returning('id')
+        .execute();
       if (made.length === 0) {
         return false;
       }
-      await m.query(
-        'INSERT INTO agent_versions (agent_id, version, config, assistant) VALUES ($1, 1, $2, $3)',
-        [id, JSON.stringify(config), JSON.stringify(fields)],
-      );
+      await db
+        .insertInto('agent_versions')
+        .values({
+          agent_id: id,
+          version: 1,
+          config: JSON.stringify(config),
+          assistant: JSON.stringify(fields),
+        })
+        .execute();
       return true;
     });
   }
 
   /** A new version of the assistant, which its runs use from now on; the row follows it. */
   async publishAssistant(agentId: string, config: AgentConfig, fields: AssistantFields) {
-    await this.ds.transaction(async (m) => {
-      await m.query(
-        `INSERT INTO agent_versions (agent_id, version, config, assistant)
-         SELECT $1, COALESCE(max(version), 0) + 1, $2, $3 FROM agent_versions WHERE agent_id = $1`,
-        [agentId, JSON.stringify(config), JSON.stringify(fields)],
-      );
-      await this.followVersion(m, agentId, null, config, fields, true);
+    await kyselyTransaction(this.ds, async (db) => {
+      await db
+        .insertInto('agent_versions')
+        .columns(['agent_id', 'version', 'config', 'assistant'])
+        .expression(
+          db
+            .selectFrom('agent_versions')
+            .select([
+              sql<string>`${agentId}::uuid`.as('agent_id'),
+              sql<number>`COALESCE(max(version), 0) + 1`.as('version'),
+              sql<string>`${JSON.stringify(config)}::jsonb`.as('config'),
+              sql<string>`${JSON.stringify(fields)}::jsonb`.as('assistant'),
+            ])
+            .where('agent_id', '=', agentId),
+        )
+        .execute();
+      await this.followVersion(db, agentId, null, config, fields, true);
     });
   }
 
   /** The version runs use is `version` now; the row (name, metadata, …) is that version's. */
   async setLatest(agentId: string, version: AgentVersionRow) {
-    await this.ds.transaction(async (m) => {
-      await this.followVersion(m, agentId, version.version, version.config, version.assistant, false);
+    await kyselyTransaction(this.ds, async (db) => {
+      await this.followVersion(db, agentId, version.version, version.config, version.assistant, false);
     });
   }
 
@@ -322,12 +410,24 @@ export class LangGraphRepository {
    * `metadata.assistant_id`.
    */
   async threadIdsOfAgent(tenantId: string, agentId: string): Promise<string[]> {
-    const rows = (await this.ds.query(
-      `SELECT t.id FROM threads t WHERE t.tenant_id = $1
-         AND (t.agent_id = $2 OR t.metadata->>'assistant_id' = $2
-              OR EXISTS (SELECT 1 FROM runs r WHERE r.thread_id = t.id AND r.agent_id = $2))`,
-      [tenantId, agentId],
-    )) as { id: string }[];
+    const rows = await this.db
+      .selectFrom('threads as t')
+      .select('t.id')
+      .where('t.tenant_id', '=', tenantId)
+      .where((eb) =>
+        eb.or([
+          eb('t.agent_id', '=', agentId),
+          eb(sql<string>`t.metadata->>'assistant_id'`, '=', agentId),
+          eb.exists(
+            eb
+              .selectFrom('runs as r')
+              .select(sql`1`.as('one'))
+              .whereRef('r.thread_id', '=', 't.id')
+              .where('r.agent_id', '=', agentId),
+          ),
+        ]),
+      )
+      .execute();
     return rows.map((r) => r.id);
   }
 
@@ -337,36 +437,38 @@ export class LangGraphRepository {
    * version set latest leaves the draft alone (unpublished edits stay).
    */
   private async followVersion(
-    m: EntityManager,
+    db: Db,
     agentId: string,
     latest: number | null,
     config: AgentConfig,
     fields: AssistantFields | null,
     asDraft: boolean,
   ): Promise<void> {
-    await m.query(
-      `UPDATE agents SET latest_version = $2, draft = COALESCE($3, draft), name = $4, updated_at = now(),
-              graph_id = CASE WHEN $5::boolean THEN $6 ELSE graph_id END,
-              metadata = CASE WHEN $5::boolean THEN $7::jsonb ELSE metadata END,
-              description = CASE WHEN $5::boolean THEN $8 ELSE description END
-       WHERE id = $1`,
-      [
-        agentId,
-        latest,
-        asDraft ? JSON.stringify(config) : null,
-        fields?.name ?? config.name,
-        fields !== null,
-        fields && fields.graph_id !== agentId ? fields.graph_id : null,
-        JSON.stringify(fields?.metadata ?? {}),
-        fields?.description ?? null,
-      ],
-    );
+    await db
+      .updateTable('agents')
+      .set({
+        latest_version: latest,
+        name: fields?.name ?? config.name,
+        updated_at: sql<Date>`now()`,
+        ...(asDraft ? { draft: JSON.stringify(config) } : {}),
+        ...(fields !== null
+          ? {
+              graph_id: fields.graph_id !== agentId ? fields.graph_id : null,
+              metadata: JSON.stringify(fields.metadata ?? {}),
+              description: fields.description ?? null,
+            }
+          : {}),
+      })
+      .where('id', '=', agentId)
+      .execute();
   }
 
   async tenantCreatedAt(tenantId: string): Promise<Date> {
-    const [row] = (await this.ds.query('SELECT created_at FROM tenants WHERE id = $1', [tenantId])) as {
-      created_at: Date;
-    }[];
+    const row = await this.db
+      .selectFrom('tenants')
+      .select('created_at')
+      .where('id', '=', tenantId)
+      .executeTakeFirst();
     return row?.created_at ?? new Date(0);
   }
 
@@ -378,19 +480,28 @@ export class LangGraphRepository {
     agentId = DEFAULT_AGENT_ID,
     deleteWhenDone = false,
   ): Promise<boolean> {
-    const inserted = (await this.ds.query(
-      `INSERT INTO threads (id, tenant_id, agent_id, metadata, delete_when_done) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [threadId, tenantId, agentId, JSON.stringify(metadata), deleteWhenDone],
-    )) as unknown[];
+    const inserted = await this.db
+      .insertInto('threads')
+      .values({
+        id: threadId,
+        tenant_id: tenantId,
+        agent_id: agentId,
+        metadata: JSON.stringify(metadata),
+        delete_when_done: deleteWhenDone,
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .execute();
     if (inserted.length > 0) {
       return true;
     }
     // The id exists: another tenant's thread is not revealed, its id just cannot be taken.
-    const [own] = (await this.ds.query('SELECT 1 FROM threads WHERE id = $1 AND tenant_id = $2', [
-      threadId,
-      tenantId,
-    ])) as unknown[];
+    const own = await this.db
+      .selectFrom('threads')
+      .select(sql`1`.as('one'))
+      .where('id', '=', threadId)
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirst();
     if (!own) {
       throw new ApiException(ApiErrorCode.Conflict, `thread ${threadId} cannot be created (the id is taken)`);
     }
@@ -401,11 +512,9 @@ export class LangGraphRepository {
     if (!isUuid(threadId)) {
       return undefined;
     }
-    const [row] = (await this.ds.query(`${THREAD_SELECT} WHERE t.id = $1 AND t.tenant_id = $2`, [
-      threadId,
-      tenantId,
-    ])) as ThreadRow[];
-    return row;
+    const { rows } = await sql<ThreadRow>`${sql.raw(THREAD_SELECT)}
+       WHERE t.id = ${threadId} AND t.tenant_id = ${tenantId}`.execute(this.db);
+    return rows[0];
   }
 
   /** The tenant's threads matching the filter, in the asked order, a page at a time. */
@@ -416,20 +525,18 @@ export class LangGraphRepository {
     limit: number,
     offset: number,
   ): Promise<ThreadRow[]> {
-    const dir = sort.order === 'asc' ? 'ASC' : 'DESC';
-    return (await this.ds.query(
-      `${THREAD_SELECT} WHERE ${THREAD_WHERE}
-       ORDER BY ${THREAD_SORT[sort.by]} ${dir}, t.id ${dir} LIMIT $5 OFFSET $6`,
-      [...threadFilterParams(tenantId, filter), limit, offset],
-    )) as ThreadRow[];
+    const dir = sql.raw(sort.order === 'asc' ? 'ASC' : 'DESC');
+    const { rows } = await sql<ThreadRow>`${sql.raw(THREAD_SELECT)} WHERE ${threadWhere(tenantId, filter)}
+       ORDER BY ${sql.raw(THREAD_SORT[sort.by])} ${dir}, t.id ${dir} LIMIT ${limit} OFFSET ${offset}`.execute(
+      this.db,
+    );
+    return rows;
   }
 
   async countThreads(tenantId: string, filter: ThreadFilter): Promise<number> {
-    const [row] = (await this.ds.query(
-      `SELECT count(*)::int AS n FROM (${THREAD_SELECT} WHERE ${THREAD_WHERE}) x`,
-      threadFilterParams(tenantId, filter),
-    )) as { n: number }[];
-    return row.n;
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n
+       FROM (${sql.raw(THREAD_SELECT)} WHERE ${threadWhere(tenantId, filter)}) x`.execute(this.db);
+    return rows[0].n;
   }
 
   /** Merges `metadata` into the thread's (LangGraph's update); false when it is not the tenant's. */
@@ -438,11 +545,14 @@ export class LangGraphRepository {
     threadId: string,
     metadata: Record<string, unknown>,
   ): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `UPDATE threads SET metadata = metadata || $3::jsonb WHERE id = $1 AND tenant_id = $2 RETURNING id`,
-      [threadId, tenantId, JSON.stringify(metadata)],
-    )) as [unknown[], number];
-    return rows[1] > 0;
+    const rows = await this.db
+      .updateTable('threads')
+      .set({ metadata: sql`metadata || ${JSON.stringify(metadata)}::jsonb` })
+      .where('id', '=', threadId)
+      .where('tenant_id', '=', tenantId)
+      .returning('id')
+      .execute();
+    return rows.length > 0;
   }
 
   async threadOrThrow(tenantId: string, threadId: string): Promise<ThreadRow> {
@@ -455,13 +565,15 @@ export class LangGraphRepository {
 
   /** The tenant's run, in the thread named (any of the tenant's threads: a stateless run's). */
   async runOrThrow(tenantId: string, threadId: string | undefined, runId: string): Promise<LgRunRow> {
-    const [row] =
-      isUuid(runId) && (threadId === undefined || isUuid(threadId))
-        ? ((await this.ds.query(
-            `SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 AND tenant_id = $2 AND ($3::uuid IS NULL OR thread_id = $3)`,
-            [runId, tenantId, threadId ?? null],
-          )) as LgRunRow[])
-        : [];
+    let row: LgRunRow | undefined;
+    if (isUuid(runId) && (threadId === undefined || isUuid(threadId))) {
+      let query = this.runs().where('id', '=', runId).where('tenant_id', '=', tenantId);
+      if (threadId !== undefined) {
+        query = query.where('thread_id', '=', threadId);
+      }
+      const found = await query.executeTakeFirst();
+      row = found && lgRunRow(found);
+    }
     if (!row) {
       throw ApiException.notFound(
         threadId === undefined ? `run "${runId}"` : `run "${runId}" of thread "${threadId}"`,
@@ -471,19 +583,19 @@ export class LangGraphRepository {
   }
 
   async runsOfThread(threadId: string): Promise<LgRunRow[]> {
-    return (await this.ds.query(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 ORDER BY created_at DESC`,
-      [threadId],
-    )) as LgRunRow[];
+    const rows = await this.runs().where('thread_id', '=', threadId).orderBy('created_at', 'desc').execute();
+    return rows.map(lgRunRow);
   }
 
   /** The run of the thread that waits for a human answer (ask_user), if one does. */
   async waitingRun(threadId: string): Promise<LgRunRow | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT ${RUN_COLUMNS} FROM runs WHERE thread_id = $1 AND status = 'waiting' ORDER BY created_at DESC LIMIT 1`,
-      [threadId],
-    )) as LgRunRow[];
-    return row;
+    const row = await this.runs()
+      .where('thread_id', '=', threadId)
+      .where('status', '=', 'waiting')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row && lgRunRow(row);
   }
 
   /**
@@ -500,56 +612,66 @@ export class LangGraphRepository {
         : q.status === 'running'
           ? ['running', 'waiting']
           : ['queued', 'running', 'waiting'];
-    const rows = (await this.ds.query(
-      `SELECT id FROM runs WHERE tenant_id = $1 AND status = ANY($2::text[])
-         AND ($3::uuid IS NULL OR thread_id = $3) AND ($4::uuid[] IS NULL OR id = ANY($4::uuid[]))
-       ORDER BY created_at`,
-      [tenantId, statuses, q.threadId ?? null, q.runIds ?? null],
-    )) as { id: string }[];
+    let query = this.db
+      .selectFrom('runs')
+      .select('id')
+      .where('tenant_id', '=', tenantId)
+      .where('status', '=', sql<string>`ANY(${statuses}::text[])`);
+    if (q.threadId !== undefined && q.threadId !== null) {
+      query = query.where('thread_id', '=', q.threadId);
+    }
+    if (q.runIds !== undefined && q.runIds !== null) {
+      query = query.where('id', '=', sql<string>`ANY(${q.runIds}::uuid[])`);
+    }
+    const rows = await query.orderBy('created_at').execute();
     return rows.map((r) => r.id);
   }
 
   /** Records the stream modes a LangGraph request started (or resumed) the run with. */
   async setStreamModes(runId: string, modes: readonly string[]): Promise<void> {
-    await this.ds.query(`UPDATE runs SET stream_modes = $2 WHERE id = $1`, [runId, modes]);
+    await this.db
+      .updateTable('runs')
+      .set({ stream_modes: [...modes] })
+      .where('id', '=', runId)
+      .execute();
   }
 
   async hasRuns(threadId: string): Promise<boolean> {
-    const rows = (await this.ds.query('SELECT 1 FROM runs WHERE thread_id = $1 LIMIT 1', [
-      threadId,
-    ])) as unknown[];
-    return rows.length > 0;
+    const row = await this.db
+      .selectFrom('runs')
+      .select(sql`1`.as('one'))
+      .where('thread_id', '=', threadId)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** The run's status and waiting task (what a follower checks when events may be missing). */
   async runStatus(runId: string): Promise<{ status: RunStatus; waiting_task: string | null } | undefined> {
-    const [row] = (await this.ds.query(
-      `SELECT status, waiting->>'task_id' AS waiting_task FROM runs WHERE id = $1`,
-      [runId],
-    )) as { status: RunStatus; waiting_task: string | null }[];
-    return row;
+    const row = await this.db
+      .selectFrom('runs')
+      .select(['status', sql<string | null>`waiting->>'task_id'`.as('waiting_task')])
+      .where('id', '=', runId)
+      .executeTakeFirst();
+    return row && { ...row, status: row.status as RunStatus };
   }
 
   async run(runId: string): Promise<LgRunRow | undefined> {
-    const [row] = (await this.ds.query(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [
-      runId,
-    ])) as LgRunRow[];
-    return row;
+    const row = await this.runs().where('id', '=', runId).executeTakeFirst();
+    return row && lgRunRow(row);
   }
 
   async threadVersion(threadId: string): Promise<number> {
-    const [row] = (await this.ds.query('SELECT version FROM threads WHERE id = $1', [threadId])) as {
-      version: number;
-    }[];
+    const row = await this.db
+      .selectFrom('threads')
+      .select('version')
+      .where('id', '=', threadId)
+      .executeTakeFirst();
     return row?.version ?? 0;
   }
-}
 
-// $1 tenant, $2 metadata (contained), $3 ids, $4 status.
-const THREAD_WHERE = `t.tenant_id = $1 AND ($2::jsonb IS NULL OR t.metadata @> $2::jsonb)
-         AND ($3::uuid[] IS NULL OR t.id = ANY($3::uuid[]))
-         AND ($4::text IS NULL OR ${THREAD_STATUS_SQL} = $4)`;
-
-function threadFilterParams(tenantId: string, f: ThreadFilter): unknown[] {
-  return [tenantId, f.metadata ? JSON.stringify(f.metadata) : null, f.ids ?? null, f.status ?? null];
+  /** Runs with the columns of an LgRunRow. */
+  private runs() {
+    return this.db.selectFrom('runs').select(RUN_COLUMNS);
+  }
 }
