@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { type Db, kyselyOf, type McpServerRow } from '@switchyard/persistence';
+import { type Db, kyselyOf, type McpServerRow, mcpServerRowOf } from '@switchyard/persistence';
 
 /** What the manager selects of each enabled server. */
 export type EnabledMcpServer = Omit<McpServerRow, 'enabled' | 'created_at'>;
@@ -35,12 +35,6 @@ export class McpServersRepository {
       ])
       .where('enabled', '=', true)
       .execute();
-    // The columns' checks and the gateway's writes keep these shapes: narrowed once, per column.
-    return rows.map((r) => ({
-      ...r,
-      transport: r.transport as McpServerRow['transport'],
-      args: r.args as McpServerRow['args'],
-      tool_types: r.tool_types as McpServerRow['tool_types'],
-    }));
+    return rows.map(mcpServerRowOf);
   }
 }

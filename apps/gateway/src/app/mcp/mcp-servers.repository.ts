@@ -3,7 +3,13 @@ import type { Selectable } from 'kysely';
 import { DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import type { ToolType } from '@switchyard/contracts';
-import { type DB, type Db, kyselyOf, type McpServerRow as McpRow } from '@switchyard/persistence';
+import {
+  type DB,
+  type Db,
+  kyselyOf,
+  type McpServerRow as McpRow,
+  mcpServerRowOf,
+} from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 
 const COLUMNS = [
@@ -28,12 +34,7 @@ export type McpServerRow = Omit<McpRow, 'tenant_id'>;
 
 /** The JSON and checked text columns narrowed once to what `create` writes. */
 function rowOf(r: Pick<Selectable<DB['mcp_servers']>, (typeof COLUMNS)[number]>): McpServerRow {
-  return {
-    ...r,
-    transport: r.transport as McpServerRow['transport'],
-    args: r.args as McpServerRow['args'],
-    tool_types: r.tool_types as McpServerRow['tool_types'],
-  };
+  return mcpServerRowOf(r);
 }
 
 export interface NewMcpServer {

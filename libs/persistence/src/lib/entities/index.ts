@@ -51,4 +51,4 @@ export {
   UserProfileEntity,
 };
 export type { RunTaskStatus } from './run-task.entity';
-export type { McpServerRow } from './mcp-server.row';
+export { type McpServerRow, mcpServerRowOf } from './mcp-server.row';

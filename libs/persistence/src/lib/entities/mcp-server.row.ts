@@ -21,3 +21,18 @@ export interface McpServerRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/**
+ * A selected `mcp_servers` row with its loosely typed columns (checked text, JSON) narrowed to what
+ * the gateway writes and the column checks keep: once, for every reader.
+ */
+export function mcpServerRowOf<R extends { transport: string; args: unknown; tool_types: unknown }>(
+  r: R,
+): Omit<R, 'transport' | 'args' | 'tool_types'> & Pick<McpServerRow, 'transport' | 'args' | 'tool_types'> {
+  return {
+    ...r,
+    transport: r.transport as McpServerRow['transport'],
+    args: r.args as McpServerRow['args'],
+    tool_types: r.tool_types as McpServerRow['tool_types'],
+  };
+}
