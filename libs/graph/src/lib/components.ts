@@ -3,6 +3,14 @@ import { WEB_TOOL_COMPONENTS } from '@switchyard/contracts';
 import { CategorizeParamsSchema } from './categorize';
 import { DocGeneratorParamsSchema, ExcelProcessorParamsSchema } from './file-components';
 import * as pure from './pure-components';
+import {
+  type SaveCheck,
+  agentCheck,
+  exeSqlCheck,
+  iterationCheck,
+  llmCheck,
+  messageCheck,
+} from './save-checks';
 import { SwitchParamsSchema } from './switch';
 
 /**
@@ -14,6 +22,8 @@ import { SwitchParamsSchema } from './switch';
 export interface ComponentDescriptor {
   /** Its params, checked on save (a component without one is checked by its own rules only). */
   params?: z.ZodType;
+  /** What else it needs to run here, checked on save after `params` (save-checks.ts). */
+  check?: SaveCheck;
   /** RAGFlow's `@timeout` default for the class, in ms (else the uniform default). */
   timeoutMs?: number;
   /** Catches its own failure and records `_ERROR` (so a default value is not its `result`). */
@@ -36,16 +46,16 @@ const S = 1000;
  */
 export const COMPONENTS: Readonly<Record<string, ComponentDescriptor>> = {
   Begin: { neverSkipped: true, pure: pure.beginComponent },
-  Message: {},
-  LLM: {},
-  Agent: { timeoutMs: 1200 * S },
+  Message: { check: messageCheck },
+  LLM: { check: llmCheck },
+  Agent: { timeoutMs: 1200 * S, check: agentCheck },
   Switch: { params: SwitchParamsSchema, timeoutMs: 3 * S, pure: pure.switchComponent },
   Categorize: { params: CategorizeParamsSchema },
   UserFillUp: { neverSkipped: true },
   VariableAssigner: { pure: pure.variableAssignerComponent },
   VariableAggregator: { timeoutMs: 3 * S, pure: pure.variableAggregatorComponent },
   StringTransform: { pure: pure.stringTransformComponent },
-  Iteration: { pure: pure.iterationComponent },
+  Iteration: { check: iterationCheck, pure: pure.iterationComponent },
   IterationItem: { pure: pure.iterationItemComponent },
   Loop: { pure: pure.loopComponent },
   LoopItem: { pure: pure.loopItemComponent },
@@ -57,7 +67,7 @@ export const COMPONENTS: Readonly<Record<string, ComponentDescriptor>> = {
   Invoke: { timeoutMs: 60 * S, selfCatching: true },
   Retrieval: { timeoutMs: 12 * S },
   CodeExec: { selfCatching: true },
-  ExeSQL: { timeoutMs: 60 * S },
+  ExeSQL: { timeoutMs: 60 * S, check: exeSqlCheck },
   DocGenerator: { params: DocGeneratorParamsSchema },
   ExcelProcessor: { params: ExcelProcessorParamsSchema },
   TavilySearch: { timeoutMs: 12 * S, selfCatching: true },

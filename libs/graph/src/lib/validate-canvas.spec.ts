@@ -237,6 +237,35 @@ describe(validateCanvas.name, () => {
       { code: GraphErrorCode.MissingParam, component: 'LLM:L', field: 'llm_id' },
     ],
     [
+      'Agent with a negative max_retries',
+      (d) =>
+        (d.components['Agent:G'] = {
+          obj: { component_name: 'Agent', params: { llm_id: 'm', max_retries: -1 } },
+        }),
+      { code: GraphErrorCode.MissingParam, component: 'Agent:G', field: 'max_retries' },
+    ],
+    [
+      'LLM waiting longer than 600 s after an error',
+      (d) =>
+        (d.components['LLM:L'] = {
+          obj: { component_name: 'LLM', params: { llm_id: 'm', delay_after_error: 601 } },
+        }),
+      { code: GraphErrorCode.MissingParam, component: 'LLM:L', field: 'delay_after_error' },
+    ],
+    [
+      'Iteration without the list it iterates',
+      (d) => (d.components['Iteration:I'] = { obj: { component_name: 'Iteration', params: {} } }),
+      { code: GraphErrorCode.MissingParam, component: 'Iteration:I', field: 'items_ref' },
+    ],
+    [
+      'ExeSQL on an engine not queried here',
+      (d) =>
+        (d.components['ExeSQL:Q'] = {
+          obj: { component_name: 'ExeSQL', params: { db_type: 'oracle' } },
+        }),
+      { code: GraphErrorCode.UnsupportedComponent, component: 'ExeSQL:Q', field: 'db_type' },
+    ],
+    [
       'Categorize category without `to`',
       (d) =>
         (d.components['Categorize:C'] = {

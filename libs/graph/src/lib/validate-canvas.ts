@@ -1,5 +1,3 @@
-import { llmRetryProblem } from './llm-retry';
-import { EXESQL_DB_TYPES, exeSqlDialect } from './exe-sql';
 import { COMPONENTS, componentDescriptor } from './components';
 import type { Canvas, NormalizedComponent } from './dsl.schema';
 import { GraphErrorCode, GraphException, type GraphProblem, describeProblems } from './graph.exception';
@@ -9,85 +7,22 @@ import { variableRefPattern } from './variable-ref';
 /** The component classes that run here (COMPONENTS): anything else is unknown, refused on save. */
 export const KNOWN_COMPONENTS: ReadonlySet<string> = new Set(Object.keys(COMPONENTS));
 
-/** An ExeSQL's `db_type` that cannot be queried here (as a component or an Agent's tool). */
-function exeSqlProblem(c: NormalizedComponent, params: unknown, field: string): GraphProblem[] {
-  const dbType = (params as { db_type?: unknown } | null)?.db_type;
-  return exeSqlDialect(dbType)
-    ? []
-    : [
-        {
-          code: GraphErrorCode.UnsupportedComponent,
-          component: c.id,
-          field,
-          message: `ExeSQL cannot query db_type "${String(dbType)}" here; it queries ${EXESQL_DB_TYPES.join(', ')}`,
-        },
-      ];
-}
-
-/** An Agent's `tools[]` entries whose params cannot run here (an ExeSQL on an engine not queried). */
-function agentToolProblems(c: NormalizedComponent): GraphProblem[] {
-  const tools = (c.params as { tools?: unknown }).tools;
-  if (c.name !== 'Agent' || !Array.isArray(tools)) {
-    return [];
-  }
-  return tools.flatMap((t: unknown, i): GraphProblem[] => {
-    const tool = t as { component_name?: unknown; params?: unknown } | null;
-    const name = tool?.component_name;
-    return name === 'ExeSQL' ? exeSqlProblem(c, tool?.params, `params.tools.${i}.params.db_type`) : [];
-  });
-}
-
 // Component ids become node names and appear in references, so they keep to RAGFlow's ref syntax.
 const COMPONENT_ID = /^[A-Za-z0-9_:]+$/;
 
-function requiredParams(c: NormalizedComponent): GraphProblem[] {
-  const problems: GraphProblem[] = [];
-  const missing = (field: string, message: string) =>
-    problems.push({ code: GraphErrorCode.MissingParam, component: c.id, field, message });
-  const schema = componentDescriptor(c.name)?.params;
-  if (schema) {
-    const parsed = schema.safeParse(c.params);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        missing(issue.path.map(String).join('.') || 'params', issue.message);
-      }
-    }
-  }
-  const p = c.params;
-  switch (c.name) {
-    case 'Message':
-      if (
-        !Array.isArray(p['content']) ||
-        p['content'].length === 0 ||
-        !p['content'].every((x) => typeof x === 'string')
-      ) {
-        missing('content', 'a Message needs at least one content text');
-      }
-      break;
-    case 'LLM':
-    case 'Agent': {
-      // RAGFlow refuses to load an LLM or Agent without a model (the stock template as shipped).
-      if (typeof p['llm_id'] !== 'string' || p['llm_id'].trim() === '') {
-        missing('llm_id', `an ${c.name} needs a model (llm_id)`);
-      }
-      const retry = llmRetryProblem(p);
-      if (retry) {
-        missing(retry.field, retry.message);
-      }
-      break;
-    }
-    case 'ExeSQL':
-      problems.push(...exeSqlProblem(c, p, 'db_type'));
-      break;
-    case 'Iteration':
-      if (typeof p['items_ref'] !== 'string' || p['items_ref'] === '') {
-        missing('items_ref', 'an Iteration needs the reference of the list it iterates');
-      }
-      break;
-    default:
-      break;
-  }
-  return problems;
+/** What the class's descriptor refuses of its params: its schema's issues, then its own check. */
+function componentParamProblems(c: NormalizedComponent): GraphProblem[] {
+  const descriptor = componentDescriptor(c.name);
+  const parsed = descriptor?.params?.safeParse(c.params);
+  const schemaProblems: GraphProblem[] = (parsed && !parsed.success ? parsed.error.issues : []).map(
+    (issue) => ({
+      code: GraphErrorCode.MissingParam,
+      component: c.id,
+      field: issue.path.map(String).join('.') || 'params',
+      message: issue.message,
+    }),
+  );
+  return [...schemaProblems, ...(descriptor?.check?.(c) ?? [])];
 }
 
 /** Where a component sends the run: field → targets. */
@@ -253,7 +188,6 @@ export function canvasProblems(canvas: Canvas): GraphProblem[] {
       });
       continue;
     }
-    problems.push(...agentToolProblems(c));
     for (const [field, ids] of targets(c)) {
       for (const id of ids) {
         if (!canvas.components[id]) {
@@ -266,7 +200,7 @@ export function canvasProblems(canvas: Canvas): GraphProblem[] {
         }
       }
     }
-    problems.push(...textRefProblems(canvas, c), ...requiredParams(c));
+    problems.push(...textRefProblems(canvas, c), ...componentParamProblems(c));
   }
   return [...problems, ...cycleProblems(canvas)];
 }
