@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { renderOpenAiError } from '../openai/openai-exception.filter';
-import { renderRagflowError } from '../ragflow/ragflow-exception.filter';
+import { renderOpenAiError } from '../openai/openai-error';
+import { renderRagflowError } from '../ragflow/ragflow-error';
 import { type ApiError, type RenderedError, sendError, toApiError } from './api-error';
 
 /** An API error in our own shape: `{error: {code, message, details?}}`. */
@@ -29,9 +29,9 @@ const FOREIGN_SHAPES: readonly { prefix: string; render: (exception: unknown) =>
 ];
 
 /**
- * The renderer for an error of this request path: the OpenAI-compatible and RAGFlow routes carry
- * their own filters, but an error raised before a route is matched (the body parser's 413 and
- * 400) reaches only this global filter — it still answers in the shape of the route asked for.
+ * The renderer for an error of this request path: the OpenAI-compatible and RAGFlow routes answer
+ * in their APIs' shapes, ours in our own. One filter for every route, so an error raised before a
+ * route is matched (the body parser's 413 and 400) answers in the shape of the route asked for too.
  */
 export function renderErrorFor(path: string, exception: unknown): RenderedError {
   const foreign = FOREIGN_SHAPES.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));

@@ -1,4 +1,4 @@
-import { Body, Controller, Headers, Inject, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
+import { Body, Controller, Headers, Inject, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
@@ -14,7 +14,6 @@ import {
   toolCallsOf,
 } from './chat-completions.view';
 import { ClientTurns } from './client-turns';
-import { OpenAiExceptionFilter } from './openai-exception.filter';
 
 /**
  * OpenAI-compatible chat completions: `model` names the agent (id or name, optionally
@@ -31,7 +30,6 @@ import { OpenAiExceptionFilter } from './openai-exception.filter';
  */
 @Controller('v1/chat')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
-@UseFilters(OpenAiExceptionFilter)
 export class ChatCompletionsController {
   constructor(
     @Inject(ChatCompletionTurns) private readonly chat: ChatCompletionTurns,

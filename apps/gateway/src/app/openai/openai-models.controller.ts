@@ -1,8 +1,7 @@
-import { Controller, Get, Inject, Param, UseFilters, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Param, UseGuards } from '@nestjs/common';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { AgentModels } from './agent-models.service';
-import { OpenAiExceptionFilter } from './openai-exception.filter';
 
 /**
  * OpenAI's model list: the tenant's agents (and `default`, the built-in agent) are the models
@@ -10,7 +9,6 @@ import { OpenAiExceptionFilter } from './openai-exception.filter';
  */
 @Controller('v1/models')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
-@UseFilters(OpenAiExceptionFilter)
 export class OpenAiModelsController {
   constructor(@Inject(AgentModels) private readonly models: AgentModels) {}
 

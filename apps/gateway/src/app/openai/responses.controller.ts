@@ -10,7 +10,6 @@ import {
   Post,
   Query,
   Res,
-  UseFilters,
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
@@ -22,7 +21,6 @@ import { RunsService } from '../runs/runs.service';
 import { AgentModels, type ResolvedModel } from './agent-models.service';
 import { paramOf } from './chat-completions.dto';
 import { ClientTurns, type Turn } from './client-turns';
-import { OpenAiExceptionFilter } from './openai-exception.filter';
 import { OpenAiErrorCode, OpenAiException } from './openai.exception';
 import {
   type ResponseRequest,
@@ -67,7 +65,6 @@ const IN_PROGRESS: Omit<ResponseState, 'status'> = {
  */
 @Controller('v1/responses')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
-@UseFilters(OpenAiExceptionFilter)
 export class ResponsesController {
   constructor(
     @Inject(ClientTurns) private readonly turns: ClientTurns,

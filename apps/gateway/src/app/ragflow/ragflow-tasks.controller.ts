@@ -1,20 +1,9 @@
-import {
-  Body,
-  Controller,
-  HttpCode,
-  Inject,
-  Param,
-  Patch,
-  Post,
-  UseFilters,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Patch, Post, UseGuards } from '@nestjs/common';
 import { isUuid } from '@switchyard/contracts';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { RunsService } from '../runs/runs.service';
-import { RagflowExceptionFilter } from './ragflow-exception.filter';
 import { RagflowCode, RagflowException } from './ragflow.dto';
 
 /**
@@ -25,7 +14,6 @@ import { RagflowCode, RagflowException } from './ragflow.dto';
  */
 @Controller('api/v1/tasks')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
-@UseFilters(RagflowExceptionFilter)
 export class RagflowTasksController {
   constructor(@Inject(RunsService) private readonly runs: RunsService) {}
 

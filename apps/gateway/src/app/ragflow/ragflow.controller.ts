@@ -9,14 +9,12 @@ import {
   Post,
   Query,
   Res,
-  UseFilters,
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { RagflowAgents } from './ragflow-agents.service';
-import { RagflowExceptionFilter } from './ragflow-exception.filter';
 import {
   AgentListSchema,
   CompletionSchema,
@@ -40,7 +38,6 @@ const ok = (data?: unknown, message = 'success') => ({
  */
 @Controller('api/v1/agents')
 @UseGuards(ApiKeyGuard, RateLimitGuard)
-@UseFilters(RagflowExceptionFilter)
 export class RagflowAgentsController {
   constructor(@Inject(RagflowAgents) private readonly agents: RagflowAgents) {}
 

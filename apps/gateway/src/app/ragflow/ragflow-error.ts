@@ -1,6 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import type { Response } from 'express';
-import { type RenderedError, sendError, toApiError } from '../http/api-error';
+import { type RenderedError, toApiError } from '../http/api-error';
 import { ApiErrorCode } from '../http/api.exception';
 import { RagflowCode, RagflowException } from './ragflow.dto';
 
@@ -44,15 +42,4 @@ export function renderRagflowError(exception: unknown): RenderedError {
 function rendered(code: RagflowCode, message: string, serverFault: boolean): RenderedError {
   const body = { code, message, data: false };
   return { status: 200, body, streamFrame: `data:${JSON.stringify(body)}\n\ndata:[DONE]\n\n`, serverFault };
-}
-
-/** Errors of RAGFlow's agent API in RAGFlow's envelope (renderRagflowError). */
-@Catch()
-export class RagflowExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('RAGFlow');
-
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    sendError(res, renderRagflowError(exception), exception, this.logger);
-  }
 }

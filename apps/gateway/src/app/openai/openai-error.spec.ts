@@ -2,7 +2,7 @@ import { NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { OVERSIZED_JSON_BODY, bodyParserError } from '@switchyard/testing';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { OpenAiErrorCode, OpenAiException } from './openai.exception';
-import { renderOpenAiError } from './openai-exception.filter';
+import { renderOpenAiError } from './openai-error';
 
 describe(renderOpenAiError.name, () => {
   it("renders its own error with OpenAI's type and the field at fault", () => {

@@ -1,6 +1,4 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import type { Response } from 'express';
-import { type RenderedError, sendError, toApiError } from '../http/api-error';
+import { type RenderedError, toApiError } from '../http/api-error';
 import { ApiErrorCode } from '../http/api.exception';
 import { OpenAiException } from './openai.exception';
 
@@ -9,21 +7,11 @@ interface OpenAiErrorBody {
 }
 
 /**
- * Errors of the OpenAI-compatible routes in OpenAI's shape, so its client libraries raise their
+ * An error of the OpenAI-compatible routes in OpenAI's shape, so its client libraries raise their
  * own error classes (`NotFoundError`, `BadRequestError`, …): `{error: {message, type, param, code}}`.
- * Validation details become `param` (the first failing field).
+ * Validation details become `param` (the first failing field); a stream already started ends
+ * with it as an error event.
  */
-@Catch()
-export class OpenAiExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('OpenAI');
-
-  catch(exception: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    sendError(res, renderOpenAiError(exception), exception, this.logger);
-  }
-}
-
-/** The error in OpenAI's shape; a stream already started ends with it as an error event. */
 export function renderOpenAiError(exception: unknown): RenderedError {
   if (exception instanceof OpenAiException) {
     return rendered(exception.status, {

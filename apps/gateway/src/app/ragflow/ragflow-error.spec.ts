@@ -2,7 +2,7 @@ import { NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { OVERSIZED_JSON_BODY, bodyParserError } from '@switchyard/testing';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { RagflowCode, RagflowException } from './ragflow.dto';
-import { renderRagflowError } from './ragflow-exception.filter';
+import { renderRagflowError } from './ragflow-error';
 
 describe(renderRagflowError.name, () => {
   it("renders its own error as RAGFlow's envelope with HTTP 200", () => {
