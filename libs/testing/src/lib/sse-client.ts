@@ -1,11 +1,7 @@
-import { sseFrames } from '@switchyard/client';
+import { type SseFrame as ParsedFrame, sseFrames } from '@switchyard/client';
 
-/** One SSE frame as a client sees it. */
-export interface SseFrame {
-  id?: string;
-  event?: string;
-  data: string;
-}
+/** One SSE frame as the test sees it: the client's frame, unnamed when it had no `event:` line. */
+export type SseFrame = Omit<ParsedFrame, 'event'> & { event?: string };
 
 export interface SseRead {
   frames: SseFrame[];
