@@ -81,9 +81,7 @@ export function GraphView({
     queryKey: ['agent-config', agentId, versionId ?? 'draft'],
     queryFn: async (): Promise<{ kind?: string; dsl?: unknown } | undefined> => {
       if (versionId) {
-        const { versions } = (await client.agents.versions(agentId)) as {
-          versions: { id: string; config: { kind?: string; dsl?: unknown } }[];
-        };
+        const { versions } = await client.agents.versions(agentId);
         const pinned = versions.find((v) => v.id === versionId);
         if (pinned) {
           return pinned.config;

@@ -1,4 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { type Server, type Socket, createServer, connect } from 'node:net';
+import {
+  AgentVersionListSchema,
+  CancelledRunSchema,
+  CollectionSchema,
+  CreatedApiKeySchema,
+  DeletedAgentSchema,
+  IngestedSchema,
+  SearchResponseSchema,
+  TenantSchema,
+  ToolListSchema,
+  UsagePageSchema,
+} from '@switchyard/contracts';
 import { TestStack, freePort, readSse, waitFor } from '@switchyard/testing';
 import { SwitchyardApiError, SwitchyardClient } from '../src';
 
@@ -8,6 +21,7 @@ import { SwitchyardApiError, SwitchyardClient } from '../src';
 
 let stack: TestStack;
 let proxy: FlakyProxy;
+const ADMIN = `admin-${randomUUID()}`;
 
 /** A TCP proxy to the gateway that can cut event streams after some bytes, and fail one request. */
 class FlakyProxy {
@@ -75,7 +89,7 @@ beforeAll(async () => {
   stack = await TestStack.start({
     script: 'apps/gateway/test/fixtures/skeleton.script.json',
     // Streams end (with `close`) after 2 s: the client must carry on across those ends too.
-    env: { SWITCHYARD_SSE_MAX_LIFETIME_MS: '2000' },
+    env: { SWITCHYARD_SSE_MAX_LIFETIME_MS: '2000', SWITCHYARD_ADMIN_TOKEN: ADMIN },
   });
   proxy = new FlakyProxy();
   await proxy.start(stack.ports.get('gateway')!);
@@ -179,6 +193,83 @@ describe('@switchyard/client against the gateway', () => {
       runs_deleted: 1,
     });
     expect(await sy.threads.get(run.thread_id).catch((e: unknown) => e)).toMatchObject({ status: 404 });
+  });
+
+  it('makes a tenant and its key, manages agents and collections, lists tools, cancels a run: the contracts shapes, strictly', async () => {
+    const admin = new SwitchyardClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}`,
+      apiKey: stack.key,
+      adminToken: ADMIN,
+      backoffMs: 20,
+    });
+    const tenant = await admin.admin.createTenant({ name: `client-e2e-${randomUUID()}` });
+    expect(TenantSchema.strict().parse(tenant)).toEqual(tenant);
+    const key = await admin.admin.createKey(tenant.id, { label: 'e2e' });
+    expect(CreatedApiKeySchema.strict().parse(key)).toEqual(key);
+    expect(key.label).toBe('e2e');
+    const sy = new SwitchyardClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}`,
+      apiKey: key.key,
+      backoffMs: 20,
+    });
+
+    const tools = await sy.tools.list();
+    expect(ToolListSchema.strict().parse(tools)).toEqual(tools);
+    expect(tools.tools.length).toBeGreaterThan(0);
+    for (const tool of tools.tools) {
+      expect(ToolListSchema.shape.tools.element.strict().parse(tool)).toEqual(tool);
+    }
+
+    const agent = await sy.agents.create({ name: 'e2e-agent', max_steps: 10 });
+    await sy.agents.publish(agent.id);
+    const versions = await sy.agents.versions(agent.id);
+    expect(AgentVersionListSchema.strict().parse(versions)).toEqual(versions);
+    expect(versions.versions.map((v) => [v.version, v.agent_id])).toEqual([
+      [1, agent.id],
+      [2, agent.id],
+    ]);
+    for (const v of versions.versions) {
+      expect(AgentVersionListSchema.shape.versions.element.strict().parse(v)).toEqual(v);
+    }
+    const deleted = await sy.agents.delete(agent.id);
+    expect(DeletedAgentSchema.strict().parse(deleted)).toEqual({ id: agent.id, deleted: true });
+
+    const collection = await sy.collections.create({ name: 'manuals', index_sets: [{ index_name: 'main' }] });
+    expect(CollectionSchema.strict().parse(collection)).toEqual(collection);
+    const ingested = await sy.collections.addDocuments(collection.id, {
+      documents: [
+        { text: 'Reset the router by holding its button for ten seconds.', metadata: { page: 4 } },
+        { text: 'The warranty covers two years from the date of purchase.' },
+      ],
+    });
+    expect(IngestedSchema.strict().parse(ingested)).toEqual({ ingested: 2 });
+    const read = await sy.collections.get(collection.id);
+    expect(CollectionSchema.strict().parse(read)).toEqual(read);
+    expect(read.indexingList.map((i) => i.status)).toEqual(['done']);
+    const found = await sy.collections.search(collection.id, { query: 'reset the router', top_k: 2 });
+    expect(SearchResponseSchema.strict().parse(found)).toEqual(found);
+    expect(found.results.length).toBeGreaterThan(0);
+    for (const r of found.results) {
+      expect(SearchResponseSchema.shape.results.element.strict().parse(r)).toEqual(r);
+    }
+
+    const run = await sy.runs.create({ input: { prompt: '[slow] take your time' } });
+    const cancelling = await sy.runs.cancel(run.run_id);
+    expect(CancelledRunSchema.strict().parse(cancelling)).toEqual({
+      run_id: run.run_id,
+      status: 'cancelling',
+    });
+    expect((await sy.runs.wait(run.run_id)).status).toBe('cancelled');
+    expect(await sy.runs.cancel(run.run_id)).toEqual({ run_id: run.run_id, status: 'cancelled' });
+
+    const done = await sy.runs.create({ input: { prompt: 'what is 2+2?' } });
+    await sy.runs.wait(done.run_id);
+    const usage = await admin.admin.usage({ tenant_id: tenant.id, limit: 1 });
+    expect(UsagePageSchema.strict().parse(usage)).toEqual(usage);
+    expect(usage.usage.length).toBe(1);
+    for (const u of usage.usage) {
+      expect(UsagePageSchema.shape.usage.element.strict().parse(u)).toEqual(u);
+    }
   });
 
   it("ends a stream at its lifetime with a close event, and the client carries on to the run's end", async () => {

@@ -1,7 +1,6 @@
 export {
   type EmbeddingModel,
   type EmbeddingResolver,
-  DEFAULT_EMBEDDING_MODEL,
   HASH_EMBEDDING_DIMENSIONS,
   HashEmbeddingModel,
   UnknownEmbeddingModelError,
@@ -12,7 +11,7 @@ export {
   normalize,
   resolveEmbeddingModel,
 } from './lib/embedding';
-export { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText } from './lib/chunking';
+export { chunkText } from './lib/chunking';
 export { RRF_K, reciprocalRankFusion } from './lib/fusion';
 export {
   type CollectionBlock,

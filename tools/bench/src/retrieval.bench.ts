@@ -13,12 +13,8 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { DataSource } from 'typeorm';
-import {
-  KnowledgeStore,
-  type SearchMode,
-  embeddingModel,
-  DEFAULT_EMBEDDING_MODEL,
-} from '@switchyard/knowledge';
+import { DEFAULT_EMBEDDING_MODEL, type SearchMode } from '@switchyard/contracts';
+import { KnowledgeStore, embeddingModel } from '@switchyard/knowledge';
 import { createDataSource, ensureDatabase, runMigrationsLocked } from '@switchyard/persistence';
 import { PgvectorServer } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';

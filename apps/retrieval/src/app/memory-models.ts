@@ -1,12 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { loadConfigOrExit, tenantCacheEnvSchema } from '@switchyard/config';
-import {
-  DEFAULT_EMBEDDING_MODEL,
-  type EmbeddingModel,
-  type EmbeddingResolver,
-  resolveEmbeddingModel,
-} from '@switchyard/knowledge';
+import { DEFAULT_EMBEDDING_MODEL } from '@switchyard/contracts';
+import { type EmbeddingModel, type EmbeddingResolver, resolveEmbeddingModel } from '@switchyard/knowledge';
 import { TenantsRepository } from './tenants.repository';
 
 /** Resolves registry embedding models (EmbeddingModels of libs/models, bound at the module). */

@@ -3,25 +3,43 @@ import { sseFrames } from './sse';
 import type {
   Agent,
   AgentVersion,
+  AgentVersionList,
+  CancelledRun,
+  Collection,
+  CollectionSearchRequest,
+  CollectionSearchResult,
   CreateAgentRequest,
+  CreateCollectionRequest,
+  CreateKeyRequest,
   CreateRunRequest,
+  CreateTenantRequest,
   CreatedAgent,
+  CreatedApiKey,
   CreatedRun,
+  DeletedAgent,
   ForkRequest,
   ForkResult,
+  IngestDocumentsRequest,
+  Ingested,
   ListRunsQuery,
   ListThreadsQuery,
   PatchAgentRequest,
   ResetEvent,
+  ResumeInput,
+  ResumedRun,
   Run,
   RunAction,
   RunEvent,
   RunPage,
   StoredFile,
+  Tenant,
   Thread,
   ThreadPage,
   ThreadState,
   ThreadVersion,
+  ToolList,
+  UsagePage,
+  UsageQuery,
 } from './types';
 
 export interface SwitchyardClientOptions {
@@ -103,11 +121,14 @@ export class SwitchyardClient {
         })
       ).actions,
     /** Cancels a run (cancelling twice is harmless: 200 the second time). */
-    cancel: (runId: string): Promise<unknown> =>
-      this.request('POST', `/v1/runs/${enc(runId)}/cancel`, { idempotent: true }),
+    cancel: (runId: string): Promise<CancelledRun> =>
+      this.request<CancelledRun>('POST', `/v1/runs/${enc(runId)}/cancel`, { idempotent: true }),
     /** Answers a waiting run's question; not retried (a second answer would meet a run no longer waiting). */
-    resume: (runId: string, input: unknown): Promise<unknown> =>
-      this.request('POST', `/v1/runs/${enc(runId)}/resume`, { body: { input }, idempotent: false }),
+    resume: (runId: string, input: ResumeInput): Promise<ResumedRun> =>
+      this.request<ResumedRun>('POST', `/v1/runs/${enc(runId)}/resume`, {
+        body: { input },
+        idempotent: false,
+      }),
     /** The run's events from the start (or `after`), live until `done`; see {@link SwitchyardClient.events}. */
     events: (runId: string, opts: EventsOptions = {}): AsyncGenerator<RunEvent | ResetEvent> =>
       this.events(runId, opts),
@@ -170,23 +191,28 @@ export class SwitchyardClient {
       this.request<CreatedAgent>('POST', '/v1/agents', { body, idempotent: false }),
     update: (id: string, body: PatchAgentRequest): Promise<Agent> =>
       this.request<Agent>('PATCH', `/v1/agents/${enc(id)}`, { body, idempotent: true }),
-    delete: (id: string): Promise<unknown> =>
-      this.request('DELETE', `/v1/agents/${enc(id)}`, { idempotent: true }),
+    delete: (id: string): Promise<DeletedAgent> =>
+      this.request<DeletedAgent>('DELETE', `/v1/agents/${enc(id)}`, { idempotent: true }),
     publish: (id: string): Promise<AgentVersion> =>
       this.request<AgentVersion>('POST', `/v1/agents/${enc(id)}/versions`, { idempotent: false }),
-    versions: (id: string): Promise<unknown> =>
-      this.request('GET', `/v1/agents/${enc(id)}/versions`, { idempotent: true }),
+    /** The published versions, oldest first. */
+    versions: (id: string): Promise<AgentVersionList> =>
+      this.request<AgentVersionList>('GET', `/v1/agents/${enc(id)}/versions`, { idempotent: true }),
   };
 
   readonly collections = {
-    create: (body: Record<string, unknown>): Promise<{ id: string; [k: string]: unknown }> =>
-      this.request('POST', '/v1/collections', { body, idempotent: false }),
-    get: (id: string): Promise<unknown> =>
-      this.request('GET', `/v1/collections/${enc(id)}`, { idempotent: true }),
-    addDocuments: (id: string, body: Record<string, unknown>): Promise<unknown> =>
-      this.request('POST', `/v1/collections/${enc(id)}/documents`, { body, idempotent: false }),
-    search: (id: string, body: Record<string, unknown>): Promise<unknown> =>
-      this.request('POST', `/v1/collections/${enc(id)}/search`, { body, idempotent: true }),
+    create: (body: CreateCollectionRequest): Promise<Collection> =>
+      this.request<Collection>('POST', '/v1/collections', { body, idempotent: false }),
+    get: (id: string): Promise<Collection> =>
+      this.request<Collection>('GET', `/v1/collections/${enc(id)}`, { idempotent: true }),
+    /** Chunks, embeds and indexes the documents into every index set (answered once they are done). */
+    addDocuments: (id: string, body: IngestDocumentsRequest): Promise<Ingested> =>
+      this.request<Ingested>('POST', `/v1/collections/${enc(id)}/documents`, { body, idempotent: false }),
+    search: (id: string, body: CollectionSearchRequest): Promise<CollectionSearchResult> =>
+      this.request<CollectionSearchResult>('POST', `/v1/collections/${enc(id)}/search`, {
+        body,
+        idempotent: true,
+      }),
   };
 
   /** The tenant's files: uploads a run reads (`input.files[].file_id`, a graph run's Begin form), files runs made. */
@@ -199,28 +225,29 @@ export class SwitchyardClient {
     },
     get: (id: string): Promise<StoredFile> =>
       this.request<StoredFile>('GET', `/v1/files/${enc(id)}`, { idempotent: true }),
-    delete: (id: string): Promise<unknown> =>
-      this.request('DELETE', `/v1/files/${enc(id)}`, { idempotent: true }),
+    /** Deletes the file (the gateway answers 204, no body). */
+    delete: (id: string): Promise<void> =>
+      this.request<void>('DELETE', `/v1/files/${enc(id)}`, { idempotent: true }),
   };
 
   readonly tools = {
-    list: (): Promise<unknown> => this.request('GET', '/v1/tools', { idempotent: true }),
+    /** What the planner can offer the caller's runs (the shared tools and the tenant's MCP tools). */
+    list: (): Promise<ToolList> => this.request<ToolList>('GET', '/v1/tools', { idempotent: true }),
   };
 
   readonly admin = {
-    createTenant: (body: {
-      name: string;
-      [k: string]: unknown;
-    }): Promise<{ id: string; [k: string]: unknown }> =>
-      this.request('POST', '/v1/admin/tenants', { body, idempotent: false, admin: true }),
-    createKey: (tenantId: string): Promise<{ key: string; [k: string]: unknown }> =>
-      this.request('POST', `/v1/admin/tenants/${enc(tenantId)}/keys`, {
-        body: {},
+    createTenant: (body: CreateTenantRequest): Promise<Tenant> =>
+      this.request<Tenant>('POST', '/v1/admin/tenants', { body, idempotent: false, admin: true }),
+    /** Makes an API key of the tenant: `key` is shown in this answer only. */
+    createKey: (tenantId: string, body: CreateKeyRequest = {}): Promise<CreatedApiKey> =>
+      this.request<CreatedApiKey>('POST', `/v1/admin/tenants/${enc(tenantId)}/keys`, {
+        body,
         idempotent: false,
         admin: true,
       }),
-    usage: (query: Record<string, string> = {}): Promise<unknown> =>
-      this.request('GET', `/v1/admin/usage?${new URLSearchParams(query).toString()}`, {
+    /** Metered model calls, oldest first; pass `cursor: next_cursor` for the next page. */
+    usage: (query: UsageQuery = {}): Promise<UsagePage> =>
+      this.request<UsagePage>('GET', `/v1/admin/usage${queryString(query)}`, {
         idempotent: true,
         admin: true,
       }),

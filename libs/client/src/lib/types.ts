@@ -1,31 +1,50 @@
 import type { z } from 'zod';
 import type {
   Action,
+  AgentVersionListSchema,
   AgentVersionSchema,
   AgentViewSchema,
+  CancelledRunSchema,
+  CollectionSchema,
   CreateAgentSchema,
+  CreateCollectionSchema,
+  CreateKeySchema,
   CreateRunSchema,
+  CreateTenantSchema,
   CreatedAgentSchema,
+  CreatedApiKeySchema,
   CreatedRunSchema,
+  DeletedAgentSchema,
   EventPayload,
   EventType,
   ForkRequestSchema,
   ForkResponseSchema,
+  IngestDocumentsSchema,
+  IngestedSchema,
   ListRunsQuerySchema,
   ListThreadsQuerySchema,
   OriginFile,
   PatchAgentSchema,
+  ResumeSchema,
+  ResumedRunSchema,
   RunEvent,
   RunPageSchema,
   RunPriority,
   RunStatus,
   RunViewSchema,
   RuntimeState,
+  SearchRequestSchema,
+  SearchResponseSchema,
   StoredFileSchema,
+  TenantSchema,
   ThreadPageSchema,
   ThreadVersionSchema,
   ThreadViewSchema,
+  ToolListSchema,
+  ToolViewSchema,
   Usage,
+  UsagePageSchema,
+  UsageQuerySchema,
 } from '@switchyard/contracts';
 
 // The API's shapes are the gateway's own zod schemas (@switchyard/contracts, src/lib/api): a
@@ -43,6 +62,15 @@ export type CreatedRun = z.infer<typeof CreatedRunSchema>;
 
 /** A run (`GET /v1/runs/:id`). */
 export type Run = z.infer<typeof RunViewSchema>;
+
+/** The answer to `runs.cancel`: `cancelling` (202), or `cancelled` when it already was (200). */
+export type CancelledRun = z.infer<typeof CancelledRunSchema>;
+
+/** `runs.resume`'s answer to the run's question (checked against the question's input schema). */
+export type ResumeInput = z.input<typeof ResumeSchema>['input'];
+
+/** The answer to `runs.resume`: the answer was taken, the run goes on. */
+export type ResumedRun = z.infer<typeof ResumedRunSchema>;
 
 /** A committed action of a run (`GET /v1/runs/:id/actions`): the contracts' own `Action`. */
 export type RunAction = Action;
@@ -86,6 +114,53 @@ export type CreatedAgent = z.infer<typeof CreatedAgentSchema>;
 
 /** A published version of an agent (`POST /v1/agents/:id/versions`). */
 export type AgentVersion = z.infer<typeof AgentVersionSchema>;
+
+/** An agent's published versions, oldest first (`GET /v1/agents/:id/versions`). */
+export type AgentVersionList = z.infer<typeof AgentVersionListSchema>;
+
+/** The answer to `DELETE /v1/agents/:id`. */
+export type DeletedAgent = z.infer<typeof DeletedAgentSchema>;
+
+/** `POST /v1/collections`: the collection's name and index sets. */
+export type CreateCollectionRequest = z.input<typeof CreateCollectionSchema>;
+
+/** A knowledge collection (the block) with the status of its index sets. */
+export type Collection = z.infer<typeof CollectionSchema>;
+
+/** `POST /v1/collections/:id/documents` as JSON: the documents' text and metadata. */
+export type IngestDocumentsRequest = z.input<typeof IngestDocumentsSchema>;
+
+/** The answer to an ingestion: how many documents went in. */
+export type Ingested = z.infer<typeof IngestedSchema>;
+
+/** `POST /v1/collections/:id/search`. */
+export type CollectionSearchRequest = z.input<typeof SearchRequestSchema>;
+
+/** The chunks found, best first. */
+export type CollectionSearchResult = z.infer<typeof SearchResponseSchema>;
+
+/** A tool the caller's runs can be offered (`GET /v1/tools`). */
+export type Tool = z.infer<typeof ToolViewSchema>;
+
+export type ToolList = z.infer<typeof ToolListSchema>;
+
+/** `POST /v1/admin/tenants`. */
+export type CreateTenantRequest = z.input<typeof CreateTenantSchema>;
+
+/** A tenant, with its budget, limits, memory model and weight. */
+export type Tenant = z.infer<typeof TenantSchema>;
+
+/** `POST /v1/admin/tenants/:id/keys`: an optional label. */
+export type CreateKeyRequest = z.input<typeof CreateKeySchema>;
+
+/** A new API key: `key` is shown only in this answer. */
+export type CreatedApiKey = z.infer<typeof CreatedApiKeySchema>;
+
+/** `GET /v1/admin/usage` filters; `limit` a number (the query string carries it as text). */
+export type UsageQuery = Omit<z.input<typeof UsageQuerySchema>, 'limit'> & { limit?: number };
+
+/** A page of metered model calls; `next_cursor` is null on the last page. */
+export type UsagePage = z.infer<typeof UsagePageSchema>;
 
 /**
  * Filters of `runs.list` (`GET /v1/runs`): `status` one status or several, comma-separated;

@@ -1,4 +1,5 @@
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunkText } from './chunking';
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '@switchyard/contracts';
+import { chunkText } from './chunking';
 
 describe(chunkText.name, () => {
   it('defaults to 800 characters with 100 of overlap', () => {

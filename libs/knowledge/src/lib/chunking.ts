@@ -1,7 +1,5 @@
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
-
-export const DEFAULT_CHUNK_SIZE = 800;
-export const DEFAULT_CHUNK_OVERLAP = 100;
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '@switchyard/contracts';
 
 /** Splits a document into chunks of at most `chunkSize` characters (paragraphs, then lines, words…). */
 export async function chunkText(

@@ -1,5 +1,5 @@
+import { DEFAULT_EMBEDDING_MODEL } from '@switchyard/contracts';
 import {
-  DEFAULT_EMBEDDING_MODEL,
   HashEmbeddingModel,
   UnknownEmbeddingModelError,
   cosine,

@@ -1,4 +1,4 @@
-import { type RunErrorCode } from '@switchyard/contracts';
+import { DEFAULT_EMBEDDING_MODEL, type RunErrorCode } from '@switchyard/contracts';
 /**
  * Embedding models. `hash-embedding-v1` is the built-in deterministic offline model: lower-cased
  * word unigrams and bigrams hashed (FNV-1a, signed buckets) into 256 dimensions, L2-normalised.
@@ -21,7 +21,6 @@ export type EmbeddingResolver = (
   scope: { tenant_id: string },
 ) => Promise<EmbeddingModel | undefined>;
 
-export const DEFAULT_EMBEDDING_MODEL = 'hash-embedding-v1';
 export const HASH_EMBEDDING_DIMENSIONS = 256;
 
 /** An embedding model nobody provides (yet): ingestion marks the index set failed with this reason. */

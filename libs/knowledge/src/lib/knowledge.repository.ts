@@ -1,7 +1,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { DataSource } from 'typeorm';
 import { type DB, type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
-import type { CollectionConfigs, IndexStatus } from './schemas';
+import type { CollectionConfigs, IndexStatus } from '@switchyard/contracts';
 import { detoastedArray, dotProductSql } from './vector-sql';
 
 /** An index set as the store works with it. */

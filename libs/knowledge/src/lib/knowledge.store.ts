@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { isUuid, type RunErrorCode } from '@switchyard/contracts';
+import {
+  type CollectionConfigs,
+  type CreateCollection,
+  type IndexStatus,
+  type IngestDocuments,
+  type RunErrorCode,
+  type SearchMode,
+  isUuid,
+} from '@switchyard/contracts';
 import { chunkText } from './chunking';
 import { type EmbeddingResolver, normalize, resolveEmbeddingModel } from './embedding';
 import { reciprocalRankFusion } from './fusion';
@@ -12,14 +20,7 @@ import {
 } from './vector-backend';
 import { type IndexSetRow, KnowledgeRepository, type RankedChunkRow } from './knowledge.repository';
 import type { CollectionBlock, IndexingItem, ResolvedDataSource } from './resolution';
-import type {
-  CollectionConfigs,
-  CreateCollection,
-  IndexStatus,
-  IngestDocuments,
-  SearchMode,
-  SearchResult,
-} from './schemas';
+import type { SearchResult } from './schemas';
 
 /** `collection_configs.vdb_type` of the index sets: how their vectors are compared. */
 export const EXACT_VDB_TYPE = 'postgres-exact';

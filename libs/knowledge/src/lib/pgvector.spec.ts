@@ -4,11 +4,11 @@
 // because the machine's Postgres has no pgvector (see libs/testing PgvectorServer).
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { CreateCollectionSchema } from '@switchyard/contracts';
 import { createDataSource, runMigrationsLocked } from '@switchyard/persistence';
 import { PgvectorServer } from '@switchyard/testing';
 import { cosine, hashEmbedding } from './embedding';
 import { KnowledgeStore, PGVECTOR_VDB_TYPE } from './knowledge.store';
-import { CreateCollectionSchema } from './schemas';
 import { detectVectorBackend } from './vector-backend';
 
 jest.setTimeout(120_000);

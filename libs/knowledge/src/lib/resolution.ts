@@ -1,5 +1,5 @@
-import { type RunErrorCodes } from '@switchyard/contracts';
-import type { CollectionConfigs, DataSourceRef, IndexStatus } from './schemas';
+import { type CollectionConfigs, type IndexStatus, type RunErrorCodes } from '@switchyard/contracts';
+import type { DataSourceRef } from './schemas';
 
 /** One entry of a collection block's `indexingList`. */
 export interface IndexingItem {

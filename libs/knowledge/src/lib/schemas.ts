@@ -1,85 +1,8 @@
 import { z } from 'zod';
-import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from './chunking';
-import { DEFAULT_EMBEDDING_MODEL } from './embedding';
+import { CollectionConfigsSchema, SEARCH_MODES } from '@switchyard/contracts';
 
-export const INDEX_STATUSES = ['pending', 'done', 'failed'] as const;
-export type IndexStatus = (typeof INDEX_STATUSES)[number];
-
-export const SEARCH_MODES = ['vector', 'fulltext', 'hybrid'] as const;
-export type SearchMode = (typeof SEARCH_MODES)[number];
-
-export const IndexNameSchema = z
-  .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
-    'letters, digits, "_", "." or "-" (1..64, starting alphanumeric)',
-  );
-
-/** Where an index set's chunks live (seed 000's `collection_configs`). */
-export const CollectionConfigsSchema = z.object({
-  collection_name: z.string(),
-  set_name: z.string(),
-  model: z.string(),
-  vdb_type: z.string(),
-  user_id: z.string(),
-});
-export type CollectionConfigs = z.infer<typeof CollectionConfigsSchema>;
-
-export const IndexSetInputSchema = z
-  .object({
-    index_name: IndexNameSchema,
-    model: z.string().min(1).max(200).default(DEFAULT_EMBEDDING_MODEL),
-    chunk_size: z.number().int().min(20).max(8000).default(DEFAULT_CHUNK_SIZE),
-    chunk_overlap: z.number().int().min(0).max(4000).default(DEFAULT_CHUNK_OVERLAP),
-  })
-  .strict()
-  .refine((s) => s.chunk_overlap < s.chunk_size, {
-    message: 'chunk_overlap must be smaller than chunk_size',
-    path: ['chunk_overlap'],
-  });
-export type IndexSetInput = z.infer<typeof IndexSetInputSchema>;
-
-export const CreateCollectionSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    index_sets: z
-      .array(IndexSetInputSchema)
-      .min(1)
-      .max(16)
-      .refine((sets) => new Set(sets.map((s) => s.index_name)).size === sets.length, {
-        message: 'index_name must be unique within a collection',
-      }),
-  })
-  .strict();
-export type CreateCollection = z.infer<typeof CreateCollectionSchema>;
-
-export const IngestDocumentsSchema = z
-  .object({
-    documents: z
-      .array(
-        z
-          .object({
-            text: z.string().min(1).max(1_000_000),
-            metadata: z.record(z.string(), z.unknown()).default({}),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(1000),
-  })
-  .strict();
-export type IngestDocuments = z.infer<typeof IngestDocumentsSchema>;
-
-export const SearchRequestSchema = z
-  .object({
-    query: z.string().trim().min(1).max(4000),
-    top_k: z.number().int().min(1).max(100).default(10),
-    threshold: z.number().default(0),
-    index_name: IndexNameSchema.optional(),
-    mode: z.enum(SEARCH_MODES).default('vector'),
-  })
-  .strict();
-export type SearchRequest = z.infer<typeof SearchRequestSchema>;
+// The collections API's shapes (CreateCollectionSchema, SearchRequestSchema…) are in
+// @switchyard/contracts (src/lib/api/collections.ts); these are the retrieval node's own.
 
 /** A retrieval request's data source: a reference to a collection block (seed 000's edge `data_source`). */
 export const DataSourceRefSchema = z.object({

@@ -12,7 +12,14 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { z } from 'zod';
-import { DEFAULT_EMBEDDING_MODEL } from '@switchyard/knowledge';
+import {
+  type ApiKeyView,
+  type CreatedApiKeyView,
+  CreateKeySchema,
+  CreateTenantSchema,
+  DEFAULT_EMBEDDING_MODEL,
+  type TenantView,
+} from '@switchyard/contracts';
 import { ApiException } from '../http/api.exception';
 import { hashApiKey, keyPrefix, newApiKey } from '../auth/api-key.util';
 import { ZodPipe } from '../http/zod-body.pipe';
@@ -20,13 +27,9 @@ import { type PatchTenant, PatchTenantSchema } from '../registry/registry.schema
 import { tenantView } from '../registry/registry.views';
 import { RegistryChangedInterceptor } from '../registry/registry-changed.interceptor';
 import { AdminTokenGuard } from '../auth/admin-token.guard';
-import { AdminRepository, type KeyRow } from './admin.repository';
+import { AdminRepository } from './admin.repository';
+import { apiKeyView, createdApiKeyView } from './admin.views';
 
-export const CreateTenantSchema = z.object({ name: z.string().trim().min(1).max(200) }).strict();
-export const CreateKeySchema = z
-  .object({ label: z.string().max(200).optional() })
-  .strict()
-  .default({});
 const IdSchema = z.string().uuid();
 
 /** Tenants and their API keys. A key is shown once, when it is made; only its SHA-256 is kept. */
@@ -37,7 +40,9 @@ export class TenantsController {
   constructor(@Inject(AdminRepository) private readonly admin: AdminRepository) {}
 
   @Post()
-  async create(@Body(new ZodPipe(CreateTenantSchema)) body: z.infer<typeof CreateTenantSchema>) {
+  async create(
+    @Body(new ZodPipe(CreateTenantSchema)) body: z.infer<typeof CreateTenantSchema>,
+  ): Promise<TenantView> {
     return tenantView(await this.admin.createTenant(body.name));
   }
 
@@ -87,19 +92,19 @@ export class TenantsController {
   async createKey(
     @Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string,
     @Body(new ZodPipe(CreateKeySchema)) body: z.infer<typeof CreateKeySchema>,
-  ) {
+  ): Promise<CreatedApiKeyView> {
     const key = newApiKey();
     const row = await this.admin.createKey(tenantId, {
       prefix: keyPrefix(key),
       hash: hashApiKey(key),
       label: body.label ?? null,
     });
-    return { ...view(row), key };
+    return createdApiKeyView(row, key);
   }
 
   @Get(':tenant_id/keys')
   async listKeys(@Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string) {
-    return { keys: (await this.admin.keys(tenantId)).map(view) };
+    return { keys: (await this.admin.keys(tenantId)).map(apiKeyView) };
   }
 
   /** Revokes a key at once: authentication reads the key's row on every request. */
@@ -108,17 +113,7 @@ export class TenantsController {
   async revokeKey(
     @Param('tenant_id', new ZodPipe(IdSchema)) tenantId: string,
     @Param('key_id', new ZodPipe(IdSchema)) keyId: string,
-  ) {
-    return view(await this.admin.revokeKey(tenantId, keyId));
+  ): Promise<ApiKeyView> {
+    return apiKeyView(await this.admin.revokeKey(tenantId, keyId));
   }
-}
-
-function view(k: KeyRow) {
-  return {
-    id: k.id,
-    prefix: k.prefix,
-    label: k.label,
-    created_at: new Date(k.created_at).toISOString(),
-    revoked_at: k.revoked_at ? new Date(k.revoked_at).toISOString() : null,
-  };
 }

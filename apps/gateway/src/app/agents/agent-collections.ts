@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { AgentConfig } from '@switchyard/contracts';
+import { type AgentConfig, DEFAULT_EMBEDDING_MODEL } from '@switchyard/contracts';
 import {
   type CollectionSpec,
   type FilledConfigs,
@@ -11,7 +11,6 @@ import {
   withIndexNames,
 } from '@switchyard/graph';
 import {
-  DEFAULT_EMBEDDING_MODEL,
   KnowledgeError,
   KnowledgeStore,
   ResolutionError,

@@ -14,14 +14,16 @@ import { z } from 'zod';
 import {
   type AgentConfig,
   AgentConfigSchema,
+  type AgentVersionList,
   CreateAgentSchema,
+  type DeletedAgentView,
   PatchAgentSchema,
 } from '@switchyard/contracts';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ZodPipe } from '../http/zod-body.pipe';
 import { AgentsRepository } from './agents.repository';
-import { agentView } from './agents.views';
+import { agentVersionView, agentView } from './agents.views';
 import { AgentCollections } from './agent-collections';
 import { shownConfig } from './agent-config.validator';
 
@@ -78,7 +80,10 @@ export class AgentsController {
 
   @Delete(':agent_id')
   @HttpCode(200)
-  async remove(@Tenant() tenant: TenantContext, @Param('agent_id', new ZodPipe(IdSchema)) id: string) {
+  async remove(
+    @Tenant() tenant: TenantContext,
+    @Param('agent_id', new ZodPipe(IdSchema)) id: string,
+  ): Promise<DeletedAgentView> {
     await this.agents.getOrThrow(tenant.tenantId, id);
     await this.agents.softDelete(id);
     return { id, deleted: true };
@@ -98,16 +103,11 @@ export class AgentsController {
   }
 
   @Get(':agent_id/versions')
-  async versions(@Tenant() tenant: TenantContext, @Param('agent_id', new ZodPipe(IdSchema)) id: string) {
+  async versions(
+    @Tenant() tenant: TenantContext,
+    @Param('agent_id', new ZodPipe(IdSchema)) id: string,
+  ): Promise<AgentVersionList> {
     await this.agents.getOrThrow(tenant.tenantId, id);
-    const rows = await this.agents.versions(id);
-    return {
-      versions: rows.map((r) => ({
-        ...r,
-        config: shownConfig(r.config),
-        agent_id: id,
-        created_at: r.created_at.toISOString(),
-      })),
-    };
+    return { versions: (await this.agents.versions(id)).map((r) => agentVersionView(id, r)) };
   }
 }

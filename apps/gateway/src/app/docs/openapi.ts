@@ -2,36 +2,44 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { z } from 'zod';
 import {
   ActionSchema,
+  AgentVersionListSchema,
   AgentVersionSchema,
   AgentViewSchema,
-  CreatedAgentSchema,
+  ApiKeySchema,
+  CancelledRunSchema,
+  CollectionSchema,
   CreateAgentSchema,
+  CreateCollectionSchema,
+  CreateKeySchema,
   CreateRunSchema,
+  CreateTenantSchema,
+  CreatedAgentSchema,
+  CreatedApiKeySchema,
   CreatedRunSchema,
+  DeletedAgentSchema,
   EVENT_TYPES,
   ForkRequestSchema,
   ForkResponseSchema,
+  IngestDocumentsSchema,
+  IngestedSchema,
   PatchAgentSchema,
   ResumeSchema,
+  ResumedRunSchema,
   RunPageSchema,
   RunViewSchema,
+  SearchRequestSchema,
+  SearchResponseSchema,
   StoredFileSchema,
+  TenantSchema,
   ThreadPageSchema,
   ThreadVersionSchema,
   ThreadViewSchema,
+  ToolListSchema,
+  UsagePageSchema,
   UserProfileSchema,
 } from '@switchyard/contracts';
 import { ProviderSchema, SetProviderKeySchema } from '../admin/provider-keys.controller';
-import { CreateKeySchema, CreateTenantSchema } from '../admin/tenants.controller';
-import {
-  CollectionSchema,
-  CreateCollectionSchema,
-  IngestDocumentsSchema,
-  IngestedSchema,
-  ReindexSchema,
-  SearchRequestSchema,
-  SearchResponseSchema,
-} from '../knowledge/collections.controller';
+import { ReindexSchema } from '../knowledge/collections.controller';
 import { ChatCompletionRequestSchema } from '../openai/chat-completions.dto';
 import { ResponseRequestSchema } from '../openai/responses.dto';
 import { CompletionSchema } from '../ragflow/ragflow.dto';
@@ -44,9 +52,7 @@ import {
   ModelSchema,
   PatchModelSchema,
   PatchTenantSchema,
-  TenantSchema,
   UsageByModelSchema,
-  UsagePageSchema,
   VendorKeySchema,
   VendorSchema,
 } from '../registry/registry.schemas';
@@ -174,8 +180,8 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'Cancel a run',
           parameters: [id('run_id')],
           responses: {
-            202: ok('cancelling'),
-            200: ok('already cancelled'),
+            202: ok('cancelling', CancelledRunSchema),
+            200: ok('already cancelled', CancelledRunSchema),
             409: err('run_finished'),
             ...common,
           },
@@ -187,7 +193,7 @@ export function buildOpenApi(): OpenAPIObject {
           parameters: [id('run_id')],
           requestBody: body(ResumeSchema),
           responses: {
-            202: ok('resuming'),
+            202: ok('resuming', ResumedRunSchema),
             400: err('the input does not match the input schema'),
             409: err('run_not_waiting'),
             ...common,
@@ -417,19 +423,23 @@ export function buildOpenApi(): OpenAPIObject {
           summary: 'Create an API key; shown once',
           parameters: [id('tenant_id')],
           requestBody: body(CreateKeySchema),
-          responses: { 201: ok('the key'), 401: err('admin token'), 404: err('no such tenant') },
+          responses: {
+            201: ok('the key (shown only here)', CreatedApiKeySchema),
+            401: err('admin token'),
+            404: err('no such tenant'),
+          },
         },
         get: {
           summary: "List a tenant's keys (no secrets)",
           parameters: [id('tenant_id')],
-          responses: { 200: ok('keys'), 401: err('admin token') },
+          responses: { 200: ok('keys', z.object({ keys: z.array(ApiKeySchema) })), 401: err('admin token') },
         },
       },
       '/v1/admin/tenants/{tenant_id}/keys/{key_id}': {
         delete: {
           summary: 'Revoke a key (at once)',
           parameters: [id('tenant_id'), id('key_id')],
-          responses: { 200: ok('revoked'), 401: err('admin token'), 404: err('no such key') },
+          responses: { 200: ok('revoked', ApiKeySchema), 401: err('admin token'), 404: err('no such key') },
         },
       },
       '/v1/admin/tenants/{tenant_id}': {
@@ -621,6 +631,7 @@ export function buildOpenApi(): OpenAPIObject {
           parameters: [
             query('run_id', { type: 'string', format: 'uuid' }),
             query('tenant_id', { type: 'string', format: 'uuid' }),
+            query('business_id', { type: 'string', maxLength: 200 }),
             query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
             query('cursor', { type: 'string' }, 'next_cursor of the previous page'),
           ],
@@ -662,7 +673,7 @@ export function buildOpenApi(): OpenAPIObject {
         delete: {
           summary: 'Delete an agent',
           parameters: [id('agent_id')],
-          responses: { 200: ok('deleted'), ...common },
+          responses: { 200: ok('deleted', DeletedAgentSchema), ...common },
         },
       },
       '/v1/agents/{agent_id}/versions': {
@@ -672,16 +683,16 @@ export function buildOpenApi(): OpenAPIObject {
           responses: { 201: ok('the version', AgentVersionSchema), ...common },
         },
         get: {
-          summary: 'Published versions',
+          summary: 'Published versions, oldest first',
           parameters: [id('agent_id')],
-          responses: { 200: ok('versions'), ...common },
+          responses: { 200: ok('versions', AgentVersionListSchema), ...common },
         },
       },
       '/v1/tools': {
         get: {
           summary:
             "The tools the planner can offer the caller's runs (the node registry; a tenant's MCP tools to that tenant only)",
-          responses: { 200: ok('tools'), ...common },
+          responses: { 200: ok('tools', ToolListSchema), ...common },
         },
       },
       '/v1/mcp-servers': {

@@ -17,13 +17,17 @@ import type { Request } from 'express';
 import { LlmCallException } from '@switchyard/models';
 import { z } from 'zod';
 import {
-  type CollectionBlock,
-  CollectionConfigsSchema,
   type CreateCollection,
   CreateCollectionSchema,
-  INDEX_STATUSES,
   type IngestDocuments,
   IngestDocumentsSchema,
+  type Ingested,
+  type SearchRequest,
+  SearchRequestSchema,
+  type SearchResponse,
+} from '@switchyard/contracts';
+import {
+  type CollectionBlock,
   KnowledgeError,
   KnowledgeStore,
   MAX_TABLE_ROWS,
@@ -32,16 +36,12 @@ import {
   fileKind,
   parseFile,
   parsedText,
-  type SearchRequest,
-  SearchRequestSchema,
   UnknownEmbeddingModelError,
 } from '@switchyard/knowledge';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { ZodPipe } from '../http/zod-body.pipe';
-
-export { CreateCollectionSchema, IngestDocumentsSchema, SearchRequestSchema };
 
 /** Files one multipart ingestion takes, and the size of each. */
 export const MAX_UPLOAD_FILES = 20;
@@ -50,30 +50,6 @@ export const MAX_UPLOAD_FILE_BYTES = 20 * 1024 * 1024;
 const CollectionIdSchema = z.string().uuid();
 export const ReindexSchema = z.object({ index_name: z.string().min(1).max(200).optional() }).strict();
 type Reindex = z.infer<typeof ReindexSchema>;
-
-export const CollectionSchema = z.object({
-  id: z.string().uuid(),
-  name: z.string(),
-  indexingList: z.array(
-    z.object({
-      index_name: z.string(),
-      status: z.enum(INDEX_STATUSES),
-      error: z.string().optional(),
-      collection_configs: CollectionConfigsSchema,
-    }),
-  ),
-});
-export const IngestedSchema = z.object({ ingested: z.number().int() });
-export const SearchResponseSchema = z.object({
-  results: z.array(
-    z.object({
-      text: z.string(),
-      score: z.number(),
-      metadata: z.record(z.string(), z.unknown()),
-      index_name: z.string(),
-    }),
-  ),
-});
 
 /**
  * Knowledge collections (seed 000's vector-collection blocks; `id` is the block id), tenant-scoped:
@@ -161,7 +137,7 @@ export class CollectionsController {
     @Param('id', new ZodPipe(CollectionIdSchema)) id: string,
     @Req() req: Request,
     @UploadedFiles() files: UploadedFile[] | undefined,
-  ) {
+  ): Promise<Ingested> {
     const body = req.is('multipart/form-data')
       ? await documentsFromFiles(files ?? [], req.body as Record<string, unknown>)
       : new ZodPipe(IngestDocumentsSchema).transform(req.body);
@@ -203,7 +179,7 @@ export class CollectionsController {
     @Tenant() tenant: TenantContext,
     @Param('id', new ZodPipe(CollectionIdSchema)) id: string,
     @Body(new ZodPipe(SearchRequestSchema)) body: SearchRequest,
-  ) {
+  ): Promise<SearchResponse> {
     try {
       const results = await this.store.searchCollection(tenant.tenantId, id, body.query, {
         mode: body.mode,

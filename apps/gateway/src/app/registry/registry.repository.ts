@@ -3,8 +3,9 @@ import { type Expression, type SqlBool, sql } from 'kysely';
 import { DatabaseError } from 'pg';
 import { DataSource } from 'typeorm';
 import { type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
+import type { UsageQuery } from '@switchyard/contracts';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
-import type { CreateEndpoint, CreateModel, CreateVendor, PatchModel, UsageQuery } from './registry.schemas';
+import type { CreateEndpoint, CreateModel, CreateVendor, PatchModel } from './registry.schemas';
 import type { EndpointRow, ModelRow, UsageRow, VendorKeyRow, VendorRow } from './registry.views';
 import { USAGE_CURSOR_TIME, type UsagePosition } from './usage-cursor';
 

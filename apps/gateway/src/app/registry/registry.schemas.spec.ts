@@ -1,10 +1,10 @@
+import { TenantSchema } from '@switchyard/contracts';
 import {
   CreateEndpointSchema,
   CreateModelSchema,
   CreateVendorKeySchema,
   CreateVendorSchema,
   PatchTenantSchema,
-  TenantSchema,
 } from './registry.schemas';
 
 const VENDOR = '3f1c2a52-1d7e-4c1a-9a3e-2f4b5c6d7e8f';

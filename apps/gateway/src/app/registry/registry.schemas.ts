@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STRUCTURED_OUTPUT_MODES } from '@switchyard/config';
 import { MODEL_CATEGORIES } from '@switchyard/persistence';
-import { BusinessIdSchema } from '@switchyard/contracts';
+import { BusinessIdSchema, TenantWeightSchema } from '@switchyard/contracts';
 import { ParserSchema } from './parser.schema';
 
 // Request and response shapes of the model-registry admin API; the OpenAPI description is built
@@ -98,26 +98,6 @@ export type PatchModel = z.infer<typeof PatchModelSchema>;
 
 export const ModelListQuerySchema = z.object({ vendor_id: IdSchema.optional() }).strict();
 
-export const UsageQuerySchema = z
-  .object({
-    run_id: IdSchema.optional(),
-    tenant_id: IdSchema.optional(),
-    business_id: BusinessIdSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    cursor: z.string().max(200).optional(),
-  })
-  .strict();
-export type UsageQuery = z.infer<typeof UsageQuerySchema>;
-
-/** tenants.weight: > 0 and ≤ 1000 (the column's CHECK); 1 by default. */
-export const TENANT_WEIGHT_MAX = 1000;
-export const TenantWeightSchema = z
-  .number()
-  .gt(0)
-  .max(TENANT_WEIGHT_MAX)
-  .describe(
-    "the tenant's share of every node service's handler slots when several tenants have tasks waiting (3 against 1: three of every four steps); 1 by default",
-  );
 const limit = (max: number) => z.number().int().min(1).max(max).nullable().optional();
 export const PatchTenantSchema = z
   .object({
@@ -179,38 +159,6 @@ export const ModelSchema = z.object({
   price_per_1k_output: z.number(),
   parser: ParserSchema.nullable(),
   structured_output: StructuredOutputSchema.nullable(),
-  created_at: z.string(),
-});
-export const UsageRowSchema = z.object({
-  id: z.string(),
-  tenant_id: z.string().uuid(),
-  business_id: z.string().nullable(),
-  run_id: z.string().uuid().nullable(),
-  action_id: z.number().int().nullable().describe('state_deltas.version of the action this call served'),
-  model_id: z.string().uuid().nullable(),
-  key_id: z.string().uuid().nullable(),
-  node: z.string().nullable(),
-  prompt_tokens: z.number().int(),
-  completion_tokens: z.number().int(),
-  total_tokens: z.number().int(),
-  cost: z.number(),
-  created_at: z.string(),
-});
-export const UsagePageSchema = z.object({
-  usage: z.array(UsageRowSchema),
-  next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null = no more rows'),
-});
-export const TenantSchema = z.object({
-  id: z.string().uuid(),
-  name: z.string(),
-  token_budget: z.number().int().nullable(),
-  tokens_used: z.number().int(),
-  rate_limit_per_second: z.number().int().nullable(),
-  rate_limit_burst: z.number().int().nullable(),
-  max_active_runs: z.number().int().nullable(),
-  max_running_runs: z.number().int().nullable(),
-  memory_embedding_model: z.string().nullable(),
-  weight: TenantWeightSchema,
   created_at: z.string(),
 });
 export const UsageByModelSchema = z.array(

@@ -1,12 +1,7 @@
 import type { z } from 'zod';
-import type {
-  EndpointSchema,
-  ModelSchema,
-  TenantSchema,
-  UsageRowSchema,
-  VendorKeySchema,
-  VendorSchema,
-} from './registry.schemas';
+import type { TenantView, UsagePage, UsageRowView } from '@switchyard/contracts';
+import type { EndpointSchema, ModelSchema, VendorKeySchema, VendorSchema } from './registry.schemas';
+import { encodeUsageCursor } from './usage-cursor';
 
 // Rows as pg returns them (timestamptz → Date, numeric and bigint → string) and their API views.
 
@@ -101,7 +96,7 @@ export interface UsageRow {
   /** created_at as Postgres text: exact to the microsecond, for the page cursor. */
   created_at_text: string;
 }
-export const usageView = (r: UsageRow): z.infer<typeof UsageRowSchema> => ({
+export const usageView = (r: UsageRow): UsageRowView => ({
   id: r.id,
   tenant_id: r.tenant_id,
   business_id: r.business_id,
@@ -117,6 +112,22 @@ export const usageView = (r: UsageRow): z.infer<typeof UsageRowSchema> => ({
   created_at: iso(r.created_at),
 });
 
+/**
+ * A page of `GET /v1/admin/usage` from up to `limit + 1` rows: the extra row only says that more
+ * follow, and the page's last row is where the next one starts.
+ */
+export function usagePageView(rows: readonly UsageRow[], limit: number): UsagePage {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    usage: page.map(usageView),
+    next_cursor:
+      rows.length > limit && last
+        ? encodeUsageCursor({ created_at: last.created_at_text, id: last.id })
+        : null,
+  };
+}
+
 export interface TenantRow {
   id: string;
   name: string;
@@ -131,7 +142,7 @@ export interface TenantRow {
   /** double precision (pg parses it to a number); 1 by default. */
   weight: number;
 }
-export const tenantView = (r: TenantRow): z.infer<typeof TenantSchema> => ({
+export const tenantView = (r: TenantRow): TenantView => ({
   id: r.id,
   name: r.name,
   token_budget: r.token_budget === null ? null : num(r.token_budget),

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Ajv from 'ajv';
-import { CLIENT_TOOL, ClientToolOutputsSchema } from '@switchyard/contracts';
+import { CLIENT_TOOL, ClientToolOutputsSchema, type ResumedRunView } from '@switchyard/contracts';
 import type { RunWaiting } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { RunsRepository } from './runs.repository';
 import { RunsStream, answerDelta, clientResultDelta } from './runs.stream';
+import { resumedRunView } from './runs.views';
 
 /**
  * `POST /v1/runs/:id/resume` (and the adapters' resumes): a waiting run's question answered, or
@@ -23,11 +24,7 @@ export class ResumeRunUseCase {
    * Answers a waiting run: the input must match the question's input schema (400 otherwise, the
    * run keeps waiting); it becomes the human node's action, delivered like any node's delta.
    */
-  async resume(
-    tenantId: string,
-    runId: string,
-    input: unknown,
-  ): Promise<{ run_id: string; status: 'resuming' }> {
+  async resume(tenantId: string, runId: string, input: unknown): Promise<ResumedRunView> {
     const run = await this.repo.waitingRun(tenantId, runId);
     if (!run) {
       throw ApiException.notFound('run');
@@ -49,7 +46,7 @@ export class ResumeRunUseCase {
         );
       }
       await this.answerClientCalls(runId, waiting, outputs.data.tool_outputs);
-      return { run_id: runId, status: 'resuming' };
+      return resumedRunView(runId);
     }
     const validate = this.schemas.compile(waiting.input_schema);
     if (!validate(input)) {
@@ -68,7 +65,7 @@ export class ResumeRunUseCase {
     }
     const message = answerDelta(runId, waiting, task.version, input, new Date().toISOString());
     await this.stream.answer(message, task.trace_parent);
-    return { run_id: runId, status: 'resuming' };
+    return resumedRunView(runId);
   }
 
   /**

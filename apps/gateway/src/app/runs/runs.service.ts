@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Action, Breakpoints, ClientRequestOptions, RunFork, Usage } from '@switchyard/contracts';
+import type {
+  Action,
+  Breakpoints,
+  CancelledRunView,
+  ClientRequestOptions,
+  ResumedRunView,
+  RunFork,
+  Usage,
+} from '@switchyard/contracts';
 import { PgStateSource, type RunWaiting } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { CreateRunUseCase, type PinnedAgent } from './create-run.usecase';
@@ -7,7 +15,7 @@ import { ResumeRunUseCase } from './resume-run.usecase';
 import type { CreateRunBody, ListRunsQuery } from './run.dto';
 import { type ClientCallWaiter, type RunRecord, RunsRepository, type UsageByModel } from './runs.repository';
 import { RunsStream } from './runs.stream';
-import { type CreatedRun, meteredUsageOf } from './runs.views';
+import { type CreatedRun, cancelledRunView, meteredUsageOf } from './runs.views';
 
 /**
  * Runs as the gateway's controllers and adapters use them: creating and resuming are use cases of
@@ -43,23 +51,20 @@ export class RunsService {
    * `POST /v1/runs/:id/cancel`: flags the run in Postgres (a run not started yet is then never
    * started) and tells the orchestrator, which ends it and tells the workers to abort.
    */
-  async cancel(
-    tenantId: string,
-    runId: string,
-  ): Promise<{ created: boolean; body: { run_id: string; status: string } }> {
+  async cancel(tenantId: string, runId: string): Promise<{ created: boolean; body: CancelledRunView }> {
     if (!(await this.repo.flagCancelOfTenant(tenantId, runId))) {
       const current = await this.get(tenantId, runId);
       if (current.status === 'cancelled') {
-        return { created: false, body: { run_id: runId, status: 'cancelled' } };
+        return { created: false, body: cancelledRunView(runId, true) };
       }
       throw new ApiException(ApiErrorCode.RunFinished, `run ${runId} already ${current.status}`);
     }
     await this.stream.cancel(runId);
-    return { created: true, body: { run_id: runId, status: 'cancelling' } };
+    return { created: true, body: cancelledRunView(runId, false) };
   }
 
   /** See ResumeRunUseCase.resume. */
-  resume(tenantId: string, runId: string, input: unknown): Promise<{ run_id: string; status: 'resuming' }> {
+  resume(tenantId: string, runId: string, input: unknown): Promise<ResumedRunView> {
     return this.resuming.resume(tenantId, runId, input);
   }
 

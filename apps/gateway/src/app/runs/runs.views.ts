@@ -1,4 +1,4 @@
-import type { CreatedRunView, Usage } from '@switchyard/contracts';
+import type { CancelledRunView, CreatedRunView, ResumedRunView, Usage } from '@switchyard/contracts';
 import type { RunRecord, UsageByModel } from './runs.repository';
 
 // How /v1/runs shows a run (docs/api.md): pure mappings from its rows, no I/O.
@@ -14,6 +14,16 @@ export function createdRunView(row: { id: string; thread_id: string; created_at:
     status: 'queued',
     created_at: new Date(row.created_at).toISOString(),
   };
+}
+
+/** The answer to `POST /v1/runs/:id/cancel`: `cancelled` when it already was (the 200), else `cancelling`. */
+export function cancelledRunView(runId: string, already: boolean): CancelledRunView {
+  return { run_id: runId, status: already ? 'cancelled' : 'cancelling' };
+}
+
+/** The answer to `POST /v1/runs/:id/resume`: the answer was taken, the run goes on. */
+export function resumedRunView(runId: string): ResumedRunView {
+  return { run_id: runId, status: 'resuming' };
 }
 
 /** The run's metered usage: the sum of its model calls' usage. */

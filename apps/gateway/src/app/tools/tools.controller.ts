@@ -1,8 +1,9 @@
 import { Controller, Get, Inject, UseGuards } from '@nestjs/common';
-import { toolTypesOf } from '@switchyard/contracts';
+import type { ToolList } from '@switchyard/contracts';
 import { NodeDirectory } from '@switchyard/platform';
 import { ApiKeyGuard, Tenant, type TenantContext } from '../auth/api-key.guard';
 import { RateLimitGuard } from '../auth/rate-limit.guard';
+import { toolListView } from './tools.views';
 
 /**
  * The tool catalogue: exactly what the planner can offer, read from the node registry. A tool
@@ -14,20 +15,7 @@ export class ToolsController {
   constructor(@Inject(NodeDirectory) private readonly directory: NodeDirectory) {}
 
   @Get()
-  list(@Tenant() tenant: TenantContext) {
-    return {
-      tools: this.directory
-        .list()
-        .filter((n) => n.tool && (n.tenant_id === undefined || n.tenant_id === tenant.tenantId))
-        .map((n) => ({
-          name: n.name,
-          description: n.description,
-          input_schema: n.input_schema,
-          service: n.service,
-          idempotent: n.idempotent,
-          // Seed 003's types: `call` tools are offered during the work, `output` tools present the answer.
-          types: toolTypesOf(n),
-        })),
-    };
+  list(@Tenant() tenant: TenantContext): ToolList {
+    return toolListView(this.directory.list(), tenant.tenantId);
   }
 }

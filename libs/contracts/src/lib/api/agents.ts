@@ -42,5 +42,13 @@ export const AgentVersionSchema = z.object({
   config: ShownAgentConfigSchema,
   created_at: z.string(),
 });
+/** `GET /v1/agents/:id/versions`: the published versions, oldest first. */
+export const AgentVersionListSchema = z.object({ versions: z.array(AgentVersionSchema) });
+
+/** The answer to `DELETE /v1/agents/:id` (its runs stay readable). */
+export const DeletedAgentSchema = z.object({ id: z.string().uuid(), deleted: z.literal(true) });
 export type ShownAgentConfig = z.infer<typeof ShownAgentConfigSchema>;
 export type AgentView = z.infer<typeof AgentViewSchema>;
+export type AgentVersionView = z.infer<typeof AgentVersionSchema>;
+export type AgentVersionList = z.infer<typeof AgentVersionListSchema>;
+export type DeletedAgentView = z.infer<typeof DeletedAgentSchema>;

@@ -70,6 +70,15 @@ export const ResumeSchema = z
   .object({ input: z.unknown().refine((v) => v !== undefined, 'required') })
   .strict();
 
+/** The answer to `POST /v1/runs/:id/cancel`: 202 cancelling, or 200 cancelled when it already was. */
+export const CancelledRunSchema = z.object({
+  run_id: z.string().uuid(),
+  status: z.enum(['cancelling', 'cancelled']),
+});
+
+/** The answer to `POST /v1/runs/:id/resume` (202): the run goes on. */
+export const ResumedRunSchema = z.object({ run_id: z.string().uuid(), status: z.literal('resuming') });
+
 /** The keyset paging of a list, newest first: creation-time bounds, page size, `next_cursor` of the previous page. */
 export const PageQueryShape = {
   since: z.string().datetime({ offset: true }).optional(),
@@ -148,4 +157,6 @@ export const RunViewSchema = z.object({
 /** `GET /v1/runs`: a page of runs; `next_cursor` is null on the last page. */
 export const RunPageSchema = z.object({ runs: z.array(RunViewSchema), next_cursor: z.string().nullable() });
 export type CreatedRunView = z.infer<typeof CreatedRunSchema>;
+export type CancelledRunView = z.infer<typeof CancelledRunSchema>;
+export type ResumedRunView = z.infer<typeof ResumedRunSchema>;
 export type RunView = z.infer<typeof RunViewSchema>;
