@@ -258,14 +258,6 @@ describe(validateCanvas.name, () => {
       { code: GraphErrorCode.MissingParam, component: 'Iteration:I', field: 'items_ref' },
     ],
     [
-      'ExeSQL on an engine not queried here',
-      (d) =>
-        (d.components['ExeSQL:Q'] = {
-          obj: { component_name: 'ExeSQL', params: { db_type: 'oracle' } },
-        }),
-      { code: GraphErrorCode.UnsupportedComponent, component: 'ExeSQL:Q', field: 'db_type' },
-    ],
-    [
       'Categorize category without `to`',
       (d) =>
         (d.components['Categorize:C'] = {
@@ -307,6 +299,23 @@ describe(validateCanvas.name, () => {
     });
     expect(canvas.components['F:1'].name).toBe('UserFillUp');
     expect(canvas.components['D:1'].name).toBe('DocGenerator');
+  });
+
+  it("lists a component's references before its params' problems", () => {
+    const dsl = minimalDsl();
+    dsl.components['Agent:G'] = {
+      obj: {
+        component_name: 'Agent',
+        params: { llm_id: '', tools: [{ component_name: 'ExeSQL', params: { db_type: 'trino' } }] },
+      },
+      downstream: ['Ghost'],
+      upstream: [],
+    };
+    expect(canvasProblems(parseCanvas(dsl)).map((p) => [p.code, p.field])).toEqual([
+      [GraphErrorCode.DanglingReference, 'downstream'],
+      [GraphErrorCode.UnsupportedComponent, 'params.tools.0.params.db_type'],
+      [GraphErrorCode.MissingParam, 'llm_id'],
+    ]);
   });
 
   it('accepts the minimal DSL itself', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CollectionConfigsSchema, SEARCH_MODES } from '@switchyard/contracts';
+import { CollectionConfigsSchema, SEARCH_MODES, type SearchResponse } from '@switchyard/contracts';
 
 // The collections API's shapes (CreateCollectionSchema, SearchRequestSchema…) are in
 // @switchyard/contracts (src/lib/api/collections.ts); these are the retrieval node's own.
@@ -36,11 +36,5 @@ export const RetrievalArgsSchema = z
   .strict();
 export type RetrievalArgs = z.infer<typeof RetrievalArgsSchema>;
 
-export interface SearchResult {
-  /** The chunk's id (stable while the collection is not re-indexed). */
-  chunk_id: string;
-  text: string;
-  score: number;
-  metadata: Record<string, unknown>;
-  index_name: string;
-}
+/** One chunk a search found: the API's own shape (contracts' SearchResponseSchema). */
+export type SearchResult = SearchResponse['results'][number];

@@ -15,6 +15,7 @@ import {
   type AgentConfig,
   AgentConfigSchema,
   type AgentVersionList,
+  type AgentVersionView,
   CreateAgentSchema,
   type DeletedAgentView,
   PatchAgentSchema,
@@ -90,16 +91,13 @@ export class AgentsController {
   }
 
   @Post(':agent_id/versions')
-  async publish(@Tenant() tenant: TenantContext, @Param('agent_id', new ZodPipe(IdSchema)) id: string) {
+  async publish(
+    @Tenant() tenant: TenantContext,
+    @Param('agent_id', new ZodPipe(IdSchema)) id: string,
+  ): Promise<AgentVersionView> {
     const agent = await this.agents.getOrThrow(tenant.tenantId, id);
     const row = await this.agents.publish(id, agent.draft);
-    return {
-      id: row.id,
-      agent_id: id,
-      version: row.version,
-      config: shownConfig(agent.draft),
-      created_at: row.created_at.toISOString(),
-    };
+    return agentVersionView(id, { ...row, config: agent.draft });
   }
 
   @Get(':agent_id/versions')

@@ -1,4 +1,4 @@
-import type { ArgumentsHost } from '@nestjs/common';
+import { type ArgumentsHost, NotFoundException } from '@nestjs/common';
 import { bodyParserError } from '@switchyard/testing';
 import { ApiExceptionFilter, renderApiError, renderErrorFor } from './api-exception.filter';
 import { ApiErrorCode } from './api.exception';
@@ -82,5 +82,13 @@ describe(renderErrorFor.name, () => {
     });
     // A path that only begins like a family is ours.
     expect(renderErrorFor('/v1/chatter', tooLarge).body).not.toHaveProperty('error.type');
+  });
+
+  it('knows a route family whatever the case of its path, as Express routes it', () => {
+    const error = new NotFoundException();
+    expect(renderErrorFor('/V1/Chat/completions', error).body).toHaveProperty('error.type');
+    expect(renderErrorFor('/API/v1/agents', error)).toMatchObject({ status: 200, body: { data: false } });
+    // Ours, not OpenAI's: /v1/admin/models only ends like a family.
+    expect(renderErrorFor('/v1/admin/models', error).body).not.toHaveProperty('error.type');
   });
 });

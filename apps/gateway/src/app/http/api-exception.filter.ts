@@ -34,7 +34,9 @@ const FOREIGN_SHAPES: readonly { prefix: string; render: (exception: unknown) =>
  * route is matched (the body parser's 413 and 400) answers in the shape of the route asked for too.
  */
 export function renderErrorFor(path: string, exception: unknown): RenderedError {
-  const foreign = FOREIGN_SHAPES.find((f) => path === f.prefix || path.startsWith(`${f.prefix}/`));
+  // Express matches routes whatever the case (`/V1/Chat/completions` reaches the chat route).
+  const lower = path.toLowerCase();
+  const foreign = FOREIGN_SHAPES.find((f) => lower === f.prefix || lower.startsWith(`${f.prefix}/`));
   return foreign ? foreign.render(exception) : renderApiError(toApiError(exception));
 }
 
