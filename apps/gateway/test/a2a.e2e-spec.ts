@@ -25,7 +25,7 @@ import { TestStack, waitFor } from '@switchyard/testing';
 // (fixtures/a2a.script.json).
 
 let stack: TestStack;
-const received: { headers: IncomingHttpHeaders; body: unknown }[] = [];
+const received: { path?: string; headers: IncomingHttpHeaders; body: unknown }[] = [];
 let receiver: Server;
 let receiverUrl: string;
 
@@ -113,7 +113,7 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(body) as unknown });
+      received.push({ path: req.url, headers: req.headers, body: JSON.parse(body) as unknown });
       res.writeHead(200).end();
     });
   });
@@ -313,12 +313,15 @@ describe('A2A', () => {
         const t = (r.body as { task?: { id: string; status?: { state: string } } }).task;
         return t?.id === task.id && t.status?.state === state;
       });
+    // The first config's: the input-required notification may also reach the second config,
+    // made meanwhile, and in either order.
+    const firstConfigs = (state: string) => pushed(state).filter((r) => r.path === '/a2a-push');
     await waitFor(
       'the input-required notification',
-      () => Promise.resolve(pushed('TASK_STATE_INPUT_REQUIRED').length > 0),
+      () => Promise.resolve(firstConfigs('TASK_STATE_INPUT_REQUIRED').length > 0),
       20_000,
     );
-    expect(pushed('TASK_STATE_INPUT_REQUIRED')[0].headers['x-a2a-notification-token']).toBe('tok-1');
+    expect(firstConfigs('TASK_STATE_INPUT_REQUIRED')[0].headers['x-a2a-notification-token']).toBe('tok-1');
     await client.sendMessage(send([{ data: { name: 'Bo' } }], { taskId: task.id }));
     await waitFor(
       'both completed notifications',
