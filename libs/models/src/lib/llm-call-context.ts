@@ -16,13 +16,6 @@ export interface LlmCallContext {
   tenant_id?: string;
   /** Likewise: the tenant's business the call serves (a run's `metadata.business_id`). */
   business_id?: string;
-  /**
-   * Set by a runtime that waits for its calls' metering itself (the node runtime, before the
-   * node's delta goes out): a call's metering write is added here and the call returns without
-   * waiting for it, so the write overlaps the rest of the node's work. Absent, a call waits for
-   * its own write.
-   */
-  meteringWrites?: Promise<void>[];
 }
 
 const storage = new AsyncLocalStorage<LlmCallContext>();

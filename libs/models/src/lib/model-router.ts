@@ -178,7 +178,7 @@ export class ModelRouter {
   /** Starts a call: checks the tenant's budget, then hands out keys one failure at a time. */
   async begin(target: CallTarget, temperature: number, signal?: AbortSignal): Promise<KeyFailover> {
     if (target.tenantId) {
-      await this.meter.checkBudget(target.tenantId, target.ctx?.meteringWrites);
+      await this.meter.checkBudget(target.tenantId);
     }
     return new KeyFailover(this, target, temperature, signal);
   }
@@ -195,7 +195,7 @@ export class ModelRouter {
       return;
     }
     const ctx = target.ctx;
-    const write = this.meter.record({
+    await this.meter.record({
       tenant_id: target.tenantId,
       business_id: target.businessId,
       run_id: ctx?.run_id,
@@ -208,12 +208,6 @@ export class ModelRouter {
       price_per_1k_input: target.model.price_per_1k_input,
       price_per_1k_output: target.model.price_per_1k_output,
     });
-    if (ctx?.meteringWrites) {
-      // The runtime waits for it before the node's delta goes out (see LlmCallContext).
-      ctx.meteringWrites.push(write);
-      return;
-    }
-    await write;
   }
 
   client(target: CallTarget, key: RegistryKey | null, temperature: number): Promise<BaseChatModel> {

@@ -55,17 +55,9 @@ export class UsageMeter {
     this.unlimited.clear();
   }
 
-  /**
-   * Refuses a call of a tenant whose budget is spent. `pending`: metering writes of the same
-   * node still under way — awaited first for a tenant with a budget, so a node's next call sees
-   * what its earlier calls used (as when each call waited for its own write).
-   */
-  async checkBudget(tenantId: string, pending?: readonly Promise<void>[]): Promise<void> {
+  async checkBudget(tenantId: string): Promise<void> {
     if (this.unlimited.get(tenantId)) {
       return;
-    }
-    if (pending?.length) {
-      await Promise.all(pending);
     }
     this.assertWithin(tenantId, await this.tables.budget(tenantId));
   }

@@ -214,12 +214,10 @@ export class NodeRuntime {
     const handedBack = ctx.signal;
     const signal = AbortSignal.any([cancel.signal, handedBack]);
     let out: NodeOutput;
-    // Every LLM call of the node's code is metered against this task (and finds the run's
-    // tenant and pinned models) without the node passing anything. Its metering writes run on
-    // while the node works and are awaited before the delta goes out.
-    const meteringWrites: Promise<void>[] = [];
-    const llmContext = { ...log, attempt, meteringWrites };
     try {
+      // Every LLM call of the node's code is metered against this task (and finds the run's
+      // tenant and pinned models) without the node passing anything.
+      const llmContext = { ...log, attempt };
       out = await runWithLlmCallContext(llmContext, () =>
         impl({
           task,
@@ -281,9 +279,6 @@ export class NodeRuntime {
         ...(out.error ? { 'error.type': out.error.code } : {}),
       });
     }
-    // The run's usage is complete when its step commits: the delta leaves after its calls'
-    // metering (a write never rejects: one that fails is logged by the meter).
-    await Promise.all(meteringWrites);
     const message: DeltaMessage = {
       task_id: task.task_id,
       run_id: task.run_id,
