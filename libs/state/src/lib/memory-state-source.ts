@@ -5,7 +5,7 @@ import type { StateSource } from './state-cache';
 /**
  * A StateSource over thread logs held in memory: the state at a version is the log folded up to
  * it. For tests and benches of what reads state (the cache, the orchestrator's use cases); it
- * passes the same conformance suite as the Postgres one (libs/testing, stateSourceConformance).
+ * passes the same conformance suite as the Postgres one (libs/state, stateSourceConformance).
  */
 export class MemoryStateSource implements StateSource {
   constructor(readonly logs = new Map<string, CommittedDelta[]>()) {}
