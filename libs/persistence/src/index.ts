@@ -26,6 +26,7 @@ export { preparedQuery, statementName } from './lib/prepared-query';
 export {
   type Literal,
   type LockedWork,
+  type PreparedLock,
   type StepSql,
   withLockedRead,
   withLockedReads,

@@ -27,7 +27,13 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
 import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
 import { StepCommitGroup } from './group-commit';
-import { actionsSinceTasks, appliedStepWrites, lockStepSql, markTaskArrived } from './step.repository';
+import {
+  LOCK_STEP,
+  actionsSinceTasks,
+  appliedStepWrites,
+  executeLockStep,
+  markTaskArrived,
+} from './step.repository';
 import { TaskOutbox } from './task-outbox.service';
 
 interface StepTaskRow {
@@ -39,7 +45,7 @@ interface StepTaskRow {
   delta: StateDelta | null;
 }
 
-/** The run, its thread's versions and the delta's whole step, as `lockStepSql` reads them. */
+/** The run, its thread's versions and the delta's whole step, as `LOCK_STEP` reads them. */
 type LockedStep = RunRow & { thread_version: number; snapshot_version: number; step_tasks: StepTaskRow[] };
 
 /**
@@ -71,7 +77,8 @@ export class ApplyDeltaUseCase {
     // may run twice (again alone when another step of its group failed), so it writes nothing
     // outside the transaction; what it leaves for after the commit is set afresh each time.
     const effects = await this.group.run(msg.run_id, {
-      lockSql: (lit) => lockStepSql(lit(msg.run_id), lit(msg.task_id)),
+      lockSql: (lit) => executeLockStep(lit(msg.run_id), lit(msg.task_id)),
+      prepare: LOCK_STEP,
       work: async (m, lockedRows: LockedStep[]): Promise<StepEffects> => {
         committed = undefined;
         logged = undefined;

@@ -40,7 +40,7 @@ export class StepCommitGroup {
 
   run<T>(key: string, step: LockedWork<T>): Promise<T> {
     if (this.maxBatch <= 1) {
-      return withLockedRead(this.ds, step.lockSql, step.work);
+      return withLockedRead(this.ds, step.lockSql, step.work, step.prepare);
     }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ ...step, key, resolve, reject });
@@ -85,7 +85,7 @@ export class StepCommitGroup {
     groupCommitSteps.observe(group.length);
     if (group.length === 1) {
       const [p] = group;
-      await withLockedRead(this.ds, p.lockSql, p.work).then(p.resolve, p.reject);
+      await withLockedRead(this.ds, p.lockSql, p.work, p.prepare).then(p.resolve, p.reject);
       return;
     }
     let outs: unknown[];
@@ -96,7 +96,7 @@ export class StepCommitGroup {
       // time, so a fallback holds no more connections than the group did.
       groupCommitFallbacks.inc();
       for (const p of group) {
-        await withLockedRead(this.ds, p.lockSql, p.work).then(p.resolve, p.reject);
+        await withLockedRead(this.ds, p.lockSql, p.work, p.prepare).then(p.resolve, p.reject);
       }
       return;
     }

@@ -137,4 +137,54 @@ describe(withLockedRead.name, () => {
     expect(prepared).toEqual([{ name: statementName(update), statement: update }]);
     expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 3 }]);
   });
+
+  it('prepares a PreparedLock once per connection and EXECUTEs it with BEGIN, every time after', async () => {
+    const id = await row();
+    const lock = {
+      name: `locked_read_spec_${process.pid}`,
+      sql: `SELECT id, n FROM ${TABLE} WHERE id = $1::uuid FOR UPDATE`,
+    };
+    const execute = (lit: (v: string) => string) => `EXECUTE ${lock.name}(${lit(id)})`;
+    const bump = `UPDATE ${TABLE} SET n = n + 1 WHERE id = $1`;
+    // More reads than the pool has connections: each connection prepares it once, then reuses it.
+    const seen: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      seen.push(
+        await withLockedRead(
+          ds,
+          execute,
+          async (m, rows: { n: number }[]) => {
+            await m.query(bump, [id]);
+            return rows[0].n;
+          },
+          lock,
+        ),
+      );
+    }
+    expect(seen).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const held = await withLockedRead(
+      ds,
+      execute,
+      (m) =>
+        m.query<{ name: string }[]>('SELECT name FROM pg_prepared_statements WHERE name = $1', [lock.name]),
+      lock,
+    );
+    expect(held).toEqual([{ name: lock.name }]);
+  });
+
+  it('drops a connection whose transaction prepared a lock and failed, so none is left half known', async () => {
+    const id = await row();
+    const name = `locked_read_fail_${process.pid}`;
+    const execute = (lit: (v: string) => string) => `EXECUTE ${name}(${lit(id)})`;
+    const broken = { name, sql: `SELECT id, no_such_column FROM ${TABLE} WHERE id = $1::uuid FOR UPDATE` };
+    await expect(withLockedRead(ds, execute, async () => 0, broken)).rejects.toThrow('no_such_column');
+    // Had the connection gone back to the pool, it would count the statement as prepared while
+    // the server refused it: EXECUTE there would meet "prepared statement … does not exist".
+    const lock = { name, sql: `SELECT id, n FROM ${TABLE} WHERE id = $1::uuid FOR UPDATE` };
+    for (let i = 0; i < 6; i++) {
+      await expect(
+        withLockedRead(ds, execute, async (_m, rows: { n: number }[]) => rows[0].n, lock),
+      ).resolves.toBe(0);
+    }
+  });
 });

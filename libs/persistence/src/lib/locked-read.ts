@@ -9,9 +9,23 @@ export type StepSql = Pick<EntityManager, 'query'>;
 /** Quotes a value as an SQL string literal (the pg client's own escaping). */
 export type Literal = (value: string) => string;
 
+/**
+ * A locking read kept as a statement of its connection (SQL `PREPARE name AS sql`, `$n`
+ * parameters): prepared on each pooled connection the first time it is used there, then run with
+ * `EXECUTE name(…)` — so the read is planned once per connection, not at every step, and still
+ * goes with `BEGIN` in one round trip (a protocol-level prepared statement cannot).
+ */
+export interface PreparedLock {
+  name: string;
+  sql: string;
+}
+
 /** One step of a transaction: its locking read and the work on what it read. */
 export interface LockedWork<T, R = unknown> {
+  /** The read: a query, or `EXECUTE` of `prepare`. */
   lockSql(lit: Literal): string;
+  /** The statement `lockSql` EXECUTEs, when it is one. */
+  prepare?: PreparedLock;
   // (A method: a step's work may name the type of the rows its read returns.)
   work(m: StepSql, rows: R[]): Promise<T>;
 }
@@ -29,10 +43,14 @@ export async function withLockedRead<T, R>(
   ds: DataSource,
   lockSql: (lit: Literal) => string,
   work: (m: StepSql, rows: R[]) => Promise<T>,
+  prepare?: PreparedLock,
 ): Promise<T> {
-  const [out] = await withLockedReads(ds, [{ lockSql, work }]);
+  const [out] = await withLockedReads(ds, [{ lockSql, work, prepare }]);
   return out;
 }
+
+/** The PreparedLock names each pooled connection holds. */
+const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
 /**
  * `withLockedRead` for several steps in ONE transaction (group commit): each step's locking read
@@ -47,19 +65,29 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R,
   };
   const lit: Literal = (v) => client.escapeLiteral(v);
+  const prepared = preparedOn.get(client) ?? new Set<string>();
+  preparedOn.set(client, prepared);
+  // Whether this transaction prepared a statement: should it fail, the connection is dropped
+  // rather than trusted to hold exactly what `prepared` says.
+  let preparing = false;
+  const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
+    const prepare = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
+    if (prepare) {
+      prepared.add(prepare.name);
+      preparing = true;
+    }
+    const sql = `${prepare ? `PREPARE ${prepare.name} AS ${prepare.sql}; ` : ''}${begin ? 'BEGIN; ' : ''}${step.lockSql(lit)}`;
+    const result = (await client.query(sql)) as unknown as QueryResult | QueryResult[];
+    return (Array.isArray(result) ? result[result.length - 1] : result).rows;
+  };
   let open = false;
   let broken: Error | undefined;
   try {
     const outs: T[] = [];
     for (const step of steps) {
-      let rows: unknown[];
-      if (open) {
-        rows = (await client.query(step.lockSql(lit))).rows;
-      } else {
-        open = true; // from here on, a failure (of the read too) rolls back
-        const results = (await client.query(`BEGIN; ${step.lockSql(lit)}`)) as unknown as QueryResult[];
-        rows = results[1].rows;
-      }
+      const begin = !open;
+      open = true; // from here on, a failure (of the read too) rolls back
+      const rows = await read(step, begin);
       outs.push(await step.work(m, rows));
     }
     await client.query('COMMIT');
@@ -70,6 +98,9 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       await client.query('ROLLBACK').catch((rollbackErr: Error) => {
         broken = rollbackErr;
       });
+    }
+    if (preparing) {
+      broken ??= err as Error;
     }
     throw err;
   } finally {
