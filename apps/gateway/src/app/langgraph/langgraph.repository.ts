@@ -5,6 +5,7 @@ import { type AgentConfig, DEFAULT_AGENT_ID, type RunStatus, isUuid } from '@swi
 import { latestVersionSql } from '../agents/agents.repository';
 import { type DB, type Db, type RunWaiting, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 import { ApiErrorCode, ApiException } from '../http/api.exception';
+import { RunStreamsRepository } from '../runs/run-streams.repository';
 import type { LgThreadStatus } from './langgraph.schemas';
 import { LG_THREAD_STATUS_OF } from './langgraph.views';
 
@@ -234,8 +235,11 @@ function threadWhere(tenantId: string, f: ThreadFilter): RawBuilder<boolean> {
 export class LangGraphRepository {
   private readonly db: Db;
 
+  private readonly streams: RunStreamsRepository;
+
   constructor(@Inject(DataSource) private readonly ds: DataSource) {
     this.db = kyselyOf(ds);
+    this.streams = new RunStreamsRepository(ds);
   }
 
   /** The tenant's agents (not the built-in one) matching the search, in the asked order. */
@@ -646,14 +650,9 @@ export class LangGraphRepository {
     return row !== undefined;
   }
 
-  /** The run's status and waiting task (what a follower checks when events may be missing). */
-  async runStatus(runId: string): Promise<{ status: RunStatus; waiting_task: string | null } | undefined> {
-    const row = await this.db
-      .selectFrom('runs')
-      .select(['status', sql<string | null>`waiting->>'task_id'`.as('waiting_task')])
-      .where('id', '=', runId)
-      .executeTakeFirst();
-    return row && { ...row, status: row.status as RunStatus };
+  /** The run's status and waiting task: the run streams' own read (RunStreamsRepository.status). */
+  runStatus(runId: string): Promise<{ status: RunStatus; waiting_task: string | null } | undefined> {
+    return this.streams.status(runId);
   }
 
   async run(runId: string): Promise<LgRunRow | undefined> {
