@@ -65,8 +65,11 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R,
   };
   const lit: Literal = (v) => client.escapeLiteral(v);
-  const prepared = preparedOn.get(client) ?? new Set<string>();
-  preparedOn.set(client, prepared);
+  let prepared = preparedOn.get(client);
+  if (!prepared) {
+    prepared = new Set<string>();
+    preparedOn.set(client, prepared);
+  }
   // Whether this transaction prepared a statement: should it fail, the connection is dropped
   // rather than trusted to hold exactly what `prepared` says.
   let preparing = false;
