@@ -28,6 +28,7 @@ export {
   type LockedWork,
   type PreparedLock,
   type StepSql,
+  deferWrite,
   withLockedRead,
   withLockedReads,
 } from './lib/locked-read';

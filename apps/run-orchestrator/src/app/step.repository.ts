@@ -1,6 +1,6 @@
 import type { Action, RuntimeState } from '@switchyard/contracts';
 import { RUN_COLUMNS, type RunRow, TASK_COLUMNS, type TaskRow } from './run-row';
-import type { PreparedLock, StepSql } from '@switchyard/persistence';
+import { type PreparedLock, type StepSql, deferWrite } from '@switchyard/persistence';
 
 // The statements of a step, a start and the task paths around them (reaper, outbox). They stay
 // raw, as written before they moved here, and each runs on the `m` its caller passes — a step's
@@ -420,7 +420,8 @@ export async function insertTasks(
   } else {
     parts.push({ name: 'inserted', sql: insert });
   }
-  await m.query(...statementOf({ parts, params: values }));
+  // The step's last statement, as a rule: it goes with the COMMIT (or the next step's read).
+  await deferWrite(m, ...statementOf({ parts, params: values }));
 }
 
 /** Carries out a step's writes (StepWrites) as one statement. */

@@ -2,13 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase } from './data-source';
-import { withLockedRead } from './locked-read';
+import { type StepSql, deferWrite, withLockedRead, withLockedReads } from './locked-read';
 import { statementName } from './prepared-query';
 import { testDatabaseUrl } from '@switchyard/testing';
 
 jest.setTimeout(30_000);
 
 const TABLE = `locked_read_spec_${process.pid}`;
+const KINDS = `locked_read_kinds_${process.pid}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe(withLockedRead.name, () => {
@@ -19,10 +20,14 @@ describe(withLockedRead.name, () => {
     await ensureDatabase(url);
     ds = await createDataSource(url, { poolSize: 3, name: 'locked-read-spec' });
     await ds.query(`CREATE TABLE ${TABLE} (id uuid PRIMARY KEY, n int NOT NULL, note text)`);
+    await ds.query(
+      `CREATE TABLE ${KINDS} (id uuid PRIMARY KEY, n int, note text, doc json, tags text[], at timestamptz, flag boolean)`,
+    );
   });
 
   afterAll(async () => {
     await ds?.query(`DROP TABLE IF EXISTS ${TABLE}`);
+    await ds?.query(`DROP TABLE IF EXISTS ${KINDS}`);
     await ds?.destroy();
   });
 
@@ -186,5 +191,110 @@ describe(withLockedRead.name, () => {
         withLockedRead(ds, execute, async (_m, rows: { n: number }[]) => rows[0].n, lock),
       ).resolves.toBe(0);
     }
+  });
+  describe(deferWrite.name, () => {
+    const insertKinds = `INSERT INTO ${KINDS} (id, n, note, doc, tags, at, flag) VALUES ($1, $2, $3, $4, $5, $6, $7)`;
+    const kindsOf = (id: string) =>
+      ds.query(`SELECT n, note, doc, tags, at, flag FROM ${KINDS} WHERE id = $1`, [id]) as Promise<unknown[]>;
+
+    it('writes every kind of value exactly as the same statement with bind parameters does', async () => {
+      const values = (id: string) => [
+        id,
+        42,
+        "it's a back\\slash \\x and a ' quote",
+        { text: "O'Brien", nested: [1, null, 'two'] },
+        ['plain', 'with "quotes"', 'with, comma', "it's", null, 'back\\slash'],
+        new Date('2026-11-28T19:20:21.123Z'),
+        true,
+      ];
+      const bound = randomUUID();
+      await ds.query(insertKinds, values(bound));
+      const deferred = randomUUID();
+      await withLockedRead(ds, lockRow(await row()), (m) => deferWrite(m, insertKinds, values(deferred)));
+      expect(await kindsOf(deferred)).toEqual(await kindsOf(bound));
+      expect((await kindsOf(deferred))[0]).toMatchObject({ n: 42, flag: true });
+
+      const nulls = randomUUID();
+      await withLockedRead(ds, lockRow(await row()), (m) =>
+        deferWrite(m, insertKinds, [nulls, null, null, null, null, null, null]),
+      );
+      expect(await kindsOf(nulls)).toEqual([
+        { n: null, note: null, doc: null, tags: null, at: null, flag: null },
+      ]);
+    });
+
+    it('holds the write for the COMMIT, and sends it first when another statement comes', async () => {
+      const id = await row();
+      const bump = `UPDATE ${TABLE} SET n = n + 1 WHERE id = $1`;
+      const seen = await withLockedRead(ds, lockRow(id), async (m) => {
+        await deferWrite(m, bump, [id]);
+        await deferWrite(m, bump, [id]);
+        const [mid] = await m.query<{ n: number }[]>(`SELECT n FROM ${TABLE} WHERE id = $1`, [id]);
+        await deferWrite(m, bump, [id]);
+        return mid.n;
+      });
+      expect(seen).toBe(2); // both writes ran before the read, in order
+      expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 3 }]);
+    });
+
+    it("sends a step's held write with the next step's locking read when steps share a transaction", async () => {
+      const id = await row();
+      const bump = `UPDATE ${TABLE} SET n = n + 10 WHERE id = $1`;
+      const name = statementName(bump)!.replace(/^sy_/, 'sy_d_');
+      const step = {
+        lockSql: lockRow(id),
+        work: async (m: StepSql, rows: { n: number }[]) => {
+          await deferWrite(m, bump, [id]);
+          return rows[0].n;
+        },
+      };
+      const outs = await withLockedReads(ds, [
+        step,
+        step,
+        {
+          lockSql: lockRow(id),
+          // On the transaction's connection: the write is prepared there, under its own name.
+          work: async (m: StepSql, rows: { n: number }[]) => {
+            const held = await m.query<{ name: string }[]>(
+              'SELECT name FROM pg_prepared_statements WHERE name = $1',
+              [name],
+            );
+            return held.length ? rows[0].n : -1;
+          },
+        },
+      ]);
+      expect(outs).toEqual([0, 10, 20]); // each read saw the step before it
+      expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 20 }]);
+    });
+
+    it('fails the transaction at its COMMIT when the held write fails: nothing of it stays', async () => {
+      const id = await row();
+      const taken = randomUUID();
+      await ds.query(`INSERT INTO ${KINDS} (id) VALUES ($1)`, [taken]);
+      const insertId = `INSERT INTO ${KINDS} (id) VALUES ($1)`;
+      await expect(
+        withLockedRead(ds, lockRow(id), async (m) => {
+          await m.query(`UPDATE ${TABLE} SET n = 9 WHERE id = $1`, [id]);
+          await deferWrite(m, insertId, [taken]);
+        }),
+      ).rejects.toThrow(/duplicate key/);
+      expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+      // The pool still works (a connection that prepared in a failed transaction is dropped).
+      for (let i = 0; i < 6; i++) {
+        const fresh = randomUUID();
+        await withLockedRead(ds, lockRow(id), (m) => deferWrite(m, insertId, [fresh]));
+        expect(await ds.query(`SELECT count(*)::int AS c FROM ${KINDS} WHERE id = $1`, [fresh])).toEqual([
+          { c: 1 },
+        ]);
+      }
+    });
+
+    it('runs the write at once outside a locked read (a TypeORM manager)', async () => {
+      const id = await row();
+      await ds.transaction(async (m) => {
+        await deferWrite(m, `UPDATE ${TABLE} SET n = 5 WHERE id = $1`, [id]);
+        expect(await m.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 5 }]);
+      });
+    });
   });
 });

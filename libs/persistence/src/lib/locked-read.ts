@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
+import { prepareValue } from 'pg/lib/utils';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { statementName } from './prepared-query';
@@ -49,6 +50,40 @@ export async function withLockedRead<T, R>(
   return out;
 }
 
+/** Where `withLockedReads`' statements keep a write `deferWrite` handed them. */
+const DEFER = Symbol('deferWrite');
+
+/** The StepSql of `withLockedReads`: it can hold a write for the transaction's next round trip. */
+interface DeferringSql extends StepSql {
+  [DEFER](sql: string, params: unknown[]): boolean;
+}
+
+/**
+ * Runs a write whose result nobody reads. In a `withLockedReads` transaction it goes with the
+ * transaction's next round trip instead of one of its own: with the next step's locking read, or
+ * with the COMMIT (one round trip less per step: tools/bench/PROFILE.md, round 9). It goes as
+ * `EXECUTE` of an SQL-level prepared statement (prepared once per connection, like a PreparedLock),
+ * its values inlined as literals with pg's own conversion of bind parameters. Any statement the
+ * transaction runs in between sends it first, so the statements keep their order; should it fail,
+ * the transaction fails there, as it would have here. Elsewhere (a TypeORM manager) it runs now.
+ */
+export async function deferWrite(m: StepSql, sql: string, params: unknown[]): Promise<void> {
+  const defer = (m as Partial<DeferringSql>)[DEFER];
+  if (defer?.(sql, params)) {
+    return;
+  }
+  await m.query(sql, params);
+}
+
+/** A bind parameter as an SQL literal: pg's conversion of the value, quoted (bytea in hex). */
+function sqlLiteral(value: unknown, lit: Literal): string {
+  const v = prepareValue(value);
+  if (v === null) {
+    return 'NULL';
+  }
+  return lit(Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : v);
+}
+
 /** The PreparedLock names each pooled connection holds. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
@@ -60,10 +95,6 @@ const preparedOn = new WeakMap<PoolClient, Set<string>>();
 export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[]): Promise<T[]> {
   const pool = (ds.driver as PostgresDriver).master as Pool;
   const client: PoolClient = await pool.connect();
-  const m: StepSql = {
-    query: async <R>(sql: string, params?: unknown[]): Promise<R> =>
-      (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R,
-  };
   const lit: Literal = (v) => client.escapeLiteral(v);
   let prepared = preparedOn.get(client);
   if (!prepared) {
@@ -73,13 +104,43 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
   // Whether this transaction prepared a statement: should it fail, the connection is dropped
   // rather than trusted to hold exactly what `prepared` says.
   let preparing = false;
-  const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
-    const prepare = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
-    if (prepare) {
-      prepared.add(prepare.name);
-      preparing = true;
+  /** Prepares `name` on this connection unless it holds it: the PREPARE to send first, or ''. */
+  const prepareOnce = (name: string, sql: string): string => {
+    if (prepared.has(name)) {
+      return '';
     }
-    const sql = `${prepare ? `PREPARE ${prepare.name} AS ${prepare.sql}; ` : ''}${begin ? 'BEGIN; ' : ''}${step.lockSql(lit)}`;
+    prepared.add(name);
+    preparing = true;
+    return `PREPARE ${name} AS ${sql}; `;
+  };
+  // Deferred writes (deferWrite), as the statements that go before the next round trip's own.
+  let deferred = '';
+  const takeDeferred = (): string => {
+    const sql = deferred;
+    deferred = '';
+    return sql;
+  };
+  const m: DeferringSql = {
+    query: async <R>(sql: string, params?: unknown[]): Promise<R> => {
+      if (deferred) {
+        await client.query(takeDeferred());
+      }
+      return (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R;
+    },
+    [DEFER]: (sql, params) => {
+      const name = statementName(sql)?.replace(/^sy_/, 'sy_d_');
+      if (!name) {
+        return false;
+      }
+      const args = params.length ? `(${params.map((p) => sqlLiteral(p, lit)).join(', ')})` : '';
+      deferred += `${prepareOnce(name, sql)}EXECUTE ${name}${args}; `;
+      return true;
+    },
+  };
+  const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
+    const prepare = step.prepare ? prepareOnce(step.prepare.name, step.prepare.sql) : '';
+    // (A deferred write is only ever held inside the transaction: never before its BEGIN.)
+    const sql = `${prepare}${begin ? 'BEGIN; ' : ''}${takeDeferred()}${step.lockSql(lit)}`;
     const result = (await client.query(sql)) as unknown as QueryResult | QueryResult[];
     return (Array.isArray(result) ? result[result.length - 1] : result).rows;
   };
@@ -93,7 +154,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       const rows = await read(step, begin);
       outs.push(await step.work(m, rows));
     }
-    await client.query('COMMIT');
+    await client.query(`${takeDeferred()}COMMIT`);
     open = false;
     return outs;
   } catch (err) {
