@@ -22,7 +22,7 @@ export {
   storeNotConfigured,
 } from './lib/file-objects';
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';
-export { preparedQuery, statementName } from './lib/prepared-query';
+export { pooledSql, preparedQuery, statementName } from './lib/prepared-query';
 export {
   type Literal,
   type LockedWork,

@@ -1,5 +1,5 @@
 import type { RunRow } from './run-row';
-import type { StepSql } from '@switchyard/persistence';
+import { type StepSql, deferWrite } from '@switchyard/persistence';
 
 // The statements of the tenants' running slots (tenant_run_slots), raw and as they were: each runs
 // on the `m` its caller passes (a step's prepared connection or a TypeORM transaction), ADR 0026.
@@ -69,7 +69,7 @@ export async function retakeRunningSlot(m: StepSql, run: Pick<RunRow, 'id' | 'te
 
 /** Frees the running slot the run holds, if any: it waits or ended. */
 export async function freeRunningSlot(m: StepSql, run: Pick<RunRow, 'id' | 'tenant_id'>): Promise<void> {
-  await m.query('UPDATE tenant_run_slots SET run_id = NULL WHERE tenant_id = $1 AND run_id = $2', [
+  await deferWrite(m, 'UPDATE tenant_run_slots SET run_id = NULL WHERE tenant_id = $1 AND run_id = $2', [
     run.tenant_id,
     run.id,
   ]);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import {
   type Action,
   type CommittedDelta,
@@ -11,7 +11,13 @@ import {
   ZERO_USAGE,
 } from '@switchyard/contracts';
 import { NonRetryableMessageError } from '@switchyard/jetstream';
-import { PgStateSource, writeSnapshot } from '@switchyard/persistence';
+import {
+  PgStateSource,
+  type StepSql,
+  pooledSql,
+  withLockedRead,
+  writeSnapshot,
+} from '@switchyard/persistence';
 import { SpanKind, inRemoteSpan } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
@@ -31,10 +37,12 @@ import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './st
 import { TaskOutbox } from './task-outbox.service';
 import { takeRunningSlot } from './running-slots.repository';
 import {
+  LOCK_THREAD,
+  type LockedThreadRow,
   branchThread,
+  executeLockThread,
   insertDelta,
   lockNextQueuedRun,
-  lockThread,
   markRunStarted,
   nextStartableThreadOfTenant,
   openThreadTurn,
@@ -79,7 +87,7 @@ export class StartRunUseCase {
 
   /** `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run. */
   async execute(runId: string): Promise<void> {
-    const threadId = await threadOfRun(this.ds, runId);
+    const threadId = await threadOfRun(pooledSql(this.ds), runId);
     if (threadId === undefined) {
       throw new NonRetryableMessageError(
         `sy.run.start names run ${runId}, which does not exist`,
@@ -105,7 +113,7 @@ export class StartRunUseCase {
    */
   async startTenant(tenantId: string): Promise<void> {
     for (let i = 0; i < MAX_STARTS_PER_CALL; i++) {
-      const next = await nextStartableThreadOfTenant(this.ds, tenantId);
+      const next = await nextStartableThreadOfTenant(pooledSql(this.ds), tenantId);
       if (next === undefined || (await this.startNext(next)) !== 'started') {
         return;
       }
@@ -122,9 +130,13 @@ export class StartRunUseCase {
       let held = false;
       const opened: Opened = {};
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
-      const effects = await this.ds
-        .transaction(async (m): Promise<StepEffects | null> => {
-          const effects = await this.openTurn(m, threadId, opened);
+      // The thread locked with BEGIN (one round trip); the start's writes go with its COMMIT
+      // (deferWrite) or with the running slot's statement before it.
+      const effects = await withLockedRead(
+        this.ds,
+        (lit) => executeLockThread(lit(threadId)),
+        async (m, [thread]: LockedThreadRow[]): Promise<StepEffects | null> => {
+          const effects = await this.openTurn(m, thread, threadId, opened);
           // The run takes one of its tenant's running slots last, just before COMMIT (no slot
           // free: the start rolls back and the run stays queued).
           // (None for a run that ended, or went waiting — a fork continuing at a question.)
@@ -138,14 +150,15 @@ export class StartRunUseCase {
             throw new HeldByCap();
           }
           return effects;
-        })
-        .catch((err: unknown) => {
-          if (err instanceof HeldByCap) {
-            held = true;
-            return null;
-          }
-          throw err;
-        });
+        },
+        LOCK_THREAD,
+      ).catch((err: unknown) => {
+        if (err instanceof HeldByCap) {
+          held = true;
+          return null;
+        }
+        throw err;
+      });
       endCommit();
       if (!effects) {
         return held ? 'held' : 'idle';
@@ -181,8 +194,15 @@ export class StartRunUseCase {
    * Opens the turn of the thread's oldest queued run in `m`: its start action, the run running,
    * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
    */
-  private async openTurn(m: EntityManager, threadId: string, out: Opened): Promise<StepEffects | null> {
-    const thread = await lockThread(m, threadId);
+  private async openTurn(
+    m: StepSql,
+    thread: LockedThreadRow | undefined,
+    threadId: string,
+    out: Opened,
+  ): Promise<StepEffects | null> {
+    if (!thread) {
+      return null; // the thread is gone (deleted with its runs)
+    }
     if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
       return null;
     }
@@ -280,7 +300,7 @@ export class StartRunUseCase {
 
   /** The run's first step, in the run's trace (the gateway's `run.create` span is its parent). */
   private advanceInTrace(
-    m: EntityManager,
+    m: StepSql,
     run: RunRow,
     state: RuntimeState,
     actions: Action[],
@@ -301,7 +321,7 @@ export class StartRunUseCase {
    * `record` mode the run ends there; in `turn` mode the caller opens a new turn after it.
    */
   private async branch(
-    m: EntityManager,
+    m: StepSql,
     run: RunRow,
     head: RuntimeState,
     fork: RunFork,

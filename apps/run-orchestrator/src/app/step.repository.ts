@@ -37,13 +37,17 @@ export interface LockedThreadRow {
   active_status: string | null;
 }
 
-export async function lockThread(m: StepSql, threadId: string): Promise<LockedThreadRow> {
-  const [thread] = await m.query<LockedThreadRow[]>(
-    `SELECT t.version, t.active_run_id, r.status AS active_status
-         FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = $1 FOR UPDATE OF t`,
-    [threadId],
-  );
-  return thread;
+function lockThreadSql(threadId: string): string {
+  return `SELECT t.version, t.active_run_id, r.status AS active_status
+         FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = ${threadId} FOR UPDATE OF t`;
+}
+
+/** A start's locking read of its thread (LockedThreadRow), prepared once per pooled connection. */
+export const LOCK_THREAD: PreparedLock = { name: 'sy_lock_thread', sql: lockThreadSql('$1::uuid') };
+
+/** The locking read of `LOCK_THREAD` for a thread (an SQL literal). */
+export function executeLockThread(threadId: string): string {
+  return `EXECUTE ${LOCK_THREAD.name}(${threadId})`;
 }
 
 /** The thread's oldest queued run that may start, with its agent's kind and its tenant's running count and cap. */
@@ -72,7 +76,8 @@ export async function insertDelta(
   m: StepSql,
   d: { threadId: string; version: number; taskId: string; runId: string; node: string; json: string },
 ): Promise<void> {
-  await m.query(
+  await deferWrite(
+    m,
     'INSERT INTO state_deltas (thread_id, version, task_id, run_id, node, delta) VALUES ($1, $2, $3, $4, $5, $6)',
     [d.threadId, d.version, d.taskId, d.runId, d.node, d.json],
   );
@@ -85,11 +90,11 @@ export async function openThreadTurn(
   version: number,
   runId: string,
 ): Promise<void> {
-  await m.query('UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1', [
-    threadId,
-    version,
-    runId,
-  ]);
+  await deferWrite(
+    m,
+    'UPDATE threads SET version = $2, turns = turns + 1, active_run_id = $3 WHERE id = $1',
+    [threadId, version, runId],
+  );
 }
 
 /** A fork's branch: the thread's version and turns as the branch has them, the run active. */
@@ -100,7 +105,7 @@ export async function branchThread(
   turns: number,
   runId: string,
 ): Promise<void> {
-  await m.query('UPDATE threads SET version = $2, turns = $3, active_run_id = $4 WHERE id = $1', [
+  await deferWrite(m, 'UPDATE threads SET version = $2, turns = $3, active_run_id = $4 WHERE id = $1', [
     threadId,
     version,
     turns,
@@ -113,7 +118,8 @@ export async function branchThread(
  * thread's lock while the previous run ended must not read as having started before that run finished.
  */
 export async function markRunStarted(m: StepSql, runId: string, turn: number | null): Promise<void> {
-  await m.query(
+  await deferWrite(
+    m,
     `UPDATE runs SET status = 'running', started_at = clock_timestamp(), turn = $2 WHERE id = $1`,
     [runId, turn],
   );
@@ -132,7 +138,8 @@ export async function actionsSinceTasks(m: StepSql, taskIds: string[], runId: st
 
 /** A fan-out's delta kept until the step's last one arrives (`deltaJson`: the delta as JSON text). */
 export async function markTaskArrived(m: StepSql, taskId: string, deltaJson: string): Promise<void> {
-  await m.query(
+  await deferWrite(
+    m,
     `UPDATE run_tasks SET status = 'arrived', delta = $2, finished_at = now(),
                published_at = COALESCE(published_at, now()) WHERE id = $1`,
     [taskId, deltaJson],
@@ -426,12 +433,12 @@ export async function insertTasks(
 
 /** Carries out a step's writes (StepWrites) as one statement. */
 export async function writeStep(m: StepSql, writes: StepWrites): Promise<void> {
-  await m.query(...statementOf(writes));
+  await deferWrite(m, ...statementOf(writes));
 }
 
 /** Tasks nothing publishes (a person answers them) marked published. */
 export async function markTasksPublished(m: StepSql, taskIds: string[]): Promise<void> {
-  await m.query('UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [taskIds]);
+  await deferWrite(m, 'UPDATE run_tasks SET published_at = now() WHERE id = ANY($1::uuid[])', [taskIds]);
 }
 
 /** The run waits for a person (`waitingJson`: what it waits for, as JSON text). */
@@ -441,7 +448,7 @@ export async function markRunWaiting(
   steps: number,
   waitingJson: string,
 ): Promise<void> {
-  await m.query(`UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
+  await deferWrite(m, `UPDATE runs SET steps = $2, status = 'waiting', waiting = $3 WHERE id = $1`, [
     runId,
     steps,
     waitingJson,
@@ -460,7 +467,8 @@ export async function finishRun(
     steps: number;
   },
 ): Promise<void> {
-  await m.query(
+  await deferWrite(
+    m,
     `UPDATE runs SET status = $2, error = $3, output = $4, usage = COALESCE($5, usage), steps = $6, finished_at = clock_timestamp(), waiting = NULL
        WHERE id = $1`,
     [end.runId, end.status, end.errorJson, end.outputJson, end.usageJson, end.steps],
@@ -469,7 +477,7 @@ export async function finishRun(
 
 /** The thread free again, if `runId` is its active run. */
 export async function releaseThread(m: StepSql, threadId: string, runId: string): Promise<void> {
-  await m.query('UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [
+  await deferWrite(m, 'UPDATE threads SET active_run_id = NULL WHERE id = $1 AND active_run_id = $2', [
     threadId,
     runId,
   ]);
@@ -477,5 +485,5 @@ export async function releaseThread(m: StepSql, threadId: string, runId: string)
 
 /** The thread named `title` unless it has a name. */
 export async function nameThread(m: StepSql, threadId: string, title: string): Promise<void> {
-  await m.query('UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [threadId, title]);
+  await deferWrite(m, 'UPDATE threads SET title = $2 WHERE id = $1 AND title IS NULL', [threadId, title]);
 }

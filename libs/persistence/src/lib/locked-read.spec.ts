@@ -192,6 +192,50 @@ describe(withLockedRead.name, () => {
       ).resolves.toBe(0);
     }
   });
+  it('keeps a connection whose work failed after its PREPAREs went through: they stay usable', async () => {
+    const id = await row();
+    const lock = {
+      name: `locked_read_keep_${process.pid}`,
+      sql: `SELECT id, n FROM ${TABLE} WHERE id = $1::uuid FOR UPDATE`,
+    };
+    const execute = (lit: (v: string) => string) => `EXECUTE ${lock.name}(${lit(id)})`;
+    const bump = `UPDATE ${TABLE} SET n = n + 1 WHERE id = $1 AND $2::int > 0`;
+    const failedOn = new Set<number>();
+    // Each connection's first transaction prepares the lock, then fails in its work — one with a
+    // held write never sent (so never prepared), one after the held write went out.
+    for (let i = 0; i < 6; i++) {
+      await expect(
+        withLockedRead(
+          ds,
+          execute,
+          async (m) => {
+            await deferWrite(m, bump, [id, 1]);
+            if (i % 2) {
+              failedOn.add((await m.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid'))[0].pid);
+            }
+            throw new Error('work failed');
+          },
+          lock,
+        ),
+      ).rejects.toThrow('work failed');
+    }
+    const keptOn = new Set<number>();
+    for (let i = 0; i < 6; i++) {
+      await withLockedRead(
+        ds,
+        execute,
+        async (m) => {
+          await deferWrite(m, bump, [id, 1]);
+          keptOn.add((await m.query<{ pid: number }[]>('SELECT pg_backend_pid() AS pid'))[0].pid);
+        },
+        lock,
+      );
+    }
+    expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 6 }]);
+    // No connection was dropped: the later transactions ran on those the failed ones used.
+    expect([...keptOn].every((pid) => failedOn.has(pid))).toBe(true);
+  });
+
   describe(deferWrite.name, () => {
     const insertKinds = `INSERT INTO ${KINDS} (id, n, note, doc, tags, at, flag) VALUES ($1, $2, $3, $4, $5, $6, $7)`;
     const kindsOf = (id: string) =>

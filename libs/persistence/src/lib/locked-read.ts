@@ -101,29 +101,37 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
     prepared = new Set<string>();
     preparedOn.set(client, prepared);
   }
-  // Whether this transaction prepared a statement: should it fail, the connection is dropped
-  // rather than trusted to hold exactly what `prepared` says.
-  let preparing = false;
-  /** Prepares `name` on this connection unless it holds it: the PREPARE to send first, or ''. */
-  const prepareOnce = (name: string, sql: string): string => {
-    if (prepared.has(name)) {
-      return '';
+  // A PREPARE counts once the round trip that carried it succeeded (a prepared statement outlives
+  // a rolled-back transaction); should that round trip fail, the connection is dropped rather
+  // than trusted to hold exactly what `prepared` says.
+  let broken: Error | undefined;
+  /** Sends a simple query that PREPAREs `names` first (or none). */
+  const send = async (sql: string, names: string[]): Promise<QueryResult | QueryResult[]> => {
+    try {
+      const result = (await client.query(sql)) as unknown as QueryResult | QueryResult[];
+      names.forEach((n) => prepared.add(n));
+      return result;
+    } catch (err) {
+      if (names.length) {
+        broken = err as Error;
+      }
+      throw err;
     }
-    prepared.add(name);
-    preparing = true;
-    return `PREPARE ${name} AS ${sql}; `;
   };
-  // Deferred writes (deferWrite), as the statements that go before the next round trip's own.
+  // Deferred writes (deferWrite): the statements to go before the next round trip's own, and
+  // the names they PREPARE.
   let deferred = '';
-  const takeDeferred = (): string => {
-    const sql = deferred;
+  let deferredNames: string[] = [];
+  const takeDeferred = (): [string, string[]] => {
+    const out: [string, string[]] = [deferred, deferredNames];
     deferred = '';
-    return sql;
+    deferredNames = [];
+    return out;
   };
   const m: DeferringSql = {
     query: async <R>(sql: string, params?: unknown[]): Promise<R> => {
       if (deferred) {
-        await client.query(takeDeferred());
+        await send(...takeDeferred());
       }
       return (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R;
     },
@@ -133,19 +141,23 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
         return false;
       }
       const args = params.length ? `(${params.map((p) => sqlLiteral(p, lit)).join(', ')})` : '';
-      deferred += `${prepareOnce(name, sql)}EXECUTE ${name}${args}; `;
+      if (!prepared.has(name) && !deferredNames.includes(name)) {
+        deferred += `PREPARE ${name} AS ${sql}; `;
+        deferredNames.push(name);
+      }
+      deferred += `EXECUTE ${name}${args}; `;
       return true;
     },
   };
   const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
-    const prepare = step.prepare ? prepareOnce(step.prepare.name, step.prepare.sql) : '';
+    const lock = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
     // (A deferred write is only ever held inside the transaction: never before its BEGIN.)
-    const sql = `${prepare}${begin ? 'BEGIN; ' : ''}${takeDeferred()}${step.lockSql(lit)}`;
-    const result = (await client.query(sql)) as unknown as QueryResult | QueryResult[];
+    const [writes, names] = takeDeferred();
+    const sql = `${lock ? `PREPARE ${lock.name} AS ${lock.sql}; ` : ''}${begin ? 'BEGIN; ' : ''}${writes}${step.lockSql(lit)}`;
+    const result = await send(sql, lock ? [lock.name, ...names] : names);
     return (Array.isArray(result) ? result[result.length - 1] : result).rows;
   };
   let open = false;
-  let broken: Error | undefined;
   try {
     const outs: T[] = [];
     for (const step of steps) {
@@ -154,7 +166,8 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       const rows = await read(step, begin);
       outs.push(await step.work(m, rows));
     }
-    await client.query(`${takeDeferred()}COMMIT`);
+    const [writes, names] = takeDeferred();
+    await send(`${writes}COMMIT`, names);
     open = false;
     return outs;
   } catch (err) {
@@ -162,9 +175,6 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       await client.query('ROLLBACK').catch((rollbackErr: Error) => {
         broken = rollbackErr;
       });
-    }
-    if (preparing) {
-      broken ??= err as Error;
     }
     throw err;
   } finally {

@@ -12,7 +12,7 @@ export class PgStateSource implements StateSource {
   async load(
     threadId: string,
     version: number,
-    manager: EntityManager = this.ds.manager,
+    manager: Pick<EntityManager, 'query'> = this.ds.manager,
   ): Promise<RuntimeState> {
     const snaps: { version: number; state: RuntimeState }[] = await manager.query(
       `SELECT version, state FROM state_snapshots WHERE thread_id = $1 AND version <= $2
@@ -33,7 +33,7 @@ export class PgStateSource implements StateSource {
     threadId: string,
     afterVersion: number,
     uptoVersion: number,
-    manager: EntityManager = this.ds.manager,
+    manager: Pick<EntityManager, 'query'> = this.ds.manager,
   ): Promise<CommittedDelta[]> {
     if (uptoVersion <= afterVersion) {
       return [];

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
 /** Distinct statement texts given a name; any beyond run unnamed (parsed and planned each time). */
@@ -31,4 +31,12 @@ export async function preparedQuery<R>(ds: DataSource, sql: string, params: unkn
   const pool = (ds.driver as PostgresDriver).master as Pool;
   const result = await pool.query({ name: statementName(sql), text: sql, values: params });
   return result.rows as R[];
+}
+
+/**
+ * The pool as a StepSql: each statement alone, named and prepared (`preparedQuery`), for the
+ * repositories' functions that take one (outside a transaction).
+ */
+export function pooledSql(ds: DataSource): Pick<EntityManager, 'query'> {
+  return { query: (sql: string, params?: unknown[]) => preparedQuery(ds, sql, params) as never };
 }
