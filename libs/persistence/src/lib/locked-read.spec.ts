@@ -333,6 +333,52 @@ describe(withLockedRead.name, () => {
       }
     });
 
+    it('runs a write with binary values at once: pg binds them in binary, a literal would not', async () => {
+      const id = await row();
+      const bytes = Buffer.from([0, 39, 92, 255]);
+      const note = `UPDATE ${TABLE} SET note = encode($2::bytea, 'hex') WHERE id = $1`;
+      const seen = await withLockedRead(ds, lockRow(id), async (m) => {
+        await deferWrite(m, note, [id, bytes]);
+        return (await m.query<{ note: string }[]>(`SELECT note FROM ${TABLE} WHERE id = $1`, [id]))[0].note;
+      });
+      expect(seen).toBe('00275cff');
+    });
+
+    it('refuses statements on a StepSql kept past its transaction', async () => {
+      const id = await row();
+      let kept: StepSql | undefined;
+      await withLockedRead(ds, lockRow(id), async (m) => {
+        kept = m;
+      });
+      await expect(deferWrite(kept!, `UPDATE ${TABLE} SET n = 1 WHERE id = $1`, [id])).rejects.toThrow(
+        /after its transaction ended/,
+      );
+      await expect(kept!.query('SELECT 1')).rejects.toThrow(/after its transaction ended/);
+      expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+    });
+
+    it('drops a connection that lost a statement it prepared, so the next use prepares it again', async () => {
+      const id = await row();
+      const lock = {
+        name: `locked_read_lost_${process.pid}`,
+        sql: `SELECT id, n FROM ${TABLE} WHERE id = $1::uuid FOR UPDATE`,
+      };
+      const execute = (lit: (v: string) => string) => `EXECUTE ${lock.name}(${lit(id)})`;
+      // A connection prepares the lock, then loses it (as after a server-side DEALLOCATE ALL).
+      await withLockedRead(ds, execute, (m) => m.query(`DEALLOCATE ${lock.name}`), lock);
+      const outcomes: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        outcomes.push(
+          await withLockedRead(ds, execute, async () => 'ok', lock).catch((err: Error & { code?: string }) =>
+            String(err.code),
+          ),
+        );
+      }
+      // That connection fails once (26000) and is replaced, instead of failing every step after.
+      expect(outcomes.filter((o) => o !== 'ok')).toEqual(outcomes[0] === 'ok' ? [] : ['26000']);
+      expect(outcomes.slice(1)).toEqual(['ok', 'ok', 'ok']);
+    });
+
     it('runs the write at once outside a locked read (a TypeORM manager)', async () => {
       const id = await row();
       await ds.transaction(async (m) => {

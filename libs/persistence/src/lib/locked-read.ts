@@ -75,14 +75,20 @@ export async function deferWrite(m: StepSql, sql: string, params: unknown[]): Pr
   await m.query(sql, params);
 }
 
-/** A bind parameter as an SQL literal: pg's conversion of the value, quoted (bytea in hex). */
+/**
+ * A bind parameter as an SQL literal: pg's conversion of the value, quoted. (Binary values are
+ * not inlined: pg binds a Buffer in binary format, which a literal would not reproduce.)
+ */
 function sqlLiteral(value: unknown, lit: Literal): string {
   const v = prepareValue(value);
-  if (v === null) {
-    return 'NULL';
-  }
-  return lit(Buffer.isBuffer(v) ? `\\x${v.toString('hex')}` : v);
+  return v === null ? 'NULL' : lit(v as string);
 }
+
+/** Whether pg would bind this value in binary format (a Buffer or typed array). */
+const isBinary = (value: unknown): boolean => ArrayBuffer.isView(value);
+
+/** "prepared statement does not exist": a connection that lost what `prepared` says it holds. */
+const UNDEFINED_PSTATEMENT = '26000';
 
 /** The PreparedLock names each pooled connection holds. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
@@ -112,7 +118,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       names.forEach((n) => prepared.add(n));
       return result;
     } catch (err) {
-      if (names.length) {
+      if (names.length || (err as { code?: string }).code === UNDEFINED_PSTATEMENT) {
         broken = err as Error;
       }
       throw err;
@@ -128,21 +134,31 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
     deferredNames = [];
     return out;
   };
+  // The transaction ended (committed or rolled back): its statements are not to be used.
+  let ended = false;
+  const assertOpen = (): void => {
+    if (ended) {
+      throw new Error('a statement of a locked read ran after its transaction ended');
+    }
+  };
   const m: DeferringSql = {
     query: async <R>(sql: string, params?: unknown[]): Promise<R> => {
+      assertOpen();
       if (deferred) {
         await send(...takeDeferred());
       }
       return (await client.query({ name: statementName(sql), text: sql, values: params })).rows as R;
     },
     [DEFER]: (sql, params) => {
+      assertOpen();
       const name = statementName(sql)?.replace(/^sy_/, 'sy_d_');
-      if (!name) {
+      if (!name || params.some(isBinary)) {
         return false;
       }
       const args = params.length ? `(${params.map((p) => sqlLiteral(p, lit)).join(', ')})` : '';
       if (!prepared.has(name) && !deferredNames.includes(name)) {
-        deferred += `PREPARE ${name} AS ${sql}; `;
+        // (A newline first: a statement ending in a `--` comment still ends there.)
+        deferred += `PREPARE ${name} AS ${sql}\n; `;
         deferredNames.push(name);
       }
       deferred += `EXECUTE ${name}${args}; `;
@@ -153,7 +169,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
     const lock = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
     // (A deferred write is only ever held inside the transaction: never before its BEGIN.)
     const [writes, names] = takeDeferred();
-    const sql = `${lock ? `PREPARE ${lock.name} AS ${lock.sql}; ` : ''}${begin ? 'BEGIN; ' : ''}${writes}${step.lockSql(lit)}`;
+    const sql = `${lock ? `PREPARE ${lock.name} AS ${lock.sql}\n; ` : ''}${begin ? 'BEGIN; ' : ''}${writes}${step.lockSql(lit)}`;
     const result = await send(sql, lock ? [lock.name, ...names] : names);
     return (Array.isArray(result) ? result[result.length - 1] : result).rows;
   };
@@ -178,6 +194,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
     }
     throw err;
   } finally {
+    ended = true;
     client.release(broken);
   }
 }

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -6,6 +7,8 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 /** Distinct statement texts given a name; any beyond run unnamed (parsed and planned each time). */
 const MAX_NAMED = 256;
 const names = new Map<string, string>();
+/** Whether the process was told, once, that the names ran out. */
+let warnedFull = false;
 
 /**
  * The name of `sql` as a prepared statement: the same text always gets the same name, so each
@@ -17,6 +20,11 @@ export function statementName(sql: string): string | undefined {
   if (!name && names.size < MAX_NAMED) {
     name = `sy_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
     names.set(sql, name);
+  } else if (!name && !warnedFull) {
+    warnedFull = true;
+    new Logger('PreparedStatements').warn(
+      `${MAX_NAMED} statement texts are named already: further ones run unnamed (parsed and planned each time)`,
+    );
   }
   return name;
 }
