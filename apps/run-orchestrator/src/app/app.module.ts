@@ -13,6 +13,7 @@ import { RunStepper } from './run-stepper.service';
 import { RunsConsumer } from './runs.consumer';
 import { StartRunUseCase } from './start-run.usecase';
 import { OrchestratorConfig } from './orchestrator.config';
+import { SnapshotWriter } from './snapshot-writer.service';
 import { TaskOutbox } from './task-outbox.service';
 import { OrchestratorGauges } from './orchestrator.gauges';
 import { TaskReaper } from './task-reaper.service';
@@ -38,6 +39,7 @@ import { ExpirySweepJob } from './expiry-sweep.job';
     InlineNodes,
     RunStepper,
     TaskOutbox,
+    SnapshotWriter,
     CancelFence,
     TaskReaper,
     RetentionJob,

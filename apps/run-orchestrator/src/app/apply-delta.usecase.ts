@@ -21,7 +21,7 @@ import { InlineNodes } from './inline-nodes.service';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import type { RunRow } from './run-row';
-import { type StepSql, writeSnapshot } from '@switchyard/persistence';
+import type { StepSql } from '@switchyard/persistence';
 import { RunStepper } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
@@ -35,6 +35,7 @@ import {
   markTaskArrived,
 } from './step.repository';
 import { TaskOutbox } from './task-outbox.service';
+import { SnapshotWriter } from './snapshot-writer.service';
 
 interface StepTaskRow {
   id: string;
@@ -66,11 +67,13 @@ export class ApplyDeltaUseCase {
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
     @Inject(StepCommitGroup) private readonly group: StepCommitGroup,
     @Inject(InlineNodes) private readonly inline: InlineNodes,
+    @Inject(SnapshotWriter) private readonly snapshots: SnapshotWriter,
   ) {}
 
   /** `traceParent`: the step's trace, sent on with its tasks. */
   async execute(msg: DeltaMessage, service: string, traceParent?: string): Promise<void> {
     let committed: RuntimeState | undefined;
+    let snapshotVersion: number | undefined;
     let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
     // Committed with the steps of other runs that arrive meanwhile (StepCommitGroup): the work
@@ -177,13 +180,11 @@ export class ApplyDeltaUseCase {
         } catch (err) {
           return this.reject(m, run, err);
         }
-        if (state.version - run.snapshot_version >= this.config.snapshotEvery) {
-          await writeSnapshot(m, state, this.config.snapshotKeep);
-        }
         // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
         // moves; the stepper sends these with the next tasks, in one statement.
         const writes = appliedStepWrites(run.id, task.step, state.version, rows);
         committed = state;
+        snapshotVersion = run.snapshot_version;
         logged = { base: run.thread_version, deltas };
         return this.stepper.advance(m, run, state, actions, task.step, writes, traceParent);
       },
@@ -196,6 +197,9 @@ export class ApplyDeltaUseCase {
     }
     if (committed) {
       this.cache.put(committed);
+      if (this.snapshots.due(committed.thread_id, committed.version, snapshotVersion)) {
+        this.snapshots.schedule(committed);
+      }
     }
     if (logged && committed) {
       shipRecentDeltas(

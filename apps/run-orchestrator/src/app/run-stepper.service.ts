@@ -8,11 +8,10 @@ import {
   type RuntimeState,
   waitingForUserPayload,
 } from '@switchyard/contracts';
-import { type StepSql, writeSnapshot } from '@switchyard/persistence';
+import type { StepSql } from '@switchyard/persistence';
 import { NodeDirectory, ServiceConfig } from '@switchyard/platform';
 import { DeltaRejectedException, applyDelta, assertPatchAllowed } from '@switchyard/state';
 import { type InlineChain, InlineNodes, type InlineRun, grantsOf } from './inline-nodes.service';
-import { OrchestratorConfig } from './orchestrator.config';
 import { type RunFailure, RunFailureCode } from './orchestrator.exception';
 import { nodesToResolve, routeStep } from './route-step';
 import type { RunRow, TaskRow } from './run-row';
@@ -39,7 +38,6 @@ export class RunStepper {
   constructor(
     @Inject(NodeDirectory) private readonly directory: NodeDirectory,
     @Inject(ServiceConfig) private readonly config: ServiceConfig,
-    @Inject(OrchestratorConfig) private readonly orchestrator: OrchestratorConfig,
     @Inject(InlineNodes) private readonly inline: InlineNodes,
   ) {}
 
@@ -106,7 +104,7 @@ export class RunStepper {
         }
         const inner = await this.advance(
           m,
-          { ...run, steps: route.steps, snapshot_version: ran.snapshotVersion },
+          { ...run, steps: route.steps },
           ran.state,
           ran.actions,
           route.tasks[0].step,
@@ -196,7 +194,6 @@ export class RunStepper {
         actions: Action[];
         logRows: unknown[][];
         deltas: { delta: CommittedDelta; bytes: number }[];
-        snapshotVersion: number | undefined;
       }
     | { failed: RunFailure }
   > {
@@ -231,21 +228,13 @@ export class RunStepper {
         payload: { node: task.node, task_id: task.id, attempt: 1 },
       });
     }
-    let snapshotVersion = run.snapshot_version;
-    if (snapshotVersion !== undefined && next.version - snapshotVersion >= this.orchestrator.snapshotEvery) {
-      await writeSnapshot(m, next, this.orchestrator.snapshotKeep);
-      snapshotVersion = next.version;
-    }
-    return {
-      state: next,
-      actions,
-      logRows,
-      deltas,
-      snapshotVersion,
-    };
+    return { state: next, actions, logRows, deltas };
   }
 
-  /** Ends the run in this transaction: status, output, usage, snapshot, thread released. */
+  /**
+   * Ends the run in this transaction: status, output, usage, thread released. (Its state's
+   * snapshot, when one is due, is written after the commit: SnapshotWriter.)
+   */
   async finish(
     m: StepSql,
     run: RunRow,
@@ -271,16 +260,6 @@ export class RunStepper {
     if (typeof title === 'string' && title) {
       // The first answer names the thread; later turns keep that name.
       await nameThread(m, run.thread_id, title);
-    }
-    if (
-      state &&
-      (run.snapshot_version === undefined ||
-        state.version - run.snapshot_version >= this.orchestrator.snapshotEvery)
-    ) {
-      // Snapshots every SWITCHYARD_SNAPSHOT_EVERY versions, at a run's end too — not at every end:
-      // a snapshot per run made a long thread's snapshots grow with turns² (each holds the whole
-      // state). Loading the next turn replays at most that many deltas.
-      await writeSnapshot(m, state, this.orchestrator.snapshotKeep);
     }
     if (error) {
       effects.events.push({ type: 'error', payload: { code: error.code, message: error.message } });

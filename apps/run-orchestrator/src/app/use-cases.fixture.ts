@@ -32,6 +32,7 @@ import { OrchestratorConfig } from './orchestrator.config';
 import { RunStepper } from './run-stepper.service';
 import { StartRunUseCase } from './start-run.usecase';
 import { TaskOutbox } from './task-outbox.service';
+import { SnapshotWriter } from './snapshot-writer.service';
 import { TaskReaper } from './task-reaper.service';
 
 /** What the outbox hands to JetStream: the subject, the task message and its de-duplication id. */
@@ -120,7 +121,7 @@ export async function openOrchestrator(
   const cache = new StateCache(source, 100);
   const recent = new RecentDeltas(8, 32 * 1024, 100);
   const inline = new InlineNodes(config, new GraphNodesRegistrar(nats));
-  const stepper = new RunStepper(directory, service, config, inline);
+  const stepper = new RunStepper(directory, service, inline);
   const reader = new RunEventReader(redis);
   const outbox = new TaskOutbox(
     ds,
@@ -132,12 +133,23 @@ export async function openOrchestrator(
   );
   const startRun = new StartRunUseCase(ds, cache, recent, source, stepper, outbox, config);
   const group = new StepCommitGroup(ds, config.groupCommit.maxSteps, config.groupCommit.workers);
+  const snapshots = new SnapshotWriter(ds, config);
   const runIds = new Set<string>();
   return {
     ds,
     config,
     startRun,
-    applyDelta: new ApplyDeltaUseCase(cache, recent, stepper, outbox, startRun, config, group, inline),
+    applyDelta: new ApplyDeltaUseCase(
+      cache,
+      recent,
+      stepper,
+      outbox,
+      startRun,
+      config,
+      group,
+      inline,
+      snapshots,
+    ),
     reaper: new TaskReaper(ds, stepper, outbox, startRun, config, service, directory),
     published: recording.published,
     publishedFor: (runId) => recording.published.filter((p) => p.message.run_id === runId),
@@ -150,6 +162,7 @@ export async function openOrchestrator(
       // under way ends within its MARK_BATCH_MS).
       await new Promise((resolve) => setTimeout(resolve, 300));
       await outbox.beforeApplicationShutdown();
+      await snapshots.beforeApplicationShutdown();
       outbox.onApplicationShutdown();
       const runs = (await ds.query('SELECT id FROM runs')) as { id: string }[];
       if (runs.length) {
