@@ -1,6 +1,6 @@
 // State snapshots written after the steps that made them due (SnapshotWriter), against the real
 // Postgres with the use-cases fixture (a snapshot every 10 versions).
-import { PgStateSource } from '@switchyard/persistence';
+import { PgStateSource, deleteThreads, pooledSql, writeSnapshot } from '@switchyard/persistence';
 import { answer, createTenant, queueRun, useOrchestrator } from './use-cases.fixture';
 
 describe('state snapshots after the step', () => {
@@ -39,5 +39,32 @@ describe('state snapshots after the step', () => {
     const fromSnapshot = await source.load(threadId, 26);
     await o.ds.query('DELETE FROM state_snapshots WHERE thread_id = $1', [threadId]);
     expect(await source.load(threadId, 26)).toEqual(fromSnapshot);
+  });
+
+  it("never keeps a late snapshot of a deleted thread, even one racing the thread's deletion", async () => {
+    const tenantId = await createTenant(o.ds);
+    const { runId, threadId } = await queueRun(o.ds, tenantId);
+    await o.startRun.execute(runId);
+    const state = await new PgStateSource(o.ds).load(threadId, 1);
+    let written = false;
+    await o.ds.transaction(async (m) => {
+      // As a deletion does: the thread's row held, then everything of it deleted.
+      await m.query('SELECT id FROM threads WHERE id = $1 FOR UPDATE', [threadId]);
+      await deleteThreads(m, [threadId]);
+      const late = writeSnapshot(pooledSql(o.ds), state).then(() => {
+        written = true;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(written).toBe(false); // waits for the deletion
+      void late;
+    });
+    for (let i = 0; i < 40 && !written; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(written).toBe(true);
+    expect(await snapshotsOf(threadId)).toEqual([]);
+    // And after the deletion, plainly.
+    await writeSnapshot(pooledSql(o.ds), state);
+    expect(await snapshotsOf(threadId)).toEqual([]);
   });
 });

@@ -10,8 +10,14 @@ type Sql = Pick<EntityManager, 'query'>;
  * deltas after it).
  */
 export async function writeSnapshot(m: Sql, state: RuntimeState, keep = 3): Promise<void> {
+  // Only while the thread exists: a snapshot written after its step (SnapshotWriter) must not
+  // outlive a deletion of the thread. A deletion holds the thread's row (deleteThreads), so this
+  // waits for it and then writes nothing; a deletion that comes after waits for this and
+  // deletes the snapshot with the rest.
   await m.query(
-    'INSERT INTO state_snapshots (thread_id, version, state) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+    `INSERT INTO state_snapshots (thread_id, version, state)
+       SELECT $1::uuid, $2::int, $3::json WHERE EXISTS (SELECT 1 FROM threads WHERE id = $1::uuid FOR KEY SHARE)
+     ON CONFLICT DO NOTHING`,
     [state.thread_id, state.version, JSON.stringify(state)],
   );
   await m.query('UPDATE threads SET snapshot_version = GREATEST(snapshot_version, $2) WHERE id = $1', [
