@@ -64,6 +64,15 @@ async function openTab(url = `${stack.gatewayUrl}/console/#/chat`): Promise<Page
 const seen = (tab: Page) => tab.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
 const messages = (tab: Page, role: string) =>
   tab.locator(`[data-testid="message"][data-role="${role}"]`).allTextContents();
+/**
+ * Opens a new conversation and waits until it is shown: what is typed into the last one's composer
+ * before it goes is lost with it.
+ */
+async function newChat(tab: Page): Promise<void> {
+  await tab.getByTestId('new-chat').click();
+  await tab.waitForURL(/#\/chat$/);
+  await tab.waitForSelector('[data-testid="messages"]', { state: 'detached' });
+}
 const threadOf = (tab: Page) => /#\/chat\/([0-9a-f-]{36})$/.exec(tab.url())![1];
 const kept = (tab: Page, threadId: string) =>
   tab.evaluate((k) => localStorage.getItem(k), `active_run:${threadId}`);
@@ -188,7 +197,7 @@ describe('chat', () => {
   });
 
   it('asks the user inline and answers; a stopped run says so', async () => {
-    await page.getByTestId('new-chat').click();
+    await newChat(page);
     await page.getByTestId('chat-input').fill('[ask] greet me');
     await page.getByTestId('chat-send').click();
     await page.getByTestId('ask-user').waitFor();
@@ -211,7 +220,7 @@ describe('chat', () => {
   });
 
   it('attaches a file: uploaded at once, read by the run that the message starts', async () => {
-    await page.getByTestId('new-chat').click();
+    await newChat(page);
     const notes = '# Field notes\n\nThe hangar door sticks in the cold.\n';
     await page.getByTestId('chat-attach').setInputFiles({
       name: 'notes.md',

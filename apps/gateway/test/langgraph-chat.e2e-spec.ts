@@ -90,6 +90,8 @@ describe('a LangGraph chat front end (useStream, threads.search) in Chromium', (
     const first = threadOf();
     await page.getByTestId('lg-new-chat').click();
     await page.waitForURL(/#\/langgraph$/);
+    // The page clears the last conversation's messages once the new route renders.
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="lg-message"]').length === 0);
     expect(await messages('human')).toEqual([]);
     const polite = (await stack.api('POST', '/assistants/search', { name: 'polite' })).body as {
       assistant_id: string;
@@ -115,13 +117,14 @@ describe('a LangGraph chat front end (useStream, threads.search) in Chromium', (
     // The first conversation, opened from the list: useStream reads its thread's history.
     await page.locator(`[data-testid="lg-thread"][data-thread="${first}"]`).click();
     await page.waitForURL(new RegExp(`#/langgraph/${first}$`));
+    // (Not a count of messages: the conversation left behind has two as well until this one renders.)
     await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid="lg-message"]').length === 2,
+      () =>
+        [...document.querySelectorAll('[data-testid="lg-message"][data-type="human"]')]
+          .map((e) => e.textContent)
+          .join('|') === 'what is 6*7?',
       undefined,
-      {
-        timeout: 15_000,
-        polling: 100,
-      },
+      { timeout: 15_000, polling: 100 },
     );
     expect(await messages('human')).toEqual(['what is 6*7?']);
     // …and after a reload too; a follow-up goes on in the same thread.
