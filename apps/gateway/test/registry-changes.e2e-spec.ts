@@ -5,8 +5,12 @@ import { SecretBox } from '@switchyard/config';
 import { type ScriptedRequest, TestStack, waitFor } from '@switchyard/testing';
 
 // Registry writes through the admin API are in force for the very next run, although the
-// services cache the registry for ten minutes here: every call checks the registry's revision,
-// and the gateway's `sy.registry.changed` notice reloads the copies ahead of it.
+// services cache the registry for ten minutes here: every call knows the registry's revision as of
+// its start (a read stands for the calls of the next SWITCHYARD_MODEL_REGISTRY_LEASE_MS, and the
+// gateway holds a write's response as long), and the gateway's `sy.registry.changed` notice reloads
+// the copies ahead of it.
+
+const LEASE_MS = 120;
 
 const ADMIN = `admin_${'c'.repeat(24)}`;
 const skeleton = JSON.parse(readFileSync(join(__dirname, 'fixtures/skeleton.script.json'), 'utf8')) as {
@@ -21,6 +25,7 @@ beforeAll(async () => {
       SWITCHYARD_ADMIN_TOKEN: ADMIN,
       SWITCHYARD_SECRET_KEY: randomBytes(32).toString('hex'),
       SWITCHYARD_MODEL_REGISTRY_TTL_MS: '600000',
+      SWITCHYARD_MODEL_REGISTRY_LEASE_MS: String(LEASE_MS),
     },
   });
   // One key of this spec is always rate limited; the skeleton answers everything else.
@@ -148,7 +153,10 @@ describe('registry changes apply at once', () => {
     expect(new Set((await usageOf(warm.run_id)).map((u) => u.key_id))).toEqual(new Set([first, second]));
 
     const since = (await llmRequests()).length;
+    const sent = performance.now();
     const revoked = await admin('DELETE', `/v1/admin/vendors/${made.vendorId}/keys/${first}`);
+    // The response waited out the services' lease on the registry's revision.
+    expect(performance.now() - sent).toBeGreaterThanOrEqual(LEASE_MS);
     expect(revoked.status).toBe(200);
     expect(revoked.json.status).toBe('revoked');
     const run = await runToEnd({ agent_id: made.agentId, input: { prompt: 'what is 2+3*4?' } });

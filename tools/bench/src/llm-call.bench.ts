@@ -1,9 +1,10 @@
-// One model call, three ways (#29 "lean LLM nodes"): langchain's ChatOpenAI alone (what a
+// One model call, four ways (#29 "lean LLM nodes"): langchain's ChatOpenAI alone (what a
 // LangGraph.js node does), the same request through the model registry without a tenant (model
-// resolution, the registry revision read, key choice, the wrapper's langchain layer), and through
-// the registry for a tenant (plus the budget check and the metering write a node awaits). Same
-// scripted model server, same messages and tool, one call at a time, in this process: wall time
-// and this process's CPU per call. What separates the rows is what the registry adds to a call.
+// resolution, the registry's revision — read before every call with lease 0, else once a lease —,
+// key choice, the wrapper's langchain layer), and through the registry for a tenant (plus the
+// budget check and the metering write a node awaits). Same scripted model server, same messages
+// and tool, one call at a time, in this process: wall time and this process's CPU per call. What
+// separates the rows is what the registry adds to a call.
 // Usage: npm run bench:llm-call. Environment: BENCH_CALLS (300 per measurement), BENCH_REPS (5,
 // medians). Prints a markdown table and writes tools/bench/LLM-CALL-RESULTS.md.
 import { randomUUID } from 'node:crypto';
@@ -13,7 +14,12 @@ import { performance } from 'node:perf_hooks';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
 import { DEV_SECRET_KEY } from '@switchyard/config';
-import { type LlmCallContext, createChatModels, runWithLlmCallContext } from '@switchyard/models';
+import {
+  type LlmCallContext,
+  createChatModels,
+  registryEnvSchema,
+  runWithLlmCallContext,
+} from '@switchyard/models';
 import { createDataSource, runMigrationsLocked } from '@switchyard/persistence';
 import { ScriptedLlmProcess } from '@switchyard/testing';
 import { describeMachine, machine } from './machine';
@@ -84,22 +90,28 @@ async function main(): Promise<void> {
   const ds = await createDataSource(db.url, { poolSize: 4, name: 'bench-llm-call' });
   try {
     await runMigrationsLocked(ds);
-    // The services' defaults: the registry copy lives 5 s, the revision is read before every call.
-    const models = createChatModels(ds, {
-      llm: {
-        SWITCHYARD_LLM_BASE_URL: llm.url,
-        SWITCHYARD_LLM_API_KEY: 'bench-key',
-        SWITCHYARD_LLM_MODEL: 'scripted',
-        SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
-        SWITCHYARD_LLM_MAX_RETRIES: 0,
-      },
-      registry: {
-        SWITCHYARD_MODEL_REGISTRY_TTL_MS: 5_000,
-        SWITCHYARD_LLM_COOLDOWN_MS: 5_000,
-        SWITCHYARD_LLM_MAX_WAIT_MS: 10_000,
-      },
-      secretKey: DEV_SECRET_KEY,
-    });
+    // The services' defaults (the registry copy lives 5 s, a revision read stands for the calls of
+    // the next SWITCHYARD_MODEL_REGISTRY_LEASE_MS), and the revision read before every call (lease 0).
+    const modelsWith = (lease: number) =>
+      createChatModels(ds, {
+        llm: {
+          SWITCHYARD_LLM_BASE_URL: llm.url,
+          SWITCHYARD_LLM_API_KEY: 'bench-key',
+          SWITCHYARD_LLM_MODEL: 'scripted',
+          SWITCHYARD_LLM_TIMEOUT_MS: 10_000,
+          SWITCHYARD_LLM_MAX_RETRIES: 0,
+        },
+        registry: {
+          SWITCHYARD_MODEL_REGISTRY_TTL_MS: 5_000,
+          SWITCHYARD_MODEL_REGISTRY_LEASE_MS: lease,
+          SWITCHYARD_LLM_COOLDOWN_MS: 5_000,
+          SWITCHYARD_LLM_MAX_WAIT_MS: 10_000,
+        },
+        secretKey: DEV_SECRET_KEY,
+      });
+    const lease = registryEnvSchema.shape.SWITCHYARD_MODEL_REGISTRY_LEASE_MS.parse(undefined);
+    const models = modelsWith(lease);
+    const everyCall = modelsWith(0);
     await models.router.store.ensureSeeded();
     const [tenant] = (await ds.query(`INSERT INTO tenants (name) VALUES ('bench') RETURNING id`)) as {
       id: string;
@@ -123,13 +135,19 @@ async function main(): Promise<void> {
       }) as LlmCallContext;
     const metered = async () =>
       Number(((await ds.query('SELECT count(*) AS n FROM model_usage')) as { n: string }[])[0].n);
-    const viaRegistry = (tenantId?: string) => () =>
-      runWithLlmCallContext(ctx(tenantId), () =>
-        models.chat({ role: 'planner' }).bindTools([CALCULATOR]).invoke(messages()),
-      );
+    const viaRegistry =
+      (tenantId?: string, through = models) =>
+      () =>
+        runWithLlmCallContext(ctx(tenantId), () =>
+          through.chat({ role: 'planner' }).bindTools([CALCULATOR]).invoke(messages()),
+        );
     const variants: [string, () => Promise<unknown>][] = [
       ['ChatOpenAI alone (a LangGraph.js node)', () => direct.invoke(messages())],
-      ['through the registry, no tenant (not metered)', viaRegistry()],
+      [
+        'through the registry, no tenant, revision read per call (lease 0)',
+        viaRegistry(undefined, everyCall),
+      ],
+      [`through the registry, no tenant (lease ${lease} ms; not metered)`, viaRegistry()],
       ['through the registry for a tenant (budget, metering)', viaRegistry(tenant.id)],
     ];
     const cells = new Map<string, Cell[]>(variants.map(([name]) => [name, []]));
@@ -174,11 +192,12 @@ async function main(): Promise<void> {
     );
     const notes = [
       `Medians of ${reps} measurements of ${calls} calls each (after ${WARMUP_CALLS} unmeasured calls of each),`,
-      'the three taking turns; one call at a time, in the benchmark process, against the scripted model',
+      'the four taking turns; one call at a time, in the benchmark process, against the scripted model',
       "server (tools/scripted-llm) over HTTP; CPU is this process's user+sys (the model server and Postgres",
       'left out). "Through the registry": `ChatModels.chat({role}).bindTools(…).invoke(…)` inside an LLM call',
-      'context, as a node calls it: model resolution, the registry revision read before the call (a revoked',
-      'key is never used after the revoke returns), key choice and the vendor client; "for a tenant" adds the',
+      "context, as a node calls it: model resolution, the registry's revision known as of the call's start (a",
+      'revoked key is never used after the revoke returns: read before every call with lease 0, else a read',
+      'stands for the calls of the lease after it), key choice and the vendor client; "for a tenant" adds the',
       "tenant's budget check (cached: no budget) and the metering write the call awaits (model_usage row and",
       "the tenant's tokens_used, one commit).",
     ].join('\n');

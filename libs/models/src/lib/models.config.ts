@@ -5,6 +5,12 @@ import type { LlmEnv } from '@switchyard/config';
 export const registryEnvSchema = z.object({
   /** How long registry rows (vendors, keys, models) are reused before they are read again. */
   SWITCHYARD_MODEL_REGISTRY_TTL_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  /**
+   * How long a read of the registry's revision stands for the calls that start after it (0: every
+   * call reads it). The gateway holds each registry write's response this long, so a call that
+   * starts after the response still sees the write. The same value in every service.
+   */
+  SWITCHYARD_MODEL_REGISTRY_LEASE_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   /** A key answered 429 without Retry-After rests this long. */
   SWITCHYARD_LLM_COOLDOWN_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Longest a call waits for a rate-limited key when every key is resting (beyond: retryable error). */

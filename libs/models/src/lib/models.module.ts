@@ -23,7 +23,13 @@ import { UsageMeter } from './usage-meter';
 /** Builds the registry-backed ChatModels on a Postgres connection. */
 export function createChatModels(ds: DataSource, cfg: ModelsConfig): ChatModels {
   const ttl = cfg.registry.SWITCHYARD_MODEL_REGISTRY_TTL_MS;
-  const store = new RegistryStore(ds, new SecretBox(cfg.secretKey), cfg.llm, ttl);
+  const store = new RegistryStore(
+    ds,
+    new SecretBox(cfg.secretKey),
+    cfg.llm,
+    ttl,
+    cfg.registry.SWITCHYARD_MODEL_REGISTRY_LEASE_MS,
+  );
   const meter = new UsageMeter(ds, ttl);
   // Budgets change with the registry's revision (a trigger on tenants.token_budget bumps it).
   store.onChange(() => meter.forgetUnlimited());

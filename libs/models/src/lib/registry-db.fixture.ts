@@ -19,7 +19,16 @@ export async function openTestDatabase(name: string): Promise<DataSource> {
   return ds;
 }
 
-export function modelsOn(ds: DataSource, llmUrl: string, envKey = 'env-key'): ChatModels {
+/**
+ * `ttl` and `lease`: SWITCHYARD_MODEL_REGISTRY_TTL_MS and _LEASE_MS (0 by default: the specs write
+ * the tables directly and expect the next call to see it).
+ */
+export function modelsOn(
+  ds: DataSource,
+  llmUrl: string,
+  envKey = 'env-key',
+  { ttl = 0, lease = 0 }: { ttl?: number; lease?: number } = {},
+): ChatModels {
   return createChatModels(ds, {
     llm: {
       SWITCHYARD_LLM_BASE_URL: llmUrl,
@@ -29,7 +38,8 @@ export function modelsOn(ds: DataSource, llmUrl: string, envKey = 'env-key'): Ch
       SWITCHYARD_LLM_MAX_RETRIES: 0,
     },
     registry: {
-      SWITCHYARD_MODEL_REGISTRY_TTL_MS: 0,
+      SWITCHYARD_MODEL_REGISTRY_TTL_MS: ttl,
+      SWITCHYARD_MODEL_REGISTRY_LEASE_MS: lease,
       SWITCHYARD_LLM_COOLDOWN_MS: 5_000,
       SWITCHYARD_LLM_MAX_WAIT_MS: 2_000,
     },

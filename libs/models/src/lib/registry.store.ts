@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { type LlmEnv, SecretBox, type StructuredOutputMode } from '@switchyard/config';
@@ -67,10 +68,17 @@ const SEED_LOCK = 727_274_020;
  * The model registry as this process sees it: every vendor, key, endpoint and model, read in one
  * go and reused (the tables are small and change rarely) while the registry's revision is the
  * same and it is younger than `ttlMs`. Every write to the registry's tables bumps
- * `registry_revision` in its own transaction, and `get()` reads the revision first, so a call
- * that starts after a change committed (a revoked key, a new model) sees it, whichever process
- * made it; the cost is one single-row read per call (shared by calls that start together, see `revision`). A `sy.registry.changed` notice from the
- * gateway reloads ahead of the next call (`invalidate`).
+ * `registry_revision` in its own transaction, and `get()` knows the revision as of the call's
+ * start, so a call that starts after a change is in force (a revoked key, a new model) sees it,
+ * whichever process made it.
+ *
+ * Knowing the revision costs one single-row read, and a read stands for every call that starts
+ * within `leaseMs` of the moment it was sent (`revision`). The gateway holds every registry write's
+ * response for `leaseMs` after its commit (RegistryChangedInterceptor), so a call that starts after
+ * the response began is covered by a read sent after the commit: a revoked key is never used by a
+ * call that starts after the revoke returned. With `leaseMs` 0 every call reads. A
+ * `sy.registry.changed` notice from the gateway drops the lease and reloads ahead of the next call
+ * (`invalidate`).
  */
 export class RegistryStore {
   private readonly logger = new Logger('ModelRegistry');
@@ -81,6 +89,8 @@ export class RegistryStore {
   private lastRevision?: number;
   private revisionRead?: Promise<number>;
   private nextRevisionRead?: Promise<number>;
+  /** The newest revision read and until when (performance.now()) it stands for a call's start. */
+  private lease?: { revision: number; until: number };
 
   private readonly tables: ModelsRepository;
 
@@ -89,6 +99,8 @@ export class RegistryStore {
     private readonly box: SecretBox,
     private readonly env: LlmEnv,
     private readonly ttlMs: number,
+    /** How long after a revision read was sent it stands for calls that start (0: never). */
+    readonly leaseMs = 0,
   ) {
     this.tables = new ModelsRepository(ds);
   }
@@ -121,6 +133,7 @@ export class RegistryStore {
   /** The registry changed (a notice from the gateway): read it now, before the next call needs it. */
   invalidate(): void {
     this.snapshot = undefined;
+    this.lease = undefined;
     this.reload().catch((err: Error) => this.logger.warn(`registry reload failed: ${err.message}`));
   }
 
@@ -130,12 +143,17 @@ export class RegistryStore {
   }
 
   /**
-   * The registry's revision, read after this call began. A read already under way may have been
+   * The registry's revision as of this call's start: the lease's, while a read sent less than
+   * `leaseMs` ago holds it, else read after this call began. A read already under way may have been
    * sent before a change this call must see, so it cannot stand for it; the next read, sent when
    * that one ends, is shared by every call that arrived meanwhile (many calls at once cost two
    * reads, not one each).
    */
   private revision(): Promise<number> {
+    const lease = this.lease;
+    if (lease && performance.now() < lease.until) {
+      return Promise.resolve(lease.revision);
+    }
     if (!this.revisionRead) {
       this.revisionRead = this.readRevision().finally(() => {
         this.revisionRead = undefined;
@@ -152,8 +170,15 @@ export class RegistryStore {
   }
 
   private async readRevision(): Promise<number> {
-    // Read before every call (a revoked key is never used after the revoke returns): prepared.
-    return (await this.tables.registryRevision()) ?? 0;
+    // Known before every call (a revoked key is never used after the revoke returns): prepared.
+    const sent = performance.now();
+    const revision = (await this.tables.registryRevision()) ?? 0;
+    // The read saw every change committed before it was sent: it stands for calls starting within
+    // the lease (the gateway holds a write's response as long). A later-sent read never sees less.
+    if (this.leaseMs > 0 && sent + this.leaseMs > (this.lease?.until ?? -Infinity)) {
+      this.lease = { revision, until: sent + this.leaseMs };
+    }
+    return revision;
   }
 
   openSecret(key: RegistryKey): string {

@@ -95,6 +95,7 @@ beforeAll(async () => {
     },
     registry: {
       SWITCHYARD_MODEL_REGISTRY_TTL_MS: 0,
+      SWITCHYARD_MODEL_REGISTRY_LEASE_MS: 0,
       SWITCHYARD_LLM_COOLDOWN_MS: 5_000,
       SWITCHYARD_LLM_MAX_WAIT_MS: 2_000,
     },
