@@ -47,10 +47,15 @@ interface Config {
   loopConcurrency: number;
   /** Only the pure-runtime loop (no LLM loop). */
   skipLlm: boolean;
+  /** Every row RESULTS.md has (the default rounds and loop lengths): only such a run rewrites it. */
+  whole: boolean;
 }
 
+const DEFAULT_ROUNDS = '20,50';
+const DEFAULT_LOOP_STEPS = '30,150,600';
+
 function config(): Config {
-  const rounds = (process.env['BENCH_ROUNDS'] ?? '20,50')
+  const rounds = (process.env['BENCH_ROUNDS'] ?? DEFAULT_ROUNDS)
     .split(',')
     .map((s) => Number(s.trim()))
     .filter((n) => n > 0);
@@ -64,7 +69,7 @@ function config(): Config {
   if (!rounds.length || !(reps >= 1) || !(concurrency >= 1)) {
     throw new Error('BENCH_ROUNDS, BENCH_REPS and BENCH_CONCURRENCY must be positive');
   }
-  const loopSteps = (process.env['BENCH_LOOP_STEPS'] ?? '30,150,600')
+  const loopSteps = (process.env['BENCH_LOOP_STEPS'] ?? DEFAULT_LOOP_STEPS)
     .split(',')
     .map((x) => Number(x.trim()))
     .filter((n) => n > 0);
@@ -80,6 +85,7 @@ function config(): Config {
     loopSteps,
     loopConcurrency,
     skipLlm: process.env['BENCH_SKIP_LLM'] === '1',
+    whole: rounds.join(',') === DEFAULT_ROUNDS && loopSteps.join(',') === DEFAULT_LOOP_STEPS,
   };
 }
 
@@ -524,7 +530,7 @@ function report(
     .toISOString()
     .replace('T', ' ')
     .replace(/\.\d+Z$/, ' UTC');
-  if (cfg.skipLlm || process.env['BENCH_CPU_PROF']) {
+  if (cfg.skipLlm || !cfg.whole || process.env['BENCH_CPU_PROF']) {
     log(`${RESULTS} not written: a partial or profiled run`);
     return;
   }
