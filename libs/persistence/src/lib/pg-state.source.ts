@@ -1,6 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Action, CommittedDelta, RuntimeState } from '@switchyard/contracts';
 import { type StateSource, applyDelta, emptyState } from '@switchyard/state';
+import type { StepSql } from './locked-read';
 
 /**
  * Reads thread state from the checkpoint tables: the latest snapshot at or below a version plus
@@ -9,11 +10,7 @@ import { type StateSource, applyDelta, emptyState } from '@switchyard/state';
 export class PgStateSource implements StateSource {
   constructor(private readonly ds: DataSource) {}
 
-  async load(
-    threadId: string,
-    version: number,
-    manager: Pick<EntityManager, 'query'> = this.ds.manager,
-  ): Promise<RuntimeState> {
+  async load(threadId: string, version: number, manager: StepSql = this.ds.manager): Promise<RuntimeState> {
     const snaps: { version: number; state: RuntimeState }[] = await manager.query(
       `SELECT version, state FROM state_snapshots WHERE thread_id = $1 AND version <= $2
        ORDER BY version DESC LIMIT 1`,
@@ -33,7 +30,7 @@ export class PgStateSource implements StateSource {
     threadId: string,
     afterVersion: number,
     uptoVersion: number,
-    manager: Pick<EntityManager, 'query'> = this.ds.manager,
+    manager: StepSql = this.ds.manager,
   ): Promise<CommittedDelta[]> {
     if (uptoVersion <= afterVersion) {
       return [];

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Pool } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import type { StepSql } from './locked-read';
 
 /** Distinct statement texts given a name; any beyond run unnamed (parsed and planned each time). */
 const MAX_NAMED = 256;
@@ -45,6 +46,6 @@ export async function preparedQuery<R>(ds: DataSource, sql: string, params: unkn
  * The pool as a StepSql: each statement alone, named and prepared (`preparedQuery`), for the
  * repositories' functions that take one (outside a transaction).
  */
-export function pooledSql(ds: DataSource): Pick<EntityManager, 'query'> {
+export function pooledSql(ds: DataSource): StepSql {
   return { query: (sql: string, params?: unknown[]) => preparedQuery(ds, sql, params) as never };
 }

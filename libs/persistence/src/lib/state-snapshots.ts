@@ -1,15 +1,14 @@
 import type { EntityManager } from 'typeorm';
 import type { RuntimeState } from '@switchyard/contracts';
+import type { StepSql } from './locked-read';
 import type { PgStateSource } from './pg-state.source';
-
-type Sql = Pick<EntityManager, 'query'>;
 
 /**
  * Writes the state as the thread's latest snapshot and drops the thread's snapshots beyond the
  * newest `keep` (a version older than those still loads: from the log's base snapshot and the
  * deltas after it).
  */
-export async function writeSnapshot(m: Sql, state: RuntimeState, keep = 3): Promise<void> {
+export async function writeSnapshot(m: StepSql, state: RuntimeState, keep = 3): Promise<void> {
   // Only while the thread exists: a snapshot written after its step (SnapshotWriter) must not
   // outlive a deletion of the thread. A deletion holds the thread's row (deleteThreads), so this
   // waits for it and then writes nothing; a deletion that comes after waits for this and
