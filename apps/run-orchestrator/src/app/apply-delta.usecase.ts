@@ -72,8 +72,7 @@ export class ApplyDeltaUseCase {
 
   /** `traceParent`: the step's trace, sent on with its tasks. */
   async execute(msg: DeltaMessage, service: string, traceParent?: string): Promise<void> {
-    let committed: RuntimeState | undefined;
-    let snapshotVersion: number | undefined;
+    let committed: { state: RuntimeState; snapshotVersion: number } | undefined;
     let logged: { base: number; deltas: { delta: CommittedDelta; bytes: number }[] } | undefined;
     const endCommit = stepCommitSeconds.startTimer({ kind: 'delta' });
     // Committed with the steps of other runs that arrive meanwhile (StepCommitGroup): the work
@@ -183,8 +182,7 @@ export class ApplyDeltaUseCase {
         // The deltas go to the log, the task rows keep only their bookkeeping, the thread's version
         // moves; the stepper sends these with the next tasks, in one statement.
         const writes = appliedStepWrites(run.id, task.step, state.version, rows);
-        committed = state;
-        snapshotVersion = run.snapshot_version;
+        committed = { state, snapshotVersion: run.snapshot_version };
         logged = { base: run.thread_version, deltas };
         return this.stepper.advance(m, run, state, actions, task.step, writes, traceParent);
       },
@@ -192,24 +190,16 @@ export class ApplyDeltaUseCase {
     endCommit();
     if (effects.inlined && committed && logged) {
       // Inline steps ran after this one in the same transaction: the state and the log go on.
-      committed = effects.inlined.state;
+      committed.state = effects.inlined.state;
       logged.deltas.push(...effects.inlined.deltas);
     }
     if (committed) {
-      this.cache.put(committed);
-      if (this.snapshots.due(committed.thread_id, committed.version, snapshotVersion)) {
-        this.snapshots.schedule(committed);
+      const { state, snapshotVersion } = committed;
+      this.cache.put(state);
+      this.snapshots.afterCommit(state, snapshotVersion);
+      if (logged) {
+        shipRecentDeltas(effects, this.recent, state.thread_id, logged.base, logged.deltas, state.version);
       }
-    }
-    if (logged && committed) {
-      shipRecentDeltas(
-        effects,
-        this.recent,
-        committed.thread_id,
-        logged.base,
-        logged.deltas,
-        committed.version,
-      );
     }
     await this.outbox.apply(effects);
     await this.startRun.continueAfter(effects);

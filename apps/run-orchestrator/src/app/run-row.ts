@@ -31,8 +31,6 @@ export interface RunRow {
   node_timeouts?: Readonly<Record<string, number>> | null;
   /** The run's trace (the gateway's `run.create` span), when it is kept. */
   trace_parent?: string | null;
-  /** The thread's latest snapshot version, when the caller read the thread row with the run. */
-  snapshot_version?: number;
 }
 
 /** The columns of RunRow that live on `runs` (as a list, for the Kysely repositories). */

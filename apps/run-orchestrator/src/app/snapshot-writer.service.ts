@@ -32,20 +32,18 @@ export class SnapshotWriter implements BeforeApplicationShutdown {
   ) {}
 
   /**
-   * Whether a snapshot of the thread at `version` is due: SWITCHYARD_SNAPSHOT_EVERY versions past
-   * the newest one written (`snapshotVersion`, as the thread's row says) or scheduled here; when
-   * the row's is not known, unless one at this version is scheduled already.
+   * Writes the snapshot of a committed state soon (call after the commit) when one is due:
+   * SWITCHYARD_SNAPSHOT_EVERY versions past the newest one written (`snapshotVersion`, as the
+   * thread's row said in the step) or scheduled here.
    */
-  due(threadId: string, version: number, snapshotVersion: number | undefined): boolean {
-    const scheduled = this.scheduled.get(threadId) ?? -1;
-    if (snapshotVersion === undefined) {
-      return scheduled < version;
+  afterCommit(state: RuntimeState, snapshotVersion: number): void {
+    const scheduled = this.scheduled.get(state.thread_id) ?? -1;
+    if (state.version - Math.max(snapshotVersion, scheduled) >= this.config.snapshotEvery) {
+      this.schedule(state);
     }
-    return version - Math.max(snapshotVersion, scheduled) >= this.config.snapshotEvery;
   }
 
-  /** Writes the snapshot of a committed state, soon (call after the commit). */
-  schedule(state: RuntimeState): void {
+  private schedule(state: RuntimeState): void {
     this.scheduled.set(state.thread_id, Math.max(this.scheduled.get(state.thread_id) ?? -1, state.version));
     this.waiting.set(state.thread_id, state);
     this.writing ??= this.drain().finally(() => {

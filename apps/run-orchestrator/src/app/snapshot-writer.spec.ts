@@ -1,5 +1,6 @@
 // State snapshots written after the steps that made them due (SnapshotWriter), against the real
 // Postgres with the use-cases fixture (a snapshot every 10 versions).
+import { randomUUID } from 'node:crypto';
 import { PgStateSource, deleteThreads, pooledSql, writeSnapshot } from '@switchyard/persistence';
 import { answer, createTenant, queueRun, useOrchestrator } from './use-cases.fixture';
 
@@ -39,6 +40,31 @@ describe('state snapshots after the step', () => {
     const fromSnapshot = await source.load(threadId, 26);
     await o.ds.query('DELETE FROM state_snapshots WHERE thread_id = $1', [threadId]);
     expect(await source.load(threadId, 26)).toEqual(fromSnapshot);
+  });
+
+  it('writes the snapshot a start makes due, though no step follows it', async () => {
+    const tenantId = await createTenant(o.ds);
+    const { runId, threadId } = await queueRun(o.ds, tenantId);
+    await o.startRun.execute(runId);
+    // The start (version 1) and eight steps, the last naming no successor: the run ends at 9.
+    for (let i = 0; i < 8; i++) {
+      const task = o.publishedFor(runId).at(-1)!.message;
+      await o.applyDelta.execute(answer(task, { next: i < 7 ? ['planner'] : [] }), 'planner');
+    }
+    const next = randomUUID();
+    await o.ds.query(
+      `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input, max_steps)
+       VALUES ($1, $2, $3, 'default', 'queued', $4, 50)`,
+      [next, tenantId, threadId, JSON.stringify({ prompt: 'And 7 * 8?' })],
+    );
+    // The next turn's start is version 10: due, ten versions past none.
+    await o.startRun.execute(next);
+    let versions: number[] = [];
+    for (let i = 0; i < 40 && versions.length === 0; i++) {
+      versions = await snapshotsOf(threadId);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(versions).toEqual([10]);
   });
 
   it("never keeps a late snapshot of a deleted thread, even one racing the thread's deletion", async () => {

@@ -35,6 +35,7 @@ import { RunFailureCode } from './orchestrator.exception';
 import { RunStepper } from './run-stepper.service';
 import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
+import { SnapshotWriter } from './snapshot-writer.service';
 import { takeRunningSlot } from './running-slots.repository';
 import {
   LOCK_THREAD,
@@ -61,6 +62,8 @@ class HeldByCap extends Error {}
 /** What opening a turn leaves for after it: the state, the start delta, the run's running slot. */
 interface Opened {
   committed?: RuntimeState;
+  /** The thread's newest snapshot: as its row was locked, or the fork's branch point written. */
+  snapshotVersion: number;
   start?: { delta: CommittedDelta; bytes: number };
   /** The run to take a running slot for: its tenant's `max_running_runs` (else the default). */
   cap?: { tenantId: string; runId: string; slots: number };
@@ -83,6 +86,7 @@ export class StartRunUseCase {
     @Inject(RunStepper) private readonly stepper: RunStepper,
     @Inject(TaskOutbox) private readonly outbox: TaskOutbox,
     @Inject(OrchestratorConfig) private readonly config: OrchestratorConfig,
+    @Inject(SnapshotWriter) private readonly snapshots: SnapshotWriter,
   ) {}
 
   /** `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run. */
@@ -128,7 +132,7 @@ export class StartRunUseCase {
   async startNext(threadId: string): Promise<'started' | 'held' | 'idle'> {
     for (;;) {
       let held = false;
-      const opened: Opened = {};
+      const opened: Opened = { snapshotVersion: 0 };
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
       // The thread locked with BEGIN (one round trip); the start's writes go with its COMMIT
       // (deferWrite) or with the running slot's statement before it.
@@ -167,7 +171,9 @@ export class StartRunUseCase {
         // With the inline steps that followed the start, when there were any: the tasks after
         // them carry those deltas (as after any step), so their service need not read them back
         // (nor, on a new thread, anything: the start is its whole log).
-        this.cache.put(effects.inlined?.state ?? opened.committed);
+        const state = effects.inlined?.state ?? opened.committed;
+        this.cache.put(state);
+        this.snapshots.afterCommit(state, opened.snapshotVersion);
         if (opened.start) {
           shipRecentDeltas(
             effects,
@@ -203,6 +209,7 @@ export class StartRunUseCase {
     if (!thread) {
       return null; // the thread is gone (deleted with its runs)
     }
+    out.snapshotVersion = thread.snapshot_version;
     if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
       return null;
     }
@@ -232,7 +239,7 @@ export class StartRunUseCase {
         : await this.source.load(threadId, thread.version, m);
     let forked: Action | undefined;
     if (run.input.fork) {
-      const branch = await this.branch(m, run, before, run.input.fork);
+      const branch = await this.branch(m, run, before, run.input.fork, out);
       if (!branch.state) {
         return branch.effects;
       }
@@ -325,6 +332,7 @@ export class StartRunUseCase {
     run: RunRow,
     head: RuntimeState,
     fork: RunFork,
+    out: Opened,
   ): Promise<{ state: RuntimeState | null; action?: Action; effects: StepEffects }> {
     const at = await this.source.load(run.thread_id, fork.from_version, m);
     let branched: ReturnType<typeof forkDelta>;
@@ -350,14 +358,11 @@ export class StartRunUseCase {
     if (fork.from_version !== head.version) {
       // Loading the branch must not replay the versions it abandoned.
       await writeSnapshot(m, state, this.config.snapshotKeep);
+      out.snapshotVersion = state.version;
     }
     await branchThread(m, run.thread_id, state.version, state.action_history.length, run.id);
     await markRunStarted(m, run.id, state.turn);
-    const stepRun = {
-      ...run,
-      turn: state.turn,
-      ...(fork.from_version !== head.version ? { snapshot_version: state.version } : {}),
-    };
+    const stepRun = { ...run, turn: state.turn };
     let effects: StepEffects;
     if (fork.mode === 'continue') {
       effects = await this.advanceInTrace(m, stepRun, state, [delta.action]);

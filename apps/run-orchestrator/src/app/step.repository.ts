@@ -33,12 +33,14 @@ export async function nextStartableThreadOfTenant(m: StepSql, tenantId: string):
 /** The thread's row locked, with its active run's status. */
 export interface LockedThreadRow {
   version: number;
+  /** The thread's newest state snapshot (SnapshotWriter counts from it). */
+  snapshot_version: number;
   active_run_id: string | null;
   active_status: string | null;
 }
 
 function lockThreadSql(threadId: string): string {
-  return `SELECT t.version, t.active_run_id, r.status AS active_status
+  return `SELECT t.version, t.snapshot_version, t.active_run_id, r.status AS active_status
          FROM threads t LEFT JOIN runs r ON r.id = t.active_run_id WHERE t.id = ${threadId} FOR UPDATE OF t`;
 }
 

@@ -131,9 +131,9 @@ export async function openOrchestrator(
     new CancelFence(ds, nats, directory, config),
     config,
   );
-  const startRun = new StartRunUseCase(ds, cache, recent, source, stepper, outbox, config);
-  const group = new StepCommitGroup(ds, config.groupCommit.maxSteps, config.groupCommit.workers);
   const snapshots = new SnapshotWriter(ds, config);
+  const startRun = new StartRunUseCase(ds, cache, recent, source, stepper, outbox, config, snapshots);
+  const group = new StepCommitGroup(ds, config.groupCommit.maxSteps, config.groupCommit.workers);
   const runIds = new Set<string>();
   return {
     ds,
