@@ -48,6 +48,15 @@ afterAll(async () => {
 const messages = (type: string) =>
   page.locator(`[data-testid="lg-message"][data-type="${type}"]`).allTextContents();
 const threadOf = () => /#\/langgraph\/([0-9a-f-]{36})$/.exec(page.url())![1];
+/**
+ * Opens a new conversation and waits until it is shown (the page clears the last one's messages
+ * once the new route renders): what is typed before then goes with the last one's composer.
+ */
+async function newChat(): Promise<void> {
+  await page.getByTestId('lg-new-chat').click();
+  await page.waitForURL(/#\/langgraph$/);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="lg-message"]').length === 0);
+}
 
 /** Sends a message and waits for the answer: `n` AI messages, nothing loading. */
 async function ask(text: string, n: number): Promise<void> {
@@ -88,10 +97,7 @@ describe('a LangGraph chat front end (useStream, threads.search) in Chromium', (
 
   it('a new conversation with another assistant; the first one reopens from its history', async () => {
     const first = threadOf();
-    await page.getByTestId('lg-new-chat').click();
-    await page.waitForURL(/#\/langgraph$/);
-    // The page clears the last conversation's messages once the new route renders.
-    await page.waitForFunction(() => document.querySelectorAll('[data-testid="lg-message"]').length === 0);
+    await newChat();
     expect(await messages('human')).toEqual([]);
     const polite = (await stack.api('POST', '/assistants/search', { name: 'polite' })).body as {
       assistant_id: string;
@@ -146,7 +152,7 @@ describe('a LangGraph chat front end (useStream, threads.search) in Chromium', (
   });
 
   it('a reload while the answer streams joins the run again; the answer completes once', async () => {
-    await page.getByTestId('lg-new-chat').click();
+    await newChat();
     await page.getByTestId('lg-input').fill('[long-answer] tell me');
     await page.getByTestId('lg-send').click();
     await page.waitForFunction(
