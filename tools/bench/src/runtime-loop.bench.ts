@@ -209,7 +209,16 @@ export class SwitchyardLoop {
     if (actions.length !== steps) {
       throw new Error(`loop run ${runId}: expected ${steps} steps, got ${actions.length}`);
     }
-    const ends = actions.map((a) => Date.parse(a.finished_at));
+    // When each step's transaction began (state_deltas.created_at: now(), in microseconds) — the
+    // actions' finished_at is whole milliseconds, too coarse for a p50 of 2 ms.
+    const logged = await this.stack.sql<{ ms: number }>(
+      'SELECT (extract(epoch FROM created_at) * 1000)::float8 AS ms FROM state_deltas WHERE run_id = $1 ORDER BY version',
+      [runId],
+    );
+    if (logged.length !== steps) {
+      throw new Error(`loop run ${runId}: expected ${steps} logged deltas, got ${logged.length}`);
+    }
+    const ends = logged.map((r) => r.ms);
     return { wallMs, steps: actions.length, stepMs: ends.slice(1).map((t, i) => t - ends[i]) };
   }
 }
