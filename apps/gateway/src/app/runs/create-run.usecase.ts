@@ -135,24 +135,6 @@ export class CreateRunUseCase {
     let held = false;
     const result = await this.repo
       .transaction(async (m) => {
-        // The cap is checked without serialising a tenant's creates: under concurrency it may be
-        // passed by the number of requests in flight, which keeps creates fast.
-        const { active, ahead, cap, runningCap } = await this.repo.tenantLoad(m, tenantId);
-        // At its running cap (counting the queued runs ahead), the tenant's new run waits queued:
-        // the orchestrator starts it when one of the tenant's runs ends, so no start message is
-        // sent for it now — a burst does not put hundreds of them ahead of other tenants' starts.
-        held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
-        // The tenant's own cap when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS.
-        const limit = cap ?? this.config.maxActiveRuns;
-        if (
-          active >= limit &&
-          !(body.request_id && (await this.repo.requestSeen(m, tenantId, body.request_id)))
-        ) {
-          throw new ApiException(
-            ApiErrorCode.RateLimited,
-            `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
-          );
-        }
         let threadId = body.thread_id;
         if (threadId) {
           if (!(await this.repo.lockThread(m, tenantId, threadId))) {
@@ -160,39 +142,60 @@ export class CreateRunUseCase {
           }
         } else {
           threadId = randomUUID();
-          await this.repo.insertThread(m, tenantId, threadId, body.agent_id);
         }
-        const inserted = await this.repo.insertRun(m, {
-          id: runId,
-          tenantId,
-          threadId,
-          agentId: body.agent_id,
-          requestId: body.request_id ?? null,
-          input: {
-            ...body.input,
-            ...(body.input.inputs ? { inputs_json: JSON.stringify(body.input.inputs) } : {}),
-            ...(body.history?.length ? { history: body.history } : {}),
-            ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
-            ...(client.response_format ? { response_format: client.response_format } : {}),
-            ...(branch ? { fork: branch.fork } : {}),
-            ...(breakpoints && (breakpoints.before || breakpoints.after) ? { breakpoints } : {}),
-          } satisfies RunInput,
-          metadata: body.metadata,
-          maxSteps: agent.config.max_steps,
-          agentVersionId: agent.versionId,
-          agentConfig: agent.config,
-          traceParent,
-          priority: body.priority ?? DEFAULT_RUN_PRIORITY,
-          afterSeconds: body.after_seconds || null,
-          nodeTimeouts: agent.config.node_timeouts_ms ?? null,
-        });
+        // The run (and its new thread) in one statement that also reads the tenant's load and the
+        // thread's other active runs as they were before it; the checks below roll it back.
+        const inserted = await this.repo.insertRun(
+          m,
+          {
+            id: runId,
+            tenantId,
+            threadId,
+            agentId: body.agent_id,
+            requestId: body.request_id ?? null,
+            input: {
+              ...body.input,
+              ...(body.input.inputs ? { inputs_json: JSON.stringify(body.input.inputs) } : {}),
+              ...(body.history?.length ? { history: body.history } : {}),
+              ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
+              ...(client.response_format ? { response_format: client.response_format } : {}),
+              ...(branch ? { fork: branch.fork } : {}),
+              ...(breakpoints && (breakpoints.before || breakpoints.after) ? { breakpoints } : {}),
+            } satisfies RunInput,
+            metadata: body.metadata,
+            maxSteps: agent.config.max_steps,
+            agentVersionId: agent.versionId,
+            agentConfig: agent.config,
+            traceParent,
+            priority: body.priority ?? DEFAULT_RUN_PRIORITY,
+            afterSeconds: body.after_seconds || null,
+            nodeTimeouts: agent.config.node_timeouts_ms ?? null,
+          },
+          !body.thread_id,
+        );
         if (!inserted) {
-          // Seen before: roll back (a thread made for this request must not stay behind).
+          // Seen before: roll back (a thread made for this request must not stay behind), answer
+          // the earlier run — whatever the tenant's load is now.
           throw new DuplicateRequest();
         }
+        // The cap is checked without serialising a tenant's creates: under concurrency it may be
+        // passed by the number of requests in flight, which keeps creates fast.
+        const { active, ahead, cap, runningCap } = inserted.load;
+        // The tenant's own cap when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS.
+        const limit = cap ?? this.config.maxActiveRuns;
+        if (active >= limit) {
+          throw new ApiException(
+            ApiErrorCode.RateLimited,
+            `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
+          );
+        }
+        // At its running cap (counting the queued runs ahead), the tenant's new run waits queued:
+        // the orchestrator starts it when one of the tenant's runs ends, so no start message is
+        // sent for it now — a burst does not put hundreds of them ahead of other tenants' starts.
+        held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
         let interrupted: string[] = [];
         if (body.thread_id) {
-          const busy = await this.repo.otherActiveRuns(m, threadId, runId);
+          const busy = inserted.busy;
           if (busy.length > 0 && body.multitask === 'reject') {
             // Rolls the transaction back: the new run is not kept.
             throw new ApiException(
@@ -208,7 +211,7 @@ export class CreateRunUseCase {
           }
           // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
         }
-        return { created: true as const, row: inserted, interrupted };
+        return { created: true as const, row: inserted.row, interrupted };
       })
       .catch((err: unknown) => {
         if (err instanceof DuplicateRequest) {

@@ -38,18 +38,16 @@ describe(RunsRepository.name, () => {
     const inserted = await repo.transaction(async (m) => {
       expect(await repo.lockThread(m, t, thread)).toBe(true);
       expect(await repo.lockThread(m, await pg.tenant(), thread)).toBe(false);
-      expect(await repo.requestSeen(m, t, 'req-1')).toBe(false);
-      return repo.insertRun(m, first);
+      return repo.insertRun(m, first, false);
     });
-    expect(inserted).toEqual({
+    expect(inserted?.row).toEqual({
       id: first.id,
       thread_id: thread,
       status: 'queued',
       created_at: expect.any(Date),
     });
-    const again = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, 'req-1')));
+    const again = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, 'req-1'), false));
     expect(again).toBeUndefined();
-    expect(await repo.transaction((m) => repo.requestSeen(m, t, 'req-1'))).toBe(true);
     expect((await repo.byRequestId(t, 'req-1')).id).toBe(first.id);
     const row = await pg.db
       .selectFrom('runs')
@@ -66,20 +64,46 @@ describe(RunsRepository.name, () => {
     });
   });
 
-  it("counts the tenant's active runs against its caps", async () => {
+  it('inserts a new thread with its run, and nothing of either when the request id was seen', async () => {
+    const t = await pg.tenant();
+    const threadOf = async (id: string) =>
+      pg.db.selectFrom('threads').select(['tenant_id', 'agent_id']).where('id', '=', id).executeTakeFirst();
+    const fresh = newRun(t, randomUUID(), 'req-2');
+    const made = await repo.transaction((m) => repo.insertRun(m, fresh, true));
+    expect(made?.row.thread_id).toBe(fresh.threadId);
+    expect(await threadOf(fresh.threadId)).toEqual({ tenant_id: t, agent_id: 'default' });
+    // The caller rolls back on a seen request id (CreateRunUseCase): the thread goes with it.
+    const dup = newRun(t, randomUUID(), 'req-2');
+    await expect(
+      repo.transaction(async (m) => {
+        if (!(await repo.insertRun(m, dup, true))) {
+          throw new Error('seen');
+        }
+      }),
+    ).rejects.toThrow('seen');
+    expect(await threadOf(dup.threadId)).toBeUndefined();
+  });
+
+  it("answers the tenant's load and the thread's active runs as they were before the new run", async () => {
     const t = await pg.tenant({ max_active_runs: 5 });
     const thread = await pg.thread(t);
-    await pg.run(t, thread, { status: 'queued' });
-    await pg.run(t, thread, { status: 'waiting' });
+    const queued = await pg.run(t, thread, {
+      status: 'queued',
+      created_at: new Date('2026-01-01T00:00:00Z'),
+    });
+    const waiting = await pg.run(t, thread, {
+      status: 'waiting',
+      created_at: new Date('2026-01-02T00:00:00Z'),
+    });
     await pg.run(t, thread, { status: 'succeeded' });
     const other = await pg.tenant();
     await pg.run(other, await pg.thread(other), { status: 'queued' });
-    expect(await repo.transaction((m) => repo.tenantLoad(m, t))).toEqual({
-      active: 2,
-      ahead: 1,
-      cap: 5,
-      runningCap: null,
-    });
+    const made = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, null), false));
+    expect(made?.load).toEqual({ active: 2, ahead: 1, cap: 5, runningCap: null });
+    expect(made?.busy).toEqual([queued, waiting]);
+    const alone = await repo.transaction((m) => repo.insertRun(m, newRun(other, randomUUID(), null), true));
+    expect(alone?.load).toEqual({ active: 1, ahead: 1, cap: null, runningCap: null });
+    expect(alone?.busy).toEqual([]);
   });
 
   it("pages the tenant's runs newest first, filtered, after a keyset", async () => {

@@ -81,6 +81,13 @@ export interface InsertedRun {
   created_at: Date;
 }
 
+/** A new run's row, the tenant's load before it and the thread's other active runs (oldest first). */
+export interface CreatedRunRow {
+  row: InsertedRun;
+  load: TenantLoad;
+  busy: string[];
+}
+
 /** A pending task of a run, with the version its answer is based on. */
 export interface PendingTask {
   id: string;
@@ -142,34 +149,6 @@ export class RunsRepository {
     return this.ds.transaction(work);
   }
 
-  /** The tenant's active runs and caps (read without serialising the tenant's creates). */
-  async tenantLoad(m: EntityManager, tenantId: string): Promise<TenantLoad> {
-    const db = await kyselyOfManager(m);
-    return db
-      .selectFrom('runs')
-      .select((eb) => [
-        sql<number>`count(*)::int`.as('active'),
-        sql<number>`count(*) FILTER (WHERE status IN ('queued', 'running'))::int`.as('ahead'),
-        eb.selectFrom('tenants').select('max_active_runs').where('id', '=', tenantId).as('cap'),
-        eb.selectFrom('tenants').select('max_running_runs').where('id', '=', tenantId).as('runningCap'),
-      ])
-      .where('tenant_id', '=', tenantId)
-      .where('status', 'in', ACTIVE)
-      .executeTakeFirstOrThrow();
-  }
-
-  /** Whether the tenant's `request_id` made a run already. */
-  async requestSeen(m: EntityManager, tenantId: string, requestId: string): Promise<boolean> {
-    const db = await kyselyOfManager(m);
-    const rows = await db
-      .selectFrom('runs')
-      .select(sql.lit(1).as('seen'))
-      .where('tenant_id', '=', tenantId)
-      .where('request_id', '=', requestId)
-      .execute();
-    return rows.length > 0;
-  }
-
   /** Locks the tenant's thread for the transaction; false when there is no such thread. */
   async lockThread(m: EntityManager, tenantId: string, threadId: string): Promise<boolean> {
     const db = await kyselyOfManager(m);
@@ -183,15 +162,25 @@ export class RunsRepository {
     return thread !== undefined;
   }
 
-  async insertThread(m: EntityManager, tenantId: string, threadId: string, agentId: string): Promise<void> {
+  /**
+   * Inserts a queued run — and its thread, when `newThread` — in ONE statement, which also answers
+   * what the caller decides on: the tenant's load and the thread's other active runs as they were
+   * before this run (every part of a statement reads the snapshot it began with, so neither counts
+   * the row it inserts). Undefined when the tenant's request id was seen before: nothing is kept
+   * once the caller rolls back (the thread went in with the conflicting run). One round trip where
+   * the load, the thread and the run took three (tools/bench/PROFILE.md, round 11).
+   */
+  async insertRun(m: EntityManager, run: NewRun, newThread: boolean): Promise<CreatedRunRow | undefined> {
     const db = await kyselyOfManager(m);
-    await db.insertInto('threads').values({ id: threadId, tenant_id: tenantId, agent_id: agentId }).execute();
-  }
-
-  /** Inserts a queued run; undefined when the tenant's request id was seen before (nothing inserted). */
-  async insertRun(m: EntityManager, run: NewRun): Promise<InsertedRun | undefined> {
-    const db = await kyselyOfManager(m);
-    const inserted = await db
+    const withThread = newThread
+      ? db.with('new_thread', (qb) =>
+          qb
+            .insertInto('threads')
+            .values({ id: run.threadId, tenant_id: run.tenantId, agent_id: run.agentId })
+            .returning('id'),
+        )
+      : db;
+    const inserted = await withThread
       .insertInto('runs')
       .values({
         id: run.id,
@@ -213,23 +202,42 @@ export class RunsRepository {
       .onConflict((oc) =>
         oc.columns(['tenant_id', 'request_id']).where('request_id', 'is not', null).doNothing(),
       )
-      .returning(['id', 'thread_id', 'status', 'created_at'])
+      .returning((eb) => [
+        'id',
+        'thread_id',
+        'status',
+        'created_at',
+        eb
+          .selectFrom('runs as a')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('a.tenant_id', '=', run.tenantId)
+          .where('a.status', 'in', ACTIVE)
+          .as('active'),
+        eb
+          .selectFrom('runs as a')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('a.tenant_id', '=', run.tenantId)
+          .where('a.status', 'in', [sql.lit('queued'), sql.lit('running')])
+          .as('ahead'),
+        eb.selectFrom('tenants').select('max_active_runs').where('id', '=', run.tenantId).as('cap'),
+        eb.selectFrom('tenants').select('max_running_runs').where('id', '=', run.tenantId).as('running_cap'),
+        eb
+          .selectFrom('runs as b')
+          .select(sql<string[]>`coalesce(array_agg(b.id ORDER BY b.created_at), '{}')`.as('ids'))
+          .where('b.thread_id', '=', run.threadId)
+          .where('b.status', 'in', ACTIVE)
+          .as('busy'),
+      ])
       .executeTakeFirst();
-    return inserted && { ...inserted, status: inserted.status as RunStatus };
-  }
-
-  /** The ids of the thread's other active runs, oldest first. */
-  async otherActiveRuns(m: EntityManager, threadId: string, runId: string): Promise<string[]> {
-    const db = await kyselyOfManager(m);
-    const busy = await db
-      .selectFrom('runs')
-      .select('id')
-      .where('thread_id', '=', threadId)
-      .where('id', '<>', runId)
-      .where('status', '=', sql<string>`ANY(${['queued', 'running', 'waiting']})`)
-      .orderBy('created_at')
-      .execute();
-    return busy.map((r) => r.id);
+    if (!inserted) {
+      return undefined;
+    }
+    const { active, ahead, cap, running_cap, busy, ...row } = inserted;
+    return {
+      row: { ...row, status: row.status as RunStatus },
+      load: { active: active ?? 0, ahead: ahead ?? 0, cap, runningCap: running_cap },
+      busy: busy ?? [],
+    };
   }
 
   /** The run the tenant's `request_id` made. */
