@@ -167,6 +167,60 @@ export function withHistory(system: string, background: PlannerBackground, promp
   ];
 }
 
+/**
+ * What one planner action contributes to the conversation, kept per action: a turn's actions are
+ * the same objects from one planner call to the next (the state is shared structurally), so each
+ * is parsed and turned into messages once, not at every later call of the turn (O(turn) a call).
+ * Messages are values: LangGraph passes the same instances to every call too.
+ */
+const plannerTurns = new WeakMap<Action, { calls: PlannerResult['tool_calls']; message?: AIMessage }>();
+const toolMessages = new WeakMap<Action, ToolMessage>();
+
+function plannerTurnOf(a: Action): { calls: PlannerResult['tool_calls']; message?: AIMessage } {
+  let said = plannerTurns.get(a);
+  if (!said) {
+    const parsed = PlannerResultSchema.safeParse(a.result);
+    const calls = parsed.success ? parsed.data.tool_calls : [];
+    said = {
+      calls,
+      message: calls.length
+        ? new AIMessage({
+            content: parsed.success ? parsed.data.content : '',
+            tool_calls: calls.map((c) => {
+              // A client function is shown to the model under its own name and arguments.
+              const client =
+                c.name === CLIENT_TOOL.name ? CLIENT_TOOL.argsSchema.safeParse(c.args) : undefined;
+              return {
+                id: c.id,
+                name: client?.success ? client.data.name : toolFunctionName(c.name),
+                args: client?.success ? client.data.arguments : c.args,
+                type: 'tool_call' as const,
+              };
+            }),
+          })
+        : undefined,
+    };
+    plannerTurns.set(a, said);
+  }
+  return said;
+}
+
+/** A tool action's result as the answer to call `callId` (kept per action for that call). */
+function toolMessageOf(a: Action, callId: string): ToolMessage {
+  const kept = toolMessages.get(a);
+  if (kept?.tool_call_id === callId) {
+    return kept;
+  }
+  const content = a.error
+    ? `error ${a.error.code}: ${a.error.message}`
+    : a.node === CLIENT_TOOL.name && typeof a.result === 'string'
+      ? a.result
+      : JSON.stringify(a.result);
+  const message = new ToolMessage({ content, tool_call_id: callId });
+  toolMessages.set(a, message);
+  return message;
+}
+
 /** The turn so far as chat messages: each planner call followed by its tools' results. */
 export function conversation(
   prompt: string,
@@ -190,37 +244,17 @@ export function conversation(
   let pending: PlannerResult['tool_calls'] = [];
   for (const a of actions) {
     if (a.node === 'planner') {
-      const parsed = PlannerResultSchema.safeParse(a.result);
-      pending = parsed.success ? [...parsed.data.tool_calls] : [];
-      if (pending.length) {
-        messages.push(
-          new AIMessage({
-            content: parsed.success ? parsed.data.content : '',
-            tool_calls: pending.map((c) => {
-              // A client function is shown to the model under its own name and arguments.
-              const client =
-                c.name === CLIENT_TOOL.name ? CLIENT_TOOL.argsSchema.safeParse(c.args) : undefined;
-              return {
-                id: c.id,
-                name: client?.success ? client.data.name : toolFunctionName(c.name),
-                args: client?.success ? client.data.arguments : c.args,
-                type: 'tool_call' as const,
-              };
-            }),
-          }),
-        );
+      const said = plannerTurnOf(a);
+      pending = [...said.calls];
+      if (said.message) {
+        messages.push(said.message);
       }
       continue;
     }
     const idx = pending.findIndex((c) => c.name === a.node);
     if (idx >= 0) {
       const [call] = pending.splice(idx, 1);
-      const content = a.error
-        ? `error ${a.error.code}: ${a.error.message}`
-        : a.node === CLIENT_TOOL.name && typeof a.result === 'string'
-          ? a.result
-          : JSON.stringify(a.result);
-      messages.push(new ToolMessage({ content, tool_call_id: call.id }));
+      messages.push(toolMessageOf(a, call.id));
     }
   }
   return messages;
