@@ -144,8 +144,11 @@ export class CreateRunUseCase {
           threadId = randomUUID();
         }
         // The run (and its new thread) in one statement that also reads the tenant's load and the
-        // thread's other active runs as they were before it; the checks below roll it back.
-        const inserted = await this.repo.insertRun(
+        // thread's other active runs as they were before it; it inserts nothing at the tenant's cap
+        // of active runs (its own when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS). The cap
+        // is checked without serialising a tenant's creates: under concurrency it may be passed by
+        // the number of requests in flight, which keeps creates fast.
+        const made = await this.repo.insertRun(
           m,
           {
             id: runId,
@@ -171,19 +174,20 @@ export class CreateRunUseCase {
             afterSeconds: body.after_seconds || null,
             nodeTimeouts: agent.config.node_timeouts_ms ?? null,
           },
-          !body.thread_id,
+          { newThread: !body.thread_id, defaultCap: this.config.maxActiveRuns },
         );
-        if (!inserted) {
-          // Seen before: roll back (a thread made for this request must not stay behind), answer
-          // the earlier run — whatever the tenant's load is now.
-          throw new DuplicateRequest();
-        }
-        // The cap is checked without serialising a tenant's creates: under concurrency it may be
-        // passed by the number of requests in flight, which keeps creates fast.
-        const { active, ahead, cap, runningCap } = inserted.load;
-        // The tenant's own cap when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS.
-        const limit = cap ?? this.config.maxActiveRuns;
-        if (active >= limit) {
+        const { active, ahead, cap, runningCap } = made.load;
+        if (!made.row) {
+          const limit = cap ?? this.config.maxActiveRuns;
+          // Seen before (under the cap the insert met the request id; at it, it was never tried):
+          // roll back — a thread made for this request must not stay behind — and answer the
+          // earlier run, whatever the tenant's load is now.
+          if (
+            active < limit ||
+            (body.request_id && (await this.repo.requestSeen(m, tenantId, body.request_id)))
+          ) {
+            throw new DuplicateRequest();
+          }
           throw new ApiException(
             ApiErrorCode.RateLimited,
             `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
@@ -195,7 +199,7 @@ export class CreateRunUseCase {
         held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
         let interrupted: string[] = [];
         if (body.thread_id) {
-          const busy = inserted.busy;
+          const busy = made.busy;
           if (busy.length > 0 && body.multitask === 'reject') {
             // Rolls the transaction back: the new run is not kept.
             throw new ApiException(
@@ -211,7 +215,7 @@ export class CreateRunUseCase {
           }
           // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
         }
-        return { created: true as const, row: inserted.row, interrupted };
+        return { created: true as const, row: made.row, interrupted };
       })
       .catch((err: unknown) => {
         if (err instanceof DuplicateRequest) {

@@ -14,6 +14,9 @@ describe(RunsRepository.name, () => {
     repo = new RunsRepository(pg.ds);
   });
 
+  const existing = { newThread: false, defaultCap: 100 };
+  const fresh = { newThread: true, defaultCap: 100 };
+
   const newRun = (tenantId: string, threadId: string, requestId: string | null): NewRun => ({
     id: randomUUID(),
     tenantId,
@@ -38,7 +41,8 @@ describe(RunsRepository.name, () => {
     const inserted = await repo.transaction(async (m) => {
       expect(await repo.lockThread(m, t, thread)).toBe(true);
       expect(await repo.lockThread(m, await pg.tenant(), thread)).toBe(false);
-      return repo.insertRun(m, first, false);
+      expect(await repo.requestSeen(m, t, 'req-1')).toBe(false);
+      return repo.insertRun(m, first, existing);
     });
     expect(inserted?.row).toEqual({
       id: first.id,
@@ -46,8 +50,9 @@ describe(RunsRepository.name, () => {
       status: 'queued',
       created_at: expect.any(Date),
     });
-    const again = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, 'req-1'), false));
-    expect(again).toBeUndefined();
+    const again = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, 'req-1'), existing));
+    expect(again.row).toBeUndefined();
+    expect(await repo.transaction((m) => repo.requestSeen(m, t, 'req-1'))).toBe(true);
     expect((await repo.byRequestId(t, 'req-1')).id).toBe(first.id);
     const row = await pg.db
       .selectFrom('runs')
@@ -68,15 +73,15 @@ describe(RunsRepository.name, () => {
     const t = await pg.tenant();
     const threadOf = async (id: string) =>
       pg.db.selectFrom('threads').select(['tenant_id', 'agent_id']).where('id', '=', id).executeTakeFirst();
-    const fresh = newRun(t, randomUUID(), 'req-2');
-    const made = await repo.transaction((m) => repo.insertRun(m, fresh, true));
-    expect(made?.row.thread_id).toBe(fresh.threadId);
-    expect(await threadOf(fresh.threadId)).toEqual({ tenant_id: t, agent_id: 'default' });
+    const run = newRun(t, randomUUID(), 'req-2');
+    const made = await repo.transaction((m) => repo.insertRun(m, run, fresh));
+    expect(made.row?.thread_id).toBe(run.threadId);
+    expect(await threadOf(run.threadId)).toEqual({ tenant_id: t, agent_id: 'default' });
     // The caller rolls back on a seen request id (CreateRunUseCase): the thread goes with it.
     const dup = newRun(t, randomUUID(), 'req-2');
     await expect(
       repo.transaction(async (m) => {
-        if (!(await repo.insertRun(m, dup, true))) {
+        if (!(await repo.insertRun(m, dup, fresh)).row) {
           throw new Error('seen');
         }
       }),
@@ -98,12 +103,40 @@ describe(RunsRepository.name, () => {
     await pg.run(t, thread, { status: 'succeeded' });
     const other = await pg.tenant();
     await pg.run(other, await pg.thread(other), { status: 'queued' });
-    const made = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, null), false));
-    expect(made?.load).toEqual({ active: 2, ahead: 1, cap: 5, runningCap: null });
-    expect(made?.busy).toEqual([queued, waiting]);
-    const alone = await repo.transaction((m) => repo.insertRun(m, newRun(other, randomUUID(), null), true));
-    expect(alone?.load).toEqual({ active: 1, ahead: 1, cap: null, runningCap: null });
-    expect(alone?.busy).toEqual([]);
+    const made = await repo.transaction((m) => repo.insertRun(m, newRun(t, thread, null), existing));
+    expect(made.row).toBeDefined();
+    expect(made.load).toEqual({ active: 2, ahead: 1, cap: 5, runningCap: null });
+    expect(made.busy).toEqual([queued, waiting]);
+    const alone = await repo.transaction((m) => repo.insertRun(m, newRun(other, randomUUID(), null), fresh));
+    expect(alone.load).toEqual({ active: 1, ahead: 1, cap: null, runningCap: null });
+    expect(alone.busy).toEqual([]);
+  });
+
+  it("inserts neither the run nor its thread at the tenant's cap, and says why", async () => {
+    const t = await pg.tenant();
+    const thread = await pg.thread(t);
+    await pg.run(t, thread, { status: 'running' });
+    await pg.run(t, thread, { status: 'queued' });
+    const run = newRun(t, randomUUID(), null);
+    const refused = await repo.transaction((m) => repo.insertRun(m, run, { newThread: true, defaultCap: 2 }));
+    expect(refused.row).toBeUndefined();
+    expect(refused.load).toMatchObject({ active: 2, cap: null });
+    const rows = await pg.db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', '=', run.id)
+      .unionAll(pg.db.selectFrom('threads').select('id').where('id', '=', run.threadId))
+      .execute();
+    expect(rows).toEqual([]);
+    // The tenant's own cap wins over the default.
+    const own = await pg.tenant({ max_active_runs: 3 });
+    const ownThread = await pg.thread(own);
+    await pg.run(own, ownThread, { status: 'running' });
+    await pg.run(own, ownThread, { status: 'running' });
+    const third = await repo.transaction((m) =>
+      repo.insertRun(m, newRun(own, ownThread, null), { newThread: false, defaultCap: 2 }),
+    );
+    expect(third.row).toBeDefined();
   });
 
   it("pages the tenant's runs newest first, filtered, after a keyset", async () => {

@@ -81,9 +81,12 @@ export interface InsertedRun {
   created_at: Date;
 }
 
-/** A new run's row, the tenant's load before it and the thread's other active runs (oldest first). */
+/**
+ * A new run's row (absent: not inserted — the tenant was at its cap, or the request id was seen),
+ * the tenant's load before it and the thread's other active runs (oldest first).
+ */
 export interface CreatedRunRow {
-  row: InsertedRun;
+  row?: InsertedRun;
   load: TenantLoad;
   busy: string[];
 }
@@ -162,81 +165,92 @@ export class RunsRepository {
     return thread !== undefined;
   }
 
+  /** Whether the tenant's `request_id` made a run already. */
+  async requestSeen(m: EntityManager, tenantId: string, requestId: string): Promise<boolean> {
+    const db = await kyselyOfManager(m);
+    const rows = await db
+      .selectFrom('runs')
+      .select(sql.lit(1).as('seen'))
+      .where('tenant_id', '=', tenantId)
+      .where('request_id', '=', requestId)
+      .execute();
+    return rows.length > 0;
+  }
+
   /**
-   * Inserts a queued run — and its thread, when `newThread` — in ONE statement, which also answers
+   * Inserts a queued run — and its thread, when `newThread` — in ONE statement that also answers
    * what the caller decides on: the tenant's load and the thread's other active runs as they were
    * before this run (every part of a statement reads the snapshot it began with, so neither counts
-   * the row it inserts). Undefined when the tenant's request id was seen before: nothing is kept
-   * once the caller rolls back (the thread went in with the conflicting run). One round trip where
-   * the load, the thread and the run took three (tools/bench/PROFILE.md, round 11).
+   * the row it inserts). Nothing is inserted when the tenant is at its cap of active runs (its own,
+   * else `defaultCap`): `row` is then absent, as it is when the tenant's request id was seen before
+   * (the thread made for it goes once the caller rolls back). One round trip where the load, the
+   * thread and the run took three (tools/bench/PROFILE.md, round 11).
    */
-  async insertRun(m: EntityManager, run: NewRun, newThread: boolean): Promise<CreatedRunRow | undefined> {
+  async insertRun(
+    m: EntityManager,
+    run: NewRun,
+    opts: { newThread: boolean; defaultCap: number },
+  ): Promise<CreatedRunRow> {
     const db = await kyselyOfManager(m);
-    const withThread = newThread
-      ? db.with('new_thread', (qb) =>
-          qb
-            .insertInto('threads')
-            .values({ id: run.threadId, tenant_id: run.tenantId, agent_id: run.agentId })
-            .returning('id'),
-        )
-      : db;
-    const inserted = await withThread
-      .insertInto('runs')
-      .values({
-        id: run.id,
-        tenant_id: run.tenantId,
-        thread_id: run.threadId,
-        agent_id: run.agentId,
-        status: sql.lit('queued'),
-        request_id: run.requestId,
-        input: JSON.stringify(run.input),
-        metadata: JSON.stringify(run.metadata),
-        max_steps: run.maxSteps,
-        agent_version_id: run.agentVersionId,
-        agent_config: JSON.stringify(run.agentConfig),
-        trace_parent: run.traceParent,
-        priority: run.priority,
-        not_before: sql<Date>`now() + ${run.afterSeconds}::float8 * interval '1 second'`,
-        node_timeouts: run.nodeTimeouts ? JSON.stringify(run.nodeTimeouts) : null,
-      })
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'request_id']).where('request_id', 'is not', null).doNothing(),
+    const admitted = sql`load.active < coalesce(load.cap, ${opts.defaultCap}::int)`;
+    const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    // The statuses are literals: the predicate of runs_tenant_active_idx.
+    const { rows } = await sql<{
+      active: number;
+      ahead: number;
+      cap: number | null;
+      running_cap: number | null;
+      busy: string[];
+      id: string | null;
+      thread_id: string | null;
+      status: string | null;
+      created_at: Date | null;
+    }>`
+      WITH load AS (
+        SELECT (SELECT count(*)::int FROM runs
+                 WHERE tenant_id = ${run.tenantId}::uuid AND status IN ('queued', 'running', 'waiting')) AS active,
+               (SELECT count(*)::int FROM runs
+                 WHERE tenant_id = ${run.tenantId}::uuid AND status IN ('queued', 'running')) AS ahead,
+               t.max_active_runs AS cap, t.max_running_runs AS running_cap
+          FROM tenants t WHERE t.id = ${run.tenantId}::uuid
+      ), new_thread AS (
+        INSERT INTO threads (id, tenant_id, agent_id)
+        SELECT ${run.threadId}::uuid, ${run.tenantId}::uuid, ${run.agentId}::text
+          FROM load WHERE ${opts.newThread}::boolean AND ${admitted}
+        RETURNING id
+      ), made AS (
+        INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, request_id, input, metadata, max_steps,
+                          agent_version_id, agent_config, trace_parent, priority, not_before, node_timeouts)
+        SELECT ${run.id}::uuid, ${run.tenantId}::uuid, ${run.threadId}::uuid, ${run.agentId}::text, 'queued',
+               ${run.requestId}::text, ${json(run.input)}::jsonb, ${json(run.metadata)}::jsonb,
+               ${run.maxSteps}::int, ${run.agentVersionId}::uuid, ${json(run.agentConfig)}::jsonb,
+               ${run.traceParent}::text, ${run.priority}::text,
+               now() + ${run.afterSeconds}::float8 * interval '1 second', ${json(run.nodeTimeouts)}::jsonb
+          FROM load WHERE ${admitted}
+        ON CONFLICT (tenant_id, request_id) WHERE request_id IS NOT NULL DO NOTHING
+        RETURNING id, thread_id, status, created_at
       )
-      .returning((eb) => [
-        'id',
-        'thread_id',
-        'status',
-        'created_at',
-        eb
-          .selectFrom('runs as a')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('a.tenant_id', '=', run.tenantId)
-          .where('a.status', 'in', ACTIVE)
-          .as('active'),
-        eb
-          .selectFrom('runs as a')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('a.tenant_id', '=', run.tenantId)
-          .where('a.status', 'in', [sql.lit('queued'), sql.lit('running')])
-          .as('ahead'),
-        eb.selectFrom('tenants').select('max_active_runs').where('id', '=', run.tenantId).as('cap'),
-        eb.selectFrom('tenants').select('max_running_runs').where('id', '=', run.tenantId).as('running_cap'),
-        eb
-          .selectFrom('runs as b')
-          .select(sql<string[]>`coalesce(array_agg(b.id ORDER BY b.created_at), '{}')`.as('ids'))
-          .where('b.thread_id', '=', run.threadId)
-          .where('b.status', 'in', ACTIVE)
-          .as('busy'),
-      ])
-      .executeTakeFirst();
-    if (!inserted) {
-      return undefined;
+      SELECT load.active, load.ahead, load.cap, load.running_cap,
+             (SELECT coalesce(array_agg(b.id ORDER BY b.created_at), '{}') FROM runs b
+               WHERE b.thread_id = ${run.threadId}::uuid AND b.status IN ('queued', 'running', 'waiting')) AS busy,
+             made.id, made.thread_id, made.status, made.created_at
+        FROM load LEFT JOIN made ON true`.execute(db);
+    const [out] = rows;
+    if (!out) {
+      throw new Error(`tenant ${run.tenantId} not found`);
     }
-    const { active, ahead, cap, running_cap, busy, ...row } = inserted;
     return {
-      row: { ...row, status: row.status as RunStatus },
-      load: { active: active ?? 0, ahead: ahead ?? 0, cap, runningCap: running_cap },
-      busy: busy ?? [],
+      row:
+        out.id && out.thread_id && out.created_at
+          ? {
+              id: out.id,
+              thread_id: out.thread_id,
+              status: out.status as RunStatus,
+              created_at: out.created_at,
+            }
+          : undefined,
+      load: { active: out.active, ahead: out.ahead, cap: out.cap, runningCap: out.running_cap },
+      busy: out.busy,
     };
   }
 
