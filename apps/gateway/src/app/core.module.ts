@@ -48,7 +48,7 @@ const PROVIDERS = [
   {
     provide: RunEventHub,
     useFactory: (redis: Redis, ds: DataSource) =>
-      new RunEventHub(redis, redis.duplicate(), { endedRuns: (ids: string[]) => endedRuns(ds, ids) }),
+      new RunEventHub(redis, () => redis.duplicate(), { endedRuns: (ids: string[]) => endedRuns(ds, ids) }),
     inject: [Redis, DataSource],
   },
 ];

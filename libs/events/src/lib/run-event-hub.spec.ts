@@ -25,8 +25,9 @@ describe('RunEventHub', () => {
     redis.disconnect();
   });
 
-  function hub(ended: Set<string>, queries: string[][]): RunEventHub {
-    const h = new RunEventHub(redis, redis.duplicate(), {
+  function hub(ended: Set<string>, queries: string[][], runsPerReader?: number): RunEventHub {
+    const h = new RunEventHub(redis, () => redis.duplicate(), {
+      runsPerReader,
       watchdogMs: 50,
       endedRuns: async (ids) => {
         queries.push([...ids].sort());
@@ -142,5 +143,46 @@ describe('RunEventHub', () => {
     expect(doneCalls).toBe(0);
     // It has everything now and no done came: it is told exactly once.
     expect(behindCalls).toBe(1);
+  });
+
+  it('follows runs in shards of runsPerReader, each on a read of its own, and closes emptied ones', async () => {
+    const name = `hub-spec-${randomUUID().slice(0, 8)}`;
+    const h = new RunEventHub(redis, () => redis.duplicate({ connectionName: name }), { runsPerReader: 2 });
+    hubs.push(h);
+    const reads = async () =>
+      ((await redis.client('LIST')) as string).split('\n').filter((l) => l.includes(` name=${name} `)).length;
+    const ids = Array.from({ length: 5 }, newRun);
+    const got = new Map<string, RunEvent[]>(ids.map((id) => [id, []]));
+    const unsubs = await Promise.all(
+      ids.map((id) => h.subscribe(id, '0-0', (events) => got.get(id)!.push(...events))),
+    );
+    expect(h.size).toEqual({ runs: 5, subscribers: 5, readers: 3 });
+    for (const id of ids) {
+      await writer.append(id, 'status', { status: 'running' });
+    }
+    await until(() => ids.every((id) => got.get(id)!.length === 1));
+    expect(await reads()).toBe(3);
+
+    // Four runs go: their reads close, but for the one the last run is on.
+    unsubs.slice(0, 4).forEach((u) => u());
+    expect(h.size).toEqual({ runs: 1, subscribers: 1, readers: 1 });
+    await writer.append(ids[4], 'done', { status: 'succeeded' });
+    await until(() => got.get(ids[4])!.length === 2);
+    let open = 3;
+    for (let i = 0; i < 100 && open > 1; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      open = await reads();
+    }
+    expect(open).toBe(1);
+
+    // A new run has room on the read that stayed.
+    const again = newRun();
+    const later: RunEvent[] = [];
+    const unsub = await h.subscribe(again, '0-0', (events) => later.push(...events));
+    expect(h.size.readers).toBe(1);
+    await writer.append(again, 'status', { status: 'queued' });
+    await until(() => later.length === 1);
+    unsub();
+    unsubs[4]();
   });
 });

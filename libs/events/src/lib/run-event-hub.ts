@@ -22,51 +22,69 @@ export interface RunEventHubOptions {
   endedRuns?: (runIds: string[]) => Promise<Set<string>>;
   /** How often followed runs are checked for having ended without a `done` event. */
   watchdogMs?: number;
+  /**
+   * Runs one blocking read follows at most; more runs open more reads (each on a connection of
+   * its own). Every wake of a read re-sends its runs' keys and cursors and Redis looks at each of
+   * its streams, so a read's cost per event grows with its runs: shards keep it bounded.
+   */
+  runsPerReader?: number;
 }
 
 const BLOCK_MS = 2000;
 const COUNT = 500;
 const WATCHDOG_MS = 5000;
+const RUNS_PER_READER = 16;
+
+/** One blocking `XREAD` loop on a connection of its own, for a shard of the followed runs. */
+interface Reader {
+  blocking: Redis;
+  runs: Set<string>;
+  blockingId?: number;
+  loop?: Promise<void>;
+  /** Left without runs while another reader stays: its loop ends and its connection closes. */
+  retired: boolean;
+}
 
 interface FollowedRun {
   cursor: string;
   subs: Set<Subscriber>;
   /** Consecutive watchdog ticks that found the run ended. */
   endedSeen: number;
+  reader: Reader;
 }
 
 /**
- * Live run events for many subscribers over ONE blocking Redis connection: a single
- * `XREAD BLOCK` loop reads every followed run's stream and fans the events out, so a gateway
- * holding thousands of SSE clients holds one Redis connection for them, not thousands. A new
- * run interrupts the blocking read (`CLIENT UNBLOCK`) to be included at once. Likewise one
+ * Live run events for many subscribers over few blocking Redis connections: one `XREAD BLOCK`
+ * loop reads the streams of up to `runsPerReader` followed runs and fans the events out to all
+ * their subscribers, so a gateway holding thousands of SSE clients holds a connection per shard of
+ * runs, not per client — and a wake costs O(the shard), not O(every run the gateway follows). A new
+ * run interrupts its shard's blocking read (`CLIENT UNBLOCK`) to be included at once. Likewise one
  * watchdog per hub (not per client) notices runs that ended without their `done` reaching Redis.
  */
 export class RunEventHub {
   private readonly runs = new Map<string, FollowedRun>();
+  private readonly readers: Reader[] = [];
   private readonly reader: RunEventReader;
-  private blockingId?: number;
-  private loop?: Promise<void>;
   private closed = false;
   private watchdog?: NodeJS.Timeout;
   private checking = false;
 
-  /** `control` runs ordinary commands; `blocking` is a connection of the hub's own. */
+  /** `control` runs ordinary commands; `blocking` opens a connection of the hub's own for each read. */
   constructor(
     private readonly control: Redis,
-    private readonly blocking: Redis,
+    private readonly blocking: () => Redis,
     private readonly options: RunEventHubOptions = {},
   ) {
     this.reader = new RunEventReader(control);
   }
 
-  /** Followed runs and subscribers, for metrics. */
-  get size(): { runs: number; subscribers: number } {
+  /** Followed runs, subscribers and blocking reads, for metrics. */
+  get size(): { runs: number; subscribers: number; readers: number } {
     let subscribers = 0;
     for (const r of this.runs.values()) {
       subscribers += r.subs.size;
     }
-    return { runs: this.runs.size, subscribers };
+    return { runs: this.runs.size, subscribers, readers: this.readers.length };
   }
 
   /**
@@ -83,8 +101,10 @@ export class RunEventHub {
     let run = this.runs.get(runId);
     const isNew = !run;
     if (!run) {
-      run = { cursor, subs: new Set(), endedSeen: 0 };
+      const reader = this.readerWithRoom();
+      run = { cursor, subs: new Set(), endedSeen: 0, reader };
       this.runs.set(runId, run);
+      reader.runs.add(runId);
     }
     run.subs.add(sub);
     const unsubscribe = () => {
@@ -92,6 +112,7 @@ export class RunEventHub {
       r?.subs.delete(sub);
       if (r && r.subs.size === 0) {
         this.runs.delete(runId);
+        this.unfollow(runId, r.reader);
       }
     };
     // Events the hub passed on before this subscriber came are read for it once.
@@ -102,10 +123,10 @@ export class RunEventHub {
     const queued = sub.queued ?? [];
     sub.queued = null;
     this.deliver(sub, queued);
-    this.start();
+    this.start(run.reader);
     this.startWatchdog();
     if (isNew) {
-      await this.interrupt();
+      await this.interrupt(run.reader);
     }
     return unsubscribe;
   }
@@ -113,9 +134,37 @@ export class RunEventHub {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
-    await this.interrupt();
-    this.blocking.disconnect();
-    await this.loop?.catch(() => undefined);
+    const readers = this.readers.splice(0);
+    await Promise.all(readers.map((r) => this.interrupt(r)));
+    for (const r of readers) {
+      r.blocking.disconnect();
+    }
+    await Promise.all(readers.map((r) => r.loop?.catch(() => undefined)));
+  }
+
+  /** The first read with room for another run, or a new one. */
+  private readerWithRoom(): Reader {
+    const max = Math.max(1, this.options.runsPerReader ?? RUNS_PER_READER);
+    let reader = this.readers.find((r) => r.runs.size < max);
+    if (!reader) {
+      reader = { blocking: this.blocking(), runs: new Set(), retired: false };
+      this.readers.push(reader);
+    }
+    return reader;
+  }
+
+  /** A run nobody follows leaves its read; an empty read goes too, unless it is the last. */
+  private unfollow(runId: string, reader: Reader): void {
+    reader.runs.delete(runId);
+    if (reader.runs.size === 0 && this.readers.length > 1) {
+      this.readers.splice(this.readers.indexOf(reader), 1);
+      reader.retired = true;
+      if (reader.loop) {
+        void this.interrupt(reader);
+      } else {
+        reader.blocking.disconnect();
+      }
+    }
   }
 
   private deliver(sub: Subscriber, events: RunEvent[]): void {
@@ -185,25 +234,31 @@ export class RunEventHub {
     }
   }
 
-  private start(): void {
-    this.loop ??= this.run().finally(() => {
-      this.loop = undefined;
+  private start(reader: Reader): void {
+    reader.loop ??= this.run(reader).finally(() => {
+      reader.loop = undefined;
+      if (reader.retired) {
+        reader.blocking.disconnect();
+      }
     });
   }
 
-  private async interrupt(): Promise<void> {
-    if (this.blockingId !== undefined) {
-      await this.control.client('UNBLOCK', this.blockingId).catch(() => undefined);
+  private async interrupt(reader: Reader): Promise<void> {
+    if (reader.blockingId !== undefined) {
+      await this.control.client('UNBLOCK', reader.blockingId).catch(() => undefined);
     }
   }
 
-  private async run(): Promise<void> {
-    this.blockingId = Number(await this.blocking.client('ID'));
-    while (!this.closed && this.runs.size > 0) {
-      const ids = [...this.runs.keys()];
+  private async run(reader: Reader): Promise<void> {
+    reader.blockingId ??= Number(await reader.blocking.client('ID'));
+    while (!this.closed && !reader.retired && reader.runs.size > 0) {
+      const ids = [...reader.runs].filter((id) => this.runs.has(id));
+      if (ids.length === 0) {
+        return;
+      }
       let res: [string, [string, string[]][]][] | null;
       try {
-        res = (await this.blocking.xread(
+        res = (await reader.blocking.xread(
           'COUNT',
           COUNT,
           'BLOCK',
@@ -213,7 +268,7 @@ export class RunEventHub {
           ...ids.map((id) => this.runs.get(id)!.cursor),
         )) as typeof res;
       } catch {
-        if (this.closed) {
+        if (this.closed || reader.retired) {
           return;
         }
         await new Promise((r) => setTimeout(r, 500));
