@@ -252,10 +252,8 @@ export class RunEventHub {
   private async run(reader: Reader): Promise<void> {
     reader.blockingId ??= Number(await reader.blocking.client('ID'));
     while (!this.closed && !reader.retired && reader.runs.size > 0) {
-      const ids = [...reader.runs].filter((id) => this.runs.has(id));
-      if (ids.length === 0) {
-        return;
-      }
+      // A run leaves `reader.runs` when it leaves `this.runs` (unfollow): every id has its cursor.
+      const ids = [...reader.runs];
       let res: [string, [string, string[]][]][] | null;
       try {
         res = (await reader.blocking.xread(
