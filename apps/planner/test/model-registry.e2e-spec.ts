@@ -152,6 +152,28 @@ describe('model registry: keys, failover and metering', () => {
     expect(state.body.usage[state.body.turn]).toEqual(sum(rows));
   });
 
+  it("a task's calls reach model_usage with its step: its last call in the step's own transaction", async () => {
+    // now() is a transaction's start: the rows a step writes carry its delta's created_at; a row
+    // the node service wrote itself (a call followed by more than UNSENT_CALL_MS of other work,
+    // like the output's answer before its title call) is older than the step.
+    const rows = await stack.sql<{ task_id: string; call_id: string | null; at: string; step_at: string }>(
+      `SELECT u.task_id, u.call_id, u.created_at::text AS at, d.created_at::text AS step_at
+         FROM model_usage u JOIN state_deltas d ON d.task_id = u.task_id AND d.run_id = u.run_id
+        WHERE u.run_id = $1 ORDER BY u.id`,
+      [runId],
+    );
+    const tasks = new Set(rows.map((r) => r.task_id));
+    expect(tasks.size).toBeGreaterThanOrEqual(4); // intake, planner ×2, reflection, output
+    expect(rows).toHaveLength((await usageRows(runId)).length); // every row's task has its step
+    for (const task of tasks) {
+      const mine = rows.filter((r) => r.task_id === task);
+      expect(mine.at(-1)!.at).toBe(mine.at(-1)!.step_at);
+      expect(mine.every((r) => r.at <= r.step_at)).toBe(true);
+    }
+    expect(new Set(rows.map((r) => r.call_id)).size).toBe(rows.length);
+    expect(rows.every((r) => r.call_id !== null)).toBe(true);
+  });
+
   it('no key appears in any log; the rate-limited key is logged by its fingerprint', () => {
     const files = readdirSync(stack.dir).filter((f) => f.endsWith('.log'));
     expect(files).toEqual(expect.arrayContaining(['planner.log', 'reflection.log', 'output.log']));

@@ -458,6 +458,38 @@ describe('crashes', () => {
     expect(done.output?.answer).toBe('one two three four five six seven eight nine ten eleven twelve');
   }, 60_000);
 
+  it('a model call its node finished is billed though the node is killed before its delta goes out', async () => {
+    // The output node answers (one call), then names the thread (a second call, 8 s here): its
+    // delta carries its calls, but the answer's call may not wait for it that long — the node
+    // service writes it itself (TaskCalls), so kill -9 during the title call loses nothing.
+    const agent = await stack.api('POST', '/v1/agents', {
+      name: 'patient-title',
+      node_timeouts_ms: { output: 20_000 },
+    });
+    expect(agent.status).toBe(201);
+    const run = await start('[slow-title] what is 2+3*4?', { agent_id: agent.body.id });
+    const outputCalls = () =>
+      stack.sql<{ attempt: number; total_tokens: number }>(
+        `SELECT attempt, total_tokens FROM model_usage WHERE run_id = $1 AND node = 'output' ORDER BY id`,
+        [run.run_id],
+      );
+    await waitFor('the answer call billed while the title call is under way', async () =>
+      (await outputCalls()).length > 0 ? true : undefined,
+    );
+    stack.kill('output');
+    await stack.restart('output');
+    const done = await finished(run.run_id);
+    expect(done.status).toBe('succeeded');
+    // The killed attempt's answer (30 tokens), then the retry's answer and title (13) — each once.
+    expect(await outputCalls()).toEqual([
+      { attempt: 1, total_tokens: 30 },
+      { attempt: 2, total_tokens: 30 },
+      { attempt: 2, total_tokens: 13 },
+    ]);
+    const output = (await actions(run.run_id)).find((a) => a.node === 'output');
+    expect(output).toMatchObject({ attempt: 2, usage: { total_tokens: 43 } });
+  }, 60_000);
+
   it('runs complete across a NATS outage of 2 s, and no finished LLM call is made again', async () => {
     const llmCalls = async () =>
       ((await (await fetch(`${stack.llmUrl}/_requests`)).json()) as unknown[]).length;

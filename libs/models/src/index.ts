@@ -10,3 +10,4 @@ export {
 } from './lib/llm-call-context';
 export { RegistryChatModel } from './lib/registry-chat-model';
 export { registryEnvSchema, type RegistryEnv, type ModelsConfig } from './lib/models.config';
+export { TaskCalls, UNSENT_CALL_MS } from './lib/task-calls';

@@ -24,15 +24,18 @@ export {
 export { forkPoint, ForkPointError, type ForkPoint, type ForkPointProblem } from './lib/fork-point';
 export { pooledSql, preparedQuery, statementName } from './lib/prepared-query';
 export {
+  type GatheredWrite,
   type Literal,
   type LockedWork,
   type PreparedLock,
   type StepSql,
   deferWrite,
+  gatherWrite,
   withLockedRead,
   withLockedReads,
 } from './lib/locked-read';
 export { deleteThreads } from './lib/thread-deletion';
+export { RECORD_USAGE_SQL, type TenantTokens, USAGE_WRITE } from './lib/model-usage';
 export { writeSnapshot, compactHistory } from './lib/state-snapshots';
 export {
   DataNotFoundError,

@@ -1,8 +1,9 @@
-// One model call, four ways (#29 "lean LLM nodes"): langchain's ChatOpenAI alone (what a
+// One model call, five ways (#29 "lean LLM nodes"): langchain's ChatOpenAI alone (what a
 // LangGraph.js node does), the same request through the model registry without a tenant (model
 // resolution, the registry's revision — read before every call with lease 0, else once a lease —,
 // key choice, the wrapper's langchain layer), and through the registry for a tenant (plus the
-// budget check and the metering write a node awaits). Same scripted model server, same messages
+// budget check and the metering write a call outside a task awaits), and as a node's call makes it
+// (the row kept for the task's delta). Same scripted model server, same messages
 // and tool, one call at a time, in this process: wall time and this process's CPU per call. What
 // separates the rows is what the registry adds to a call.
 // Usage: npm run bench:llm-call. Environment: BENCH_CALLS (300 per measurement), BENCH_REPS (5,
@@ -17,6 +18,7 @@ import { DEV_SECRET_KEY } from '@switchyard/config';
 import {
   type LlmCallContext,
   createChatModels,
+  TaskCalls,
   registryEnvSchema,
   runWithLlmCallContext,
 } from '@switchyard/models';
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
         node: 'planner',
         attempt: 1,
       }) as LlmCallContext;
+    let carried = 0;
     const metered = async () =>
       Number(((await ds.query('SELECT count(*) AS n FROM model_usage')) as { n: string }[])[0].n);
     const viaRegistry =
@@ -149,6 +152,16 @@ async function main(): Promise<void> {
       ],
       [`through the registry, no tenant (lease ${lease} ms; not metered)`, viaRegistry()],
       ['through the registry for a tenant (budget, metering)', viaRegistry(tenant.id)],
+      [
+        "… in a task (budget; the row kept for the task's delta)",
+        async () => {
+          const calls = new TaskCalls();
+          await runWithLlmCallContext({ ...ctx(tenant.id), calls }, () =>
+            models.chat({ role: 'planner' }).bindTools([CALCULATOR]).invoke(messages()),
+          );
+          carried += (await calls.take()).length;
+        },
+      ],
     ];
     const cells = new Map<string, Cell[]>(variants.map(([name]) => [name, []]));
     for (const [, call] of variants) {
@@ -163,8 +176,10 @@ async function main(): Promise<void> {
     }
     // Every call for the tenant was metered (a failing write is only logged: it would flatter the row).
     const written = await metered();
-    if (written !== WARMUP_CALLS + reps * calls) {
-      throw new Error(`metered ${written} calls, expected ${WARMUP_CALLS + reps * calls}`);
+    if (written !== WARMUP_CALLS + reps * calls || carried !== WARMUP_CALLS + reps * calls) {
+      throw new Error(
+        `metered ${written} calls and kept ${carried} for deltas, expected ${WARMUP_CALLS + reps * calls} each`,
+      );
     }
     const [base] = variants;
     const baseWall = median(cells.get(base[0])!.map((c) => c.wallMs));
@@ -192,14 +207,15 @@ async function main(): Promise<void> {
     );
     const notes = [
       `Medians of ${reps} measurements of ${calls} calls each (after ${WARMUP_CALLS} unmeasured calls of each),`,
-      'the four taking turns; one call at a time, in the benchmark process, against the scripted model',
+      'the variants taking turns; one call at a time, in the benchmark process, against the scripted model',
       "server (tools/scripted-llm) over HTTP; CPU is this process's user+sys (the model server and Postgres",
       'left out). "Through the registry": `ChatModels.chat({role}).bindTools(…).invoke(…)` inside an LLM call',
       "context, as a node calls it: model resolution, the registry's revision known as of the call's start (a",
       'revoked key is never used after the revoke returns: read before every call with lease 0, else a read',
       'stands for the calls of the lease after it), key choice and the vendor client; "for a tenant" adds the',
       "tenant's budget check (cached: no budget) and the metering write the call awaits (model_usage row and",
-      "the tenant's tokens_used, one commit).",
+      'the tenant\'s tokens_used, one commit). "In a task": as a node\'s call makes it (TaskCalls): the row is',
+      "kept for the task's delta, and the orchestrator writes it in the step's transaction (not in this row).",
     ].join('\n');
     process.stdout.write(`\n${table}\n\n${notes}\n`);
     writeResultsFile(

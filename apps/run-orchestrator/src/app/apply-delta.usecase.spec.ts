@@ -1,7 +1,7 @@
 // ApplyDeltaUseCase against the real Postgres (a database of its own), with a recording publisher
 // for the NATS side (use-cases.fixture).
 import { randomUUID } from 'node:crypto';
-import type { CommittedDelta, DeltaMessage, TaskMessage } from '@switchyard/contracts';
+import type { CommittedDelta, DeltaMessage, MeteredCall, TaskMessage } from '@switchyard/contracts';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { answer, createTenant, useOrchestrator, queueRun } from './use-cases.fixture';
 
@@ -216,6 +216,68 @@ describe(ApplyDeltaUseCase.name, () => {
         ['planner', 'applied'],
       ]);
       expect(publishedFor(runId).map((t) => t.node)).toEqual(['intake', 'planner']);
+    });
+  });
+
+  describe('the model calls a delta carries (usage_calls)', () => {
+    const callOf = (task: TaskMessage, tokens: number): MeteredCall => ({
+      call_id: randomUUID(),
+      tenant_id: tenantId,
+      business_id: null,
+      run_id: task.run_id,
+      task_id: task.task_id,
+      node: task.node,
+      attempt: 1,
+      model_id: randomUUID(), // a model deleted since the call: billed without it
+      key_id: null,
+      prompt_tokens: tokens - 1,
+      completion_tokens: 1,
+      total_tokens: tokens,
+      cost: 0.5,
+    });
+    const billed = async (runId: string) =>
+      (
+        (await o.ds.query(
+          `SELECT count(*)::int AS rows, coalesce(sum(total_tokens), 0)::int AS tokens,
+                  count(DISTINCT call_id)::int AS calls FROM model_usage WHERE run_id = $1`,
+          [runId],
+        )) as { rows: number; tokens: number; calls: number }[]
+      )[0];
+    const tokensUsed = async () =>
+      Number(
+        (
+          (await o.ds.query('SELECT tokens_used FROM tenants WHERE id = $1', [tenantId])) as {
+            tokens_used: string;
+          }[]
+        )[0].tokens_used,
+      );
+
+    it('are written with the step, once however often (and however concurrently) the delta comes', async () => {
+      const { runId, intake } = await started();
+      const used = await tokensUsed();
+      const msg = { ...scenario(intake), usage_calls: [callOf(intake, 30), callOf(intake, 12)] };
+
+      await o.applyDelta.execute(msg, 'planner');
+      expect(await billed(runId)).toEqual({ rows: 2, tokens: 42, calls: 2 });
+      await Promise.all([o.applyDelta.execute(msg, 'planner'), o.applyDelta.execute(msg, 'planner')]);
+
+      expect(await billed(runId)).toEqual({ rows: 2, tokens: 42, calls: 2 });
+      expect((await tokensUsed()) - used).toBe(42);
+    });
+
+    it('are billed for a late delta, whose run has ended, and for one whose run is gone', async () => {
+      const { runId, intake } = await started();
+      await o.applyDelta.execute(answer(intake, { next: [] }), 'planner');
+      const used = await tokensUsed();
+
+      await o.applyDelta.execute({ ...scenario(intake), usage_calls: [callOf(intake, 8)] }, 'planner');
+      const gone = { ...intake, run_id: randomUUID() };
+      await o.applyDelta.execute({ ...scenario(gone), usage_calls: [callOf(gone, 5)] }, 'planner');
+
+      expect(await billed(runId)).toEqual({ rows: 1, tokens: 8, calls: 1 });
+      expect(await billed(gone.run_id)).toEqual({ rows: 1, tokens: 5, calls: 1 });
+      expect((await tokensUsed()) - used).toBe(13);
+      expect(await runOf(runId)).toMatchObject({ status: 'succeeded', steps: 2 });
     });
   });
 

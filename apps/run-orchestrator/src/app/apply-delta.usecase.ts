@@ -7,7 +7,6 @@ import {
   type StateDelta,
   isTerminal,
 } from '@switchyard/contracts';
-import { NonRetryableMessageError } from '@switchyard/jetstream';
 import { traceIdsOf } from '@switchyard/telemetry';
 import {
   DeltaRejectedException,
@@ -21,7 +20,7 @@ import { InlineNodes } from './inline-nodes.service';
 import { stepCommitSeconds } from './orchestrator.metrics';
 import { RunFailureCode } from './orchestrator.exception';
 import type { RunRow } from './run-row';
-import type { StepSql } from '@switchyard/persistence';
+import { type StepSql, USAGE_WRITE, gatherWrite } from '@switchyard/persistence';
 import { RunStepper } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
@@ -86,12 +85,15 @@ export class ApplyDeltaUseCase {
         logged = undefined;
         // The step's log lines carry its trace (no span is current here: see runs.consumer).
         const log = { run_id: msg.run_id, task_id: msg.task_id, node: msg.node, ...traceIdsOf(traceParent) };
+        // The task's model calls, written with the step whatever becomes of its delta (late,
+        // duplicate, rejected, its run deleted since: the calls were made); each once
+        // (USAGE_WRITE), with the COMMIT.
+        await gatherWrite(m, USAGE_WRITE, msg.usage_calls ?? []);
         const [locked] = lockedRows;
         if (!locked) {
-          throw new NonRetryableMessageError(
-            `delta for run ${msg.run_id}, which does not exist`,
-            'unknown_run',
-          );
+          // Its run was deleted (with its thread) while the task was at work: nothing to step.
+          this.logger.error({ ...log, msg: `delta for run ${msg.run_id}, which does not exist: discarded` });
+          return noEffects(msg.run_id);
         }
         const { step_tasks: stepTasks, ...run } = locked;
         if (isTerminal(run.status)) {

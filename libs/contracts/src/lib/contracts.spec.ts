@@ -366,6 +366,39 @@ describe('DeltaMessageSchema', () => {
   ])('refuses %s', (_name, path, value, named) => {
     expect(refusal(DeltaMessageSchema, withValue(deltaMessage(), path, value))).toContain(named);
   });
+
+  const call = {
+    call_id: TASK,
+    tenant_id: TENANT,
+    business_id: null,
+    run_id: RUN,
+    task_id: TASK,
+    node: 'planner',
+    attempt: 1,
+    model_id: RUN,
+    key_id: null,
+    prompt_tokens: 9,
+    completion_tokens: 1,
+    total_tokens: 10,
+    cost: 0.000012,
+  };
+
+  it("parses a delta carrying its task's model calls", () => {
+    const carried = { ...deltaMessage(), usage_calls: [call] };
+    expect(DeltaMessageSchema.parse(carried)).toEqual(carried);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no call_id', { call_id: undefined }, 'usage_calls.0.call_id'],
+    ['negative tokens', { prompt_tokens: -1 }, 'usage_calls.0.prompt_tokens'],
+    ['tokens past an integer column', { total_tokens: 2 ** 31 }, 'usage_calls.0.total_tokens'],
+    ['a cost past its numeric column', { cost: 1e8 }, 'usage_calls.0.cost'],
+    ['an extra key (strict)', { usage: {} }, 'usage_calls.0'],
+  ])('refuses a carried call with %s', (_name, change, named) => {
+    expect(
+      refusal(DeltaMessageSchema, { ...deltaMessage(), usage_calls: [{ ...call, ...change }] }),
+    ).toContain(named);
+  });
 });
 
 describe('run control messages', () => {

@@ -67,6 +67,34 @@ export const TaskMessageSchema = z
   .strict();
 export type TaskMessage = z.infer<typeof TaskMessageSchema>;
 
+const INT4_MAX = 2_147_483_647;
+
+/**
+ * One metered model call, as `model_usage` keeps it: carried in the delta of the task that made it,
+ * so the step's own transaction writes it (one commit for the step and its calls) — or written by
+ * the node service itself when no delta will carry it (libs/models `TaskCalls`). `call_id` makes
+ * the write idempotent: a call is billed once whichever way, and however often, it arrives.
+ */
+export const MeteredCallSchema = z
+  .object({
+    call_id: z.string().uuid(),
+    tenant_id: z.string().uuid(),
+    business_id: z.string().nullable(),
+    run_id: z.string().uuid().nullable(),
+    task_id: z.string().uuid().nullable(),
+    node: z.string().nullable(),
+    attempt: z.number().int().nonnegative().nullable(),
+    model_id: z.string().uuid(),
+    key_id: z.string().uuid().nullable(),
+    // Within the columns' types (integer; numeric(14,6)): a call's write must not fail on its data.
+    prompt_tokens: z.number().int().nonnegative().max(INT4_MAX),
+    completion_tokens: z.number().int().nonnegative().max(INT4_MAX),
+    total_tokens: z.number().int().nonnegative().max(INT4_MAX),
+    cost: z.number().nonnegative().max(99_999_999),
+  })
+  .strict();
+export type MeteredCall = z.infer<typeof MeteredCallSchema>;
+
 export const DeltaMessageSchema = z
   .object({
     task_id: z.string().uuid(),
@@ -78,6 +106,9 @@ export const DeltaMessageSchema = z
     // The task's tenant and priority, passed on: the orchestrator applies deltas fairly too.
     tenant_id: z.string().uuid().optional(),
     priority: RunPrioritySchema.optional(),
+    // The task's model calls not yet written: the step's transaction writes them (whatever it
+    // does with the delta: a late or duplicate delta's calls were still made and are billed).
+    usage_calls: z.array(MeteredCallSchema).optional(),
   })
   .strict();
 export type DeltaMessage = z.infer<typeof DeltaMessageSchema>;

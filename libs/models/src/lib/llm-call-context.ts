@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Usage, ZERO_USAGE } from '@switchyard/contracts';
+import type { TaskCalls } from './task-calls';
 
 /**
  * Which task an LLM call works for. The node runtime sets it around a node's code, so
@@ -16,6 +17,8 @@ export interface LlmCallContext {
   tenant_id?: string;
   /** Likewise: the tenant's business the call serves (a run's `metadata.business_id`). */
   business_id?: string;
+  /** The task's calls not written yet: a call leaves its row here for the task's delta. */
+  calls?: TaskCalls;
 }
 
 const storage = new AsyncLocalStorage<LlmCallContext>();

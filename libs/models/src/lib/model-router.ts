@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { LRUCache } from 'lru-cache';
 import type { StructuredOutputMode } from '@switchyard/config';
-import type { Usage } from '@switchyard/contracts';
+import type { MeteredCall, Usage } from '@switchyard/contracts';
 import { buildClient } from './client-factory';
 import { KeyPool } from './key-pool';
 import { type LlmCallContext, addCollectedUsage } from './llm-call-context';
@@ -178,7 +179,7 @@ export class ModelRouter {
   /** Starts a call: checks the tenant's budget, then hands out keys one failure at a time. */
   async begin(target: CallTarget, temperature: number, signal?: AbortSignal): Promise<KeyFailover> {
     if (target.tenantId) {
-      await this.meter.checkBudget(target.tenantId);
+      await this.meter.checkBudget(target.tenantId, target.ctx?.calls?.unwrittenTokens(target.tenantId));
     }
     return new KeyFailover(this, target, temperature, signal);
   }
@@ -195,19 +196,23 @@ export class ModelRouter {
       return;
     }
     const ctx = target.ctx;
-    await this.meter.record({
+    const call: MeteredCall = {
+      call_id: randomUUID(),
       tenant_id: target.tenantId,
-      business_id: target.businessId,
-      run_id: ctx?.run_id,
-      task_id: ctx?.task_id,
-      node: ctx?.node,
-      attempt: ctx?.attempt,
+      business_id: target.businessId ?? null,
+      run_id: ctx?.run_id ?? null,
+      task_id: ctx?.task_id ?? null,
+      node: ctx?.node ?? null,
+      attempt: ctx?.attempt ?? null,
       model_id: target.model.id,
       key_id: key?.id ?? null,
-      usage,
-      price_per_1k_input: target.model.price_per_1k_input,
-      price_per_1k_output: target.model.price_per_1k_output,
-    });
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      total_tokens: usage.total_tokens,
+      cost: costOf(usage, target.model.price_per_1k_input, target.model.price_per_1k_output),
+    };
+    // A task's call goes with its delta (TaskCalls); any other waits for its own write.
+    await (ctx?.calls ? ctx.calls.add(call, this.meter) : this.meter.record(call));
   }
 
   client(target: CallTarget, key: RegistryKey | null, temperature: number): Promise<BaseChatModel> {

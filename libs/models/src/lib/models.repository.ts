@@ -1,6 +1,14 @@
 import { sql } from 'kysely';
 import type { DataSource } from 'typeorm';
-import { type Db, kyselyOf, kyselyTransaction, preparedQuery } from '@switchyard/persistence';
+import type { MeteredCall } from '@switchyard/contracts';
+import {
+  type Db,
+  RECORD_USAGE_SQL,
+  type TenantTokens,
+  kyselyOf,
+  kyselyTransaction,
+  preparedQuery,
+} from '@switchyard/persistence';
 import type { RegistryEndpoint, RegistryKey, RegistryModel, RegistryVendor } from './registry.store';
 
 /** A tenant's token budget and use (budget null: none). */
@@ -54,33 +62,11 @@ export class ModelsRepository {
   }
 
   /**
-   * One statement: the usage rows (`rowsJson`, a JSON array of model_usage rows) inserted, then
-   * each tenant's tokens added — its row locked in id order first, so two processes' batches naming
-   * the same tenants never wait on each other in a circle. Answers each tenant's budget and use.
-   * Prepared, straight through the pool: an LLM call waits for this write (PROFILE.md, round 6).
+   * The calls written (RECORD_USAGE_SQL: each call once, however often it comes, and each tenant's
+   * tokens added), answering each tenant's budget and use. Prepared, straight through the pool.
    */
-  recordUsage(rowsJson: string): Promise<(BudgetRow & { id: string })[]> {
-    return preparedQuery<BudgetRow & { id: string }>(
-      this.ds,
-      `WITH batch AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(tenant_id uuid, run_id uuid, task_id uuid, node text,
-           attempt integer, model_id uuid, key_id uuid, prompt_tokens integer, completion_tokens integer,
-           total_tokens integer, cost numeric, business_id text)
-       ), used AS (
-         INSERT INTO model_usage (tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                                  prompt_tokens, completion_tokens, total_tokens, cost, business_id)
-         SELECT tenant_id, run_id, task_id, node, attempt, model_id, key_id,
-                prompt_tokens, completion_tokens, total_tokens, cost, business_id FROM batch
-       ), sums AS (
-         SELECT tenant_id, sum(total_tokens)::bigint AS tokens FROM batch GROUP BY tenant_id
-       ), locked AS MATERIALIZED (
-         SELECT t.id FROM tenants t WHERE t.id IN (SELECT tenant_id FROM sums) ORDER BY t.id FOR UPDATE
-       )
-       UPDATE tenants t SET tokens_used = t.tokens_used + s.tokens
-       FROM sums s JOIN locked l ON l.id = s.tenant_id WHERE t.id = s.tenant_id
-       RETURNING t.id, t.token_budget::float8 AS budget, t.tokens_used::float8 AS used`,
-      [rowsJson],
-    );
+  recordUsage(calls: MeteredCall[]): Promise<TenantTokens[]> {
+    return preparedQuery<TenantTokens>(this.ds, RECORD_USAGE_SQL, [JSON.stringify(calls)]);
   }
 
   /**

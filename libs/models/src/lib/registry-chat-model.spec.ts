@@ -10,6 +10,7 @@ import { LlmCallException } from './llm-errors';
 import { type LlmCallContext, runWithLlmCallContext } from './llm-call-context';
 import { addKey, modelsOn, newTenant, openTestDatabase } from './registry-db.fixture';
 import { invokeStructured } from './structured-call';
+import { TaskCalls } from './task-calls';
 
 // Against real Postgres (its own database) and the scripted model server over real HTTP.
 jest.setTimeout(30_000);
@@ -314,6 +315,53 @@ describe('key failover and metering', () => {
     expect(err).toMatchObject({ code: 'budget_exceeded', retryable: false });
     expect((err as Error).message).toContain('20 of 15 tokens');
     expect(requests).toHaveLength(0);
+  });
+
+  describe("a task's calls (TaskCalls: the delta carries them)", () => {
+    const inTask = (c: LlmCallContext) => runWithLlmCallContext(c, () => models.chat().invoke(ask()));
+
+    it('leaves the row for the delta: nothing written until the task takes it; a later call writes its own', async () => {
+      const calls = new TaskCalls(60_000);
+      const c = { ...ctx(await newTenant(ds)), calls };
+      await inTask(c);
+      expect(await usageRows(c.task_id!)).toEqual([]);
+      const rows = await calls.take();
+      expect(rows).toEqual([
+        expect.objectContaining({ task_id: c.task_id, key_id: goodKeyId, total_tokens: 10, node: 'planner' }),
+      ]);
+      // After the take (the delta is built), a call the node did not wait for writes its row itself.
+      await inTask(c);
+      expect((await usageRows(c.task_id!)).map((r) => r.total_tokens)).toEqual([10]);
+      expect(await calls.take()).toEqual([]);
+    });
+
+    it('writes a row no delta took in time, and the take then waits for nothing more', async () => {
+      const calls = new TaskCalls(5);
+      const c = { ...ctx(await newTenant(ds)), calls };
+      await inTask(c);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await calls.take()).toEqual([]);
+      expect((await usageRows(c.task_id!)).map((r) => r.total_tokens)).toEqual([10]);
+    });
+
+    it('writes every row on flush (no delta will carry them), the taken ones given back too', async () => {
+      const calls = new TaskCalls(60_000);
+      const c = { ...ctx(await newTenant(ds)), calls };
+      await inTask(c);
+      const taken = await calls.take();
+      await calls.flush(taken);
+      expect((await usageRows(c.task_id!)).map((r) => r.total_tokens)).toEqual([10]);
+    });
+
+    it("counts the task's unwritten tokens against the tenant's budget", async () => {
+      const tenant = await newTenant(ds, 15);
+      const c = { ...ctx(tenant), calls: new TaskCalls(60_000) };
+      await inTask(c);
+      await inTask(c); // 10 tokens unwritten, under 15
+      const err = await inTask(c).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'budget_exceeded', retryable: false });
+      expect((err as Error).message).toContain('20 of 15 tokens');
+    });
   });
 
   it('fails clearly and retryably when every key is resting', async () => {

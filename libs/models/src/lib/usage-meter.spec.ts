@@ -3,7 +3,8 @@ import type { DataSource } from 'typeorm';
 import { DEV_SECRET_KEY, SecretBox } from '@switchyard/config';
 import { newTenant, openTestDatabase } from './registry-db.fixture';
 import { RegistryStore } from './registry.store';
-import { type MeteredCall, UsageMeter } from './usage-meter';
+import type { MeteredCall } from '@switchyard/contracts';
+import { UsageMeter } from './usage-meter';
 
 let ds: DataSource;
 let modelId: string;
@@ -30,16 +31,19 @@ afterAll(async () => {
 });
 
 const call = (tenant: string, tokens: number, over: Partial<MeteredCall> = {}): MeteredCall => ({
+  call_id: randomUUID(),
   tenant_id: tenant,
+  business_id: null,
   run_id: randomUUID(),
   task_id: randomUUID(),
   node: 'planner',
   attempt: 1,
   model_id: modelId,
   key_id: null,
-  usage: { prompt_tokens: tokens - 1, completion_tokens: 1, total_tokens: tokens },
-  price_per_1k_input: 1,
-  price_per_1k_output: 2,
+  prompt_tokens: tokens - 1,
+  completion_tokens: 1,
+  total_tokens: tokens,
+  cost: 0.001,
   ...over,
 });
 
@@ -91,18 +95,27 @@ describe('UsageMeter', () => {
     expect(after - before).toBeLessThan(10);
   });
 
-  it('loses only the bad row of a write: the others are recorded one by one', async () => {
+  it('bills a call whose model was deleted since: its row keeps no model, the tokens count', async () => {
     const meter = new UsageMeter(ds, 0);
     const t = await newTenant(ds);
-    const errors: unknown[] = [];
-    const logger = (meter as unknown as { logger: { error: (m: unknown) => void } }).logger;
-    logger.error = (m) => errors.push(m);
-    // A model that does not exist breaks its row's foreign key.
-    const calls = [call(t, 5), call(t, 7), call(t, 11, { model_id: randomUUID() }), call(t, 13)];
-    await Promise.all([meter.record(call(t, 3)), ...calls.map((c) => meter.record(c))]);
-    expect(await usage(t)).toEqual({ rows: 4, tokens: 3 + 5 + 7 + 13, used: 3 + 5 + 7 + 13 });
-    expect(errors).toHaveLength(1);
-    expect(JSON.stringify(errors[0])).toContain('model usage not recorded (11 tokens)');
+    const gone = randomUUID(); // no such model: the foreign key would refuse the row
+    await Promise.all([meter.record(call(t, 3)), ...[5, 7].map((n) => meter.record(call(t, n)))]);
+    await meter.record(call(t, 11, { model_id: gone }));
+    expect(await usage(t)).toEqual({ rows: 4, tokens: 26, used: 26 });
+    const [row] = (await ds.query(
+      'SELECT model_id FROM model_usage WHERE tenant_id = $1 AND total_tokens = 11',
+      [t],
+    )) as { model_id: string | null }[];
+    expect(row.model_id).toBeNull();
+  });
+
+  it('bills a call once however often it is written, alone or among others', async () => {
+    const meter = new UsageMeter(ds, 0);
+    const t = await newTenant(ds);
+    const once = call(t, 40);
+    await meter.record(once);
+    await Promise.all([meter.record(once), meter.record(call(t, 2)), meter.record({ ...once })]);
+    expect(await usage(t)).toEqual({ rows: 2, tokens: 42, used: 42 });
   });
 
   it('still refuses a call once the recorded usage spent the budget', async () => {

@@ -1,23 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
-import type { Usage } from '@switchyard/contracts';
+import type { MeteredCall, Usage } from '@switchyard/contracts';
+import type { TenantTokens } from '@switchyard/persistence';
 import { LlmCallException } from './llm-errors';
 import { ModelsRepository } from './models.repository';
-
-export interface MeteredCall {
-  tenant_id: string;
-  business_id?: string;
-  run_id?: string;
-  task_id?: string;
-  node?: string;
-  attempt?: number;
-  model_id: string;
-  key_id: string | null;
-  usage: Usage;
-  price_per_1k_input: number;
-  price_per_1k_output: number;
-}
 
 export function costOf(usage: Usage, perKIn: number, perKOut: number): number {
   // numeric(14,6) in the table: round here so the sum of rows equals what was stored.
@@ -32,9 +19,10 @@ const MAX_BATCH = 500;
 
 /**
  * Metering and budgets. Every successful call adds a model_usage row and the tokens to
- * tenants.tokens_used (calls that end together in one statement, see `record`); before a call, a tenant whose budget is spent is refused
- * with `budget_exceeded` (not retryable: the run fails). A tenant without a budget costs no query:
- * "no budget" is cached for `ttlMs`.
+ * tenants.tokens_used — here (calls that end together in one statement, see `record`), or, for a
+ * node's calls, in the step that applies its delta (`TaskCalls`); before a call, a tenant whose
+ * budget is spent is refused with `budget_exceeded` (not retryable: the run fails). A tenant
+ * without a budget costs no query: "no budget" is cached for `ttlMs`.
  */
 export class UsageMeter {
   private readonly logger = new Logger('ModelUsage');
@@ -55,11 +43,13 @@ export class UsageMeter {
     this.unlimited.clear();
   }
 
-  async checkBudget(tenantId: string): Promise<void> {
+  /** `unwritten`: the tenant's tokens of calls made but not written yet (a task's, see TaskCalls). */
+  async checkBudget(tenantId: string, unwritten = 0): Promise<void> {
     if (this.unlimited.get(tenantId)) {
       return;
     }
-    this.assertWithin(tenantId, await this.tables.budget(tenantId));
+    const row = await this.tables.budget(tenantId);
+    this.assertWithin(tenantId, row && { budget: row.budget, used: row.used + unwritten });
   }
 
   private assertWithin(tenantId: string, row: { budget: number | null; used: number } | undefined): void {
@@ -127,22 +117,8 @@ export class UsageMeter {
   }
 
   /** One statement (ModelsRepository.recordUsage): the rows inserted, then each tenant's tokens added. */
-  private async insert(calls: MeteredCall[]): Promise<{ id: string; budget: number | null; used: number }[]> {
-    const rows = calls.map((c) => ({
-      tenant_id: c.tenant_id,
-      run_id: c.run_id ?? null,
-      task_id: c.task_id ?? null,
-      node: c.node ?? null,
-      attempt: c.attempt ?? null,
-      model_id: c.model_id,
-      key_id: c.key_id,
-      prompt_tokens: c.usage.prompt_tokens,
-      completion_tokens: c.usage.completion_tokens,
-      total_tokens: c.usage.total_tokens,
-      cost: costOf(c.usage, c.price_per_1k_input, c.price_per_1k_output),
-      business_id: c.business_id ?? null,
-    }));
-    return this.tables.recordUsage(JSON.stringify(rows));
+  private insert(calls: MeteredCall[]): Promise<TenantTokens[]> {
+    return this.tables.recordUsage(calls);
   }
 
   private noteBudgets(rows: { id: string; budget: number | null }[]): void {
@@ -160,7 +136,7 @@ export class UsageMeter {
       run_id: call.run_id,
       task_id: call.task_id,
       err: err as Error,
-      msg: `model usage not recorded (${call.usage.total_tokens} tokens)`,
+      msg: `model usage not recorded (${call.total_tokens} tokens)`,
     });
   }
 }

@@ -31,6 +31,7 @@ import { FileObjects1700000000055 } from '../migrations/1700000000055-file-objec
 import { Assistants1700000000056 } from '../migrations/1700000000056-assistants';
 import { OpenAiResponses1700000000057 } from '../migrations/1700000000057-openai-responses';
 import { A2aPushConfigs1700000000058 } from '../migrations/1700000000058-a2a-push-configs';
+import { ModelUsageCallId1700000000059 } from '../migrations/1700000000059-model-usage-call-id';
 import { WebToolProviderKeys1700000000046 } from '../migrations/1700000000046-web-tool-provider-keys';
 import { MysqlDataSources1700000000045 } from '../migrations/1700000000045-mysql-data-sources';
 import { TenantRunSlots1700000000044 } from '../migrations/1700000000044-tenant-run-slots';
@@ -89,6 +90,7 @@ export const MIGRATIONS = [
   Assistants1700000000056,
   OpenAiResponses1700000000057,
   A2aPushConfigs1700000000058,
+  ModelUsageCallId1700000000059,
 ];
 
 export function dataSourceOptions(

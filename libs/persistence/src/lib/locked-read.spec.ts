@@ -2,7 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource, ensureDatabase } from './data-source';
-import { type StepSql, deferWrite, withLockedRead, withLockedReads } from './locked-read';
+import {
+  type GatheredWrite,
+  type StepSql,
+  deferWrite,
+  gatherWrite,
+  withLockedRead,
+  withLockedReads,
+} from './locked-read';
 import { statementName } from './prepared-query';
 import { testDatabaseUrl } from '@switchyard/testing';
 
@@ -383,6 +390,59 @@ describe(withLockedRead.name, () => {
       const id = await row();
       await ds.transaction(async (m) => {
         await deferWrite(m, `UPDATE ${TABLE} SET n = 5 WHERE id = $1`, [id]);
+        expect(await m.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 5 }]);
+      });
+    });
+  });
+
+  describe(gatherWrite.name, () => {
+    // Adds the gathered amounts to the row, and logs each statement's items into `note`.
+    const addAll = (id: string): GatheredWrite<number> => ({
+      sql: `UPDATE ${TABLE} SET n = n + $2, note = coalesce(note || '|', '') || $3 WHERE id = $1`,
+      params: (items) => [id, items.reduce((a, b) => a + b, 0), items.join(',')],
+    });
+
+    it("sends one statement for every step's items, after the last step and with the COMMIT", async () => {
+      const id = await row();
+      const write = addAll(id);
+      const step = (items: number[]) => ({
+        lockSql: lockRow(id),
+        work: async (m: StepSql, rows: { n: number }[]) => {
+          await gatherWrite(m, write, items);
+          return rows[0].n;
+        },
+      });
+      const outs = await withLockedReads(ds, [step([1, 2]), step([]), step([4])]);
+      expect(outs).toEqual([0, 0, 0]); // nothing was written before the last step's read
+      expect(await ds.query(`SELECT n, note FROM ${TABLE} WHERE id = $1`, [id])).toEqual([
+        { n: 7, note: '1,2,4' },
+      ]);
+    });
+
+    it('gathers nothing from a transaction that rolled back', async () => {
+      const id = await row();
+      const write = addAll(id);
+      await expect(
+        withLockedReads(ds, [
+          { lockSql: lockRow(id), work: (m: StepSql) => gatherWrite(m, write, [5]) },
+          {
+            lockSql: lockRow(id),
+            work: async () => {
+              throw new Error('second step failed');
+            },
+          },
+        ]),
+      ).rejects.toThrow('second step failed');
+      await withLockedRead(ds, lockRow(id), (m) => gatherWrite(m, write, [3]));
+      expect(await ds.query(`SELECT n, note FROM ${TABLE} WHERE id = $1`, [id])).toEqual([
+        { n: 3, note: '3' },
+      ]);
+    });
+
+    it('runs the write at once, for its own items, outside a locked read', async () => {
+      const id = await row();
+      await ds.transaction(async (m) => {
+        await gatherWrite(m, addAll(id), [2, 3]);
         expect(await m.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 5 }]);
       });
     });

@@ -76,6 +76,40 @@ export async function deferWrite(m: StepSql, sql: string, params: unknown[]): Pr
 }
 
 /**
+ * A write that gathers items from every step of a transaction and goes ONCE, with its COMMIT:
+ * one statement for a whole group commit (e.g. the model calls its deltas carry, `USAGE_WRITE`),
+ * so whatever it locks is locked once and in the statement's own order, at the end of the
+ * transaction, however the group's steps are ordered.
+ */
+export interface GatheredWrite<I> {
+  sql: string;
+  params(items: I[]): unknown[];
+}
+
+const GATHER = Symbol('gatherWrite');
+
+interface GatheringSql extends StepSql {
+  [GATHER](write: GatheredWrite<unknown>, items: unknown[]): void;
+}
+
+/**
+ * Adds `items` to `write`, sent with the transaction's COMMIT (see GatheredWrite) when `m` is a
+ * `withLockedReads` transaction's; elsewhere (a TypeORM manager) the write runs now, for these
+ * items alone. Nothing is sent for no items.
+ */
+export async function gatherWrite<I>(m: StepSql, write: GatheredWrite<I>, items: I[]): Promise<void> {
+  if (items.length === 0) {
+    return;
+  }
+  const gather = (m as Partial<GatheringSql>)[GATHER];
+  if (gather) {
+    gather(write as GatheredWrite<unknown>, items);
+    return;
+  }
+  await m.query(write.sql, write.params(items));
+}
+
+/**
  * A bind parameter as an SQL literal: pg's conversion of the value, quoted. (Binary values are
  * not inlined: pg binds a Buffer in binary format, which a literal would not reproduce.)
  */
@@ -141,7 +175,9 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       throw new Error('a statement of a locked read ran after its transaction ended');
     }
   };
-  const m: DeferringSql = {
+  // Gathered writes (gatherWrite): each one's items, in the order the steps gave them.
+  const gathered = new Map<GatheredWrite<unknown>, unknown[]>();
+  const m: DeferringSql & GatheringSql = {
     query: async <R>(sql: string, params?: unknown[]): Promise<R> => {
       assertOpen();
       if (deferred) {
@@ -164,6 +200,15 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       deferred += `EXECUTE ${name}${args}; `;
       return true;
     },
+    [GATHER]: (write, items) => {
+      assertOpen();
+      const all = gathered.get(write);
+      if (all) {
+        all.push(...items);
+      } else {
+        gathered.set(write, [...items]);
+      }
+    },
   };
   const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
     const lock = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
@@ -181,6 +226,9 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       open = true; // from here on, a failure (of the read too) rolls back
       const rows = await read(step, begin);
       outs.push(await step.work(m, rows));
+    }
+    for (const [write, items] of gathered) {
+      await deferWrite(m, write.sql, write.params(items));
     }
     const [writes, names] = takeDeferred();
     await send(`${writes}COMMIT`, names);

@@ -25,7 +25,7 @@ import {
   NonRetryableMessageError,
   isRetryable,
 } from '@switchyard/jetstream';
-import { runWithLlmCallContext } from '@switchyard/models';
+import { TaskCalls, runWithLlmCallContext } from '@switchyard/models';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { inSpan, messageTrace, recording, sampledParent, trace, withTrace } from '@switchyard/telemetry';
@@ -214,10 +214,13 @@ export class NodeRuntime {
     const handedBack = ctx.signal;
     const signal = AbortSignal.any([cancel.signal, handedBack]);
     let out: NodeOutput;
+    // The task's model calls not written yet: its delta carries them (see TaskCalls). On every
+    // path where no delta goes out, `calls.flush()` writes them before the task lets go.
+    const calls = new TaskCalls();
     try {
       // Every LLM call of the node's code is metered against this task (and finds the run's
       // tenant and pinned models) without the node passing anything.
-      const llmContext = { ...log, attempt };
+      const llmContext = { ...log, attempt, calls };
       out = await runWithLlmCallContext(llmContext, () =>
         impl({
           task,
@@ -238,15 +241,18 @@ export class NodeRuntime {
       );
     } catch (err) {
       if (handedBack.aborted) {
+        await calls.flush();
         this.logger.log({ ...log, msg: 'work aborted: handed back as the service shuts down' });
         return;
       }
       if (signal.aborted) {
+        await calls.flush();
         this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });
         return;
       }
       const e = err as Error & { code?: string };
       if (isRetryable(err) && deliveries < MAX_DELIVER) {
+        await calls.flush();
         this.logger.warn({
           ...log,
           err: e,
@@ -266,6 +272,7 @@ export class NodeRuntime {
     }
     if (handedBack.aborted) {
       // Finished after the hand-back: the redelivery's result is the one that counts.
+      await calls.flush();
       this.logger.log({ ...log, msg: 'work discarded: handed back as the service shuts down' });
       return;
     }
@@ -279,6 +286,7 @@ export class NodeRuntime {
         ...(out.error ? { 'error.type': out.error.code } : {}),
       });
     }
+    const usageCalls = await calls.take();
     const message: DeltaMessage = {
       task_id: task.task_id,
       run_id: task.run_id,
@@ -287,13 +295,21 @@ export class NodeRuntime {
       ...withTrace(messageTrace(task.trace?.['traceparent'])),
       ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
       delta: nodeDelta(task.node, out, { startedAt, attempt }),
+      ...(usageCalls.length ? { usage_calls: usageCalls } : {}),
     };
     await started;
     // Remembered before it goes out: should the publish give up (NATS away past the task's
     // deadline), the task's redelivery sends this delta again instead of doing the work (and its
     // model calls) twice.
     this.remember(task.task_id, message);
-    await this.publishDelta(message, task, log, handedBack);
+    try {
+      await this.publishDelta(message, task, log, handedBack);
+    } catch (err) {
+      // The delta may never arrive: its calls are written here (a second write of a call that
+      // did arrive is a no-op).
+      await calls.flush(usageCalls);
+      throw err;
+    }
     endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
     this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
   }

@@ -9,6 +9,10 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 @Index('model_usage_tenant_idx', ['tenant_id', 'created_at'])
 export class ModelUsageEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' }) id!: string;
+  /** The call's own id (unique): its writes after the first are no-ops. NULL on rows from before it. */
+  @Index('model_usage_call_idx', { unique: true })
+  @Column({ type: 'uuid', nullable: true })
+  call_id!: string | null;
   @Column({ type: 'uuid' }) tenant_id!: string;
   @Column({ type: 'uuid', nullable: true }) run_id!: string | null;
   @Column({ type: 'text', nullable: true }) business_id!: string | null;

@@ -209,6 +209,7 @@ export interface Models {
 export interface ModelUsage {
   attempt: number | null;
   business_id: string | null;
+  call_id: string | null;
   completion_tokens: number;
   cost: Generated<Numeric>;
   created_at: Generated<Timestamp>;
