@@ -13,8 +13,9 @@ interface Pending<T> extends LockedWork<T> {
  * and then go together, up to `maxBatch` in ONE transaction — one COMMIT and one WAL flush for
  * them all, and their publishes and acks leave together after it. A step that arrives when a
  * worker is free starts at once (alone, when nothing else waits); under load a step waits for the
- * group ahead of it, whose steps run one after another (one slow step — a lock wait, a long inline
- * chain — holds up its group).
+ * group ahead of it. A group is two round trips to Postgres — `BEGIN` with all its locking reads,
+ * then its writes with the COMMIT (withLockedReads) — and its steps' work runs one after another
+ * in between (one slow step — a lock wait, a long inline chain — holds up its group).
  *
  * - One step per `key` (the run) per group, and none while another of its steps is in flight:
  *   a step reads its run's state from the cache, which learns the previous step only after its

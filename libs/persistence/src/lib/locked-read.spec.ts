@@ -288,34 +288,42 @@ describe(withLockedRead.name, () => {
       expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 3 }]);
     });
 
-    it("sends a step's held write with the next step's locking read when steps share a transaction", async () => {
-      const id = await row();
+    it("locks every step's rows with BEGIN, before any step works, and sends the held writes with the COMMIT", async () => {
+      const ids = [await row(), await row(), await row()];
       const bump = `UPDATE ${TABLE} SET n = n + 10 WHERE id = $1`;
       const name = statementName(bump)!.replace(/^sy_/, 'sy_d_');
-      const step = {
-        lockSql: lockRow(id),
-        work: async (m: StepSql, rows: { n: number }[]) => {
-          await deferWrite(m, bump, [id]);
-          return rows[0].n;
-        },
-      };
-      const outs = await withLockedReads(ds, [
-        step,
-        step,
-        {
+      const outs = await withLockedReads(
+        ds,
+        ids.map((id, i) => ({
           lockSql: lockRow(id),
-          // On the transaction's connection: the write is prepared there, under its own name.
           work: async (m: StepSql, rows: { n: number }[]) => {
+            if (i === 0) {
+              // The last step's row is locked already, before its work began.
+              const other = await ds.createQueryRunner();
+              try {
+                await expect(
+                  other.query(`SELECT n FROM ${TABLE} WHERE id = $1 FOR UPDATE NOWAIT`, [ids[2]]),
+                ).rejects.toThrow(/could not obtain lock/);
+              } finally {
+                await other.release();
+              }
+            }
+            await deferWrite(m, bump, [id]);
+            // On the transaction's connection: the write is prepared there, under its own name (a
+            // statement in between sends the held writes first).
             const held = await m.query<{ name: string }[]>(
               'SELECT name FROM pg_prepared_statements WHERE name = $1',
               [name],
             );
             return held.length ? rows[0].n : -1;
           },
-        },
-      ]);
-      expect(outs).toEqual([0, 10, 20]); // each read saw the step before it
-      expect(await ds.query(`SELECT n FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ n: 20 }]);
+        })),
+      );
+      expect(outs).toEqual([0, 0, 0]);
+      const after = (await ds.query(`SELECT n FROM ${TABLE} WHERE id = ANY($1::uuid[])`, [ids])) as {
+        n: number;
+      }[];
+      expect(after.map((r) => r.n)).toEqual([10, 10, 10]);
     });
 
     it('fails the transaction at its COMMIT when the held write fails: nothing of it stays', async () => {

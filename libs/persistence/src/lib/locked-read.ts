@@ -23,7 +23,7 @@ export interface PreparedLock {
 
 /** One step of a transaction: its locking read and the work on what it read. */
 export interface LockedWork<T, R = unknown> {
-  /** The read: a query, or `EXECUTE` of `prepare`. */
+  /** The read: ONE statement, a query or `EXECUTE` of `prepare`. */
   lockSql(lit: Literal): string;
   /** The statement `lockSql` EXECUTEs, when it is one. */
   prepare?: PreparedLock;
@@ -60,8 +60,8 @@ interface DeferringSql extends StepSql {
 
 /**
  * Runs a write whose result nobody reads. In a `withLockedReads` transaction it goes with the
- * transaction's next round trip instead of one of its own: with the next step's locking read, or
- * with the COMMIT (one round trip less per step: tools/bench/PROFILE.md, round 9). It goes as
+ * transaction's next round trip instead of one of its own: with the COMMIT, or a statement a
+ * step's work sends before it (one round trip less per step: tools/bench/PROFILE.md, round 9). It goes as
  * `EXECUTE` of an SQL-level prepared statement (prepared once per connection, like a PreparedLock),
  * its values inlined as literals with pg's own conversion of bind parameters. Any statement the
  * transaction runs in between sends it first, so the statements keep their order; should it fail,
@@ -128,9 +128,11 @@ const UNDEFINED_PSTATEMENT = '26000';
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
 /**
- * `withLockedRead` for several steps in ONE transaction (group commit): each step's locking read
- * and work in turn, then one COMMIT for all. The first read goes with `BEGIN`. Any error rolls
- * back every step and propagates (the caller runs them again one by one: see StepCommitGroup).
+ * `withLockedRead` for several steps in ONE transaction (group commit): `BEGIN` and every step's
+ * locking read in one round trip, then each step's work in turn, then one COMMIT for all — two
+ * round trips for the group however many steps it holds, unless a step's work asks for more. The
+ * steps must read rows no other step of the group writes (StepCommitGroup: one step per run).
+ * Any error rolls back every step and propagates (the caller runs them again one by one).
  */
 export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[]): Promise<T[]> {
   const pool = (ds.driver as PostgresDriver).master as Pool;
@@ -210,22 +212,31 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       }
     },
   };
-  const read = async (step: LockedWork<T>, begin: boolean): Promise<unknown[]> => {
-    const lock = step.prepare && !prepared.has(step.prepare.name) ? step.prepare : undefined;
-    // (A deferred write is only ever held inside the transaction: never before its BEGIN.)
-    const [writes, names] = takeDeferred();
-    const sql = `${lock ? `PREPARE ${lock.name} AS ${lock.sql}\n; ` : ''}${begin ? 'BEGIN; ' : ''}${writes}${step.lockSql(lit)}`;
-    const result = await send(sql, lock ? [lock.name, ...names] : names);
-    return (Array.isArray(result) ? result[result.length - 1] : result).rows;
+  /**
+   * `BEGIN` and every step's locking read, in ONE round trip (the reads' results in step order):
+   * a group's steps are of distinct runs, so no read needs what another step writes.
+   */
+  const readAll = async (): Promise<unknown[][]> => {
+    const locks = new Map<string, PreparedLock>();
+    for (const step of steps) {
+      if (step.prepare && !prepared.has(step.prepare.name)) {
+        locks.set(step.prepare.name, step.prepare);
+      }
+    }
+    const prepares = [...locks.values()].map((l) => `PREPARE ${l.name} AS ${l.sql}\n; `).join('');
+    const reads = steps.map((step) => step.lockSql(lit)).join('; ');
+    const result = await send(`${prepares}BEGIN; ${reads}`, [...locks.keys()]);
+    // One result per statement: the PREPAREs', BEGIN's, then each read's (one statement each).
+    const results = Array.isArray(result) ? result : [result];
+    return results.slice(results.length - steps.length).map((r) => r.rows as unknown[]);
   };
   let open = false;
   try {
+    open = true; // from here on, a failure (of the reads too) rolls back
+    const rows = await readAll();
     const outs: T[] = [];
-    for (const step of steps) {
-      const begin = !open;
-      open = true; // from here on, a failure (of the read too) rolls back
-      const rows = await read(step, begin);
-      outs.push(await step.work(m, rows));
+    for (const [i, step] of steps.entries()) {
+      outs.push(await step.work(m, rows[i]));
     }
     for (const [write, items] of gathered) {
       await deferWrite(m, write.sql, write.params(items));
