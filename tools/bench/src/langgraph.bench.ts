@@ -19,14 +19,16 @@ import {
 import { PostgresSaver } from '@langchain/langgraph-checkpoint-postgres';
 import { ChatOpenAI } from '@langchain/openai';
 import type pg from 'pg';
+import { z } from 'zod';
 import { evaluate } from './calculator';
 import { ScratchDatabase } from './scratch-db';
 import type { ConcurrentSample, RunSample } from './types';
 
 /**
  * `mirror`: the nodes of Switchyard's default agent (intake → memory → planner ⇄ (calculator →
- * reflection) → output), each LLM node with Switchyard's system prompt, so both systems make the
- * same LLM requests. `minimal`: planner ⇄ calculator, the planner's last reply is the answer.
+ * reflection) → output), each LLM node with Switchyard's system prompt, tool and reply schema, so
+ * both systems make the same LLM requests. `minimal`: planner ⇄ calculator, the planner's last reply
+ * is the answer.
  */
 export type LangGraphVariant = 'mirror' | 'minimal';
 
@@ -100,11 +102,19 @@ function lastAi(messages: readonly BaseMessage[]): AIMessage | undefined {
   return undefined;
 }
 
-function parseJson(text: string): Record<string, unknown> {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  return JSON.parse(start >= 0 && end > start ? text.slice(start, end + 1) : text) as Record<string, unknown>;
-}
+// The schemas Switchyard's intake and reflection ask the model for (apps/planner IntakeReplySchema
+// in its strict form, apps/reflection ReflectionSchema).
+const IntakeReply = z.object({
+  task_goal: z.string(),
+  scenario: z.string().nullable(),
+  output_style: z.string().nullable(),
+});
+const ReflectionVerdict = z.object({
+  conclusion: z.string().min(1),
+  match: z.enum(['full', 'part', 'none']),
+  is_finished: z.boolean(),
+  is_sufficient: z.boolean(),
+});
 
 /** Wraps a node so the time spent in it is added to its thread's total in `times`. */
 function timed(times: Map<string, number>, fn: (s: State) => Promise<Update>) {
@@ -136,12 +146,22 @@ function buildGraph(
     });
   const plannerModel = chat().bindTools([CALCULATOR_TOOL]);
   const model = chat();
+  // Intake and reflection ask for their JSON natively, as Switchyard's nodes do (response_format
+  // json_schema with the same schemas): langchain's own structured output, the raw reply kept.
+  const intakeModel = model.withStructuredOutput(IntakeReply, { method: 'jsonSchema', includeRaw: true });
+  const reflectionModel = model.withStructuredOutput(ReflectionVerdict, {
+    method: 'jsonSchema',
+    includeRaw: true,
+  });
 
   const intake = async (s: State): Promise<Update> => {
     const prompt = String(s.messages[0]?.content ?? '');
-    const reply = await model.invoke([new SystemMessage(INTAKE_SYSTEM), new HumanMessage(prompt)]);
-    const parsed = parseJson(String(reply.content));
-    const goal = typeof parsed['task_goal'] === 'string' ? parsed['task_goal'] : prompt;
+    const { raw, parsed } = await intakeModel.invoke([
+      new SystemMessage(INTAKE_SYSTEM),
+      new HumanMessage(prompt),
+    ]);
+    const reply = raw as AIMessage;
+    const goal = parsed.task_goal || prompt;
     return { task_goal: goal, actions: [action('intake', `Task goal: ${goal}`, parsed, ['memory'], reply)] };
   };
 
@@ -208,10 +228,9 @@ function buildGraph(
       new HumanMessage(`Task: ${s.task_goal}`),
       ...s.messages.slice(idx),
     ];
-    const reply = await model.invoke(messages);
-    const verdict = parseJson(String(reply.content));
+    const { raw, parsed: verdict } = await reflectionModel.invoke(messages);
     return {
-      actions: [action('reflection', String(verdict['conclusion'] ?? ''), verdict, ['planner'], reply)],
+      actions: [action('reflection', verdict.conclusion, verdict, ['planner'], raw as AIMessage)],
     };
   };
 

@@ -8,9 +8,32 @@ export interface SwitchyardRunOptions {
   rounds: number;
 }
 
-/** Switchyard through its gateway: POST /v1/runs, then the run's SSE stream until `done`. */
+/**
+ * Switchyard through its gateway: POST /v1/runs, then the run's SSE stream until `done`. The runs'
+ * agent is the default agent offering the calculator alone (LangGraph.js's planner binds that one
+ * tool): the default agent offers every registered tool, six more JSON schemas (~7 KB) in each
+ * planner request — not the same model requests.
+ */
 export class SwitchyardBench {
+  private agentId: Promise<string> | undefined;
+
   constructor(private readonly stack: TestStack) {}
+
+  private agent(): Promise<string> {
+    this.agentId ??= this.stack
+      .api('POST', '/v1/agents', {
+        name: `bench-calculator-${Date.now()}`,
+        tools: ['calculator'],
+        max_steps: 1000,
+      })
+      .then((res) => {
+        if (res.status !== 201 || typeof res.body?.id !== 'string') {
+          throw new Error(`POST /v1/agents answered ${res.status}: ${JSON.stringify(res.body)}`);
+        }
+        return res.body.id as string;
+      });
+    return this.agentId;
+  }
 
   /** One run on a new thread: wall time from the POST to the end of its event stream. */
   async run(opts: SwitchyardRunOptions): Promise<RunSample> {
@@ -55,8 +78,12 @@ export class SwitchyardBench {
   private async execute(
     opts: SwitchyardRunOptions,
   ): Promise<{ runId: string; threadId: string; wallMs: number }> {
+    const agentId = await this.agent();
     const t0 = performance.now();
-    const created = await this.stack.api('POST', '/v1/runs', { input: { prompt: opts.prompt } });
+    const created = await this.stack.api('POST', '/v1/runs', {
+      input: { prompt: opts.prompt },
+      agent_id: agentId,
+    });
     if (created.status !== 202 || typeof created.body?.run_id !== 'string') {
       throw new Error(`POST /v1/runs answered ${created.status}: ${JSON.stringify(created.body)}`);
     }
