@@ -20,8 +20,8 @@ export interface ClientSpec {
 export async function buildClient(spec: ClientSpec): Promise<BaseChatModel> {
   switch (spec.kind) {
     case 'openai': {
-      const { ChatOpenAI } = await import('@langchain/openai');
-      return new ChatOpenAI({
+      const { ChatOpenAI, ChatOpenAICompletions, wrapOpenAIClientError } = await import('@langchain/openai');
+      const fields = {
         model: spec.model,
         apiKey: spec.apiKey ?? 'none',
         configuration: spec.baseUrl ? { baseURL: spec.baseUrl } : undefined,
@@ -29,7 +29,31 @@ export async function buildClient(spec: ClientSpec): Promise<BaseChatModel> {
         maxRetries: 0,
         streamUsage: true,
         temperature: spec.temperature,
-      });
+      };
+      /**
+       * ChatOpenAI's chat-completions client, but a `json_schema` request goes through the SDK's
+       * `create`, never its `parse`: `parse` throws on a reply that is not JSON, losing the reply
+       * (and its usage) that a structured call feeds back to the model. (Kept by `withConfig`,
+       * which builds its new ChatOpenAI from the same fields.)
+       */
+      class UnparsedCompletions extends ChatOpenAICompletions {
+        override completionWithRetry(request: never, requestOptions?: never): Promise<never> {
+          const req = request as { response_format?: { type?: string }; stream?: boolean };
+          if (req.response_format?.type !== 'json_schema' || req.stream) {
+            return super.completionWithRetry(request, requestOptions) as Promise<never>;
+          }
+          const { maxRetries, ...sdkOptions } = (requestOptions ?? {}) as { maxRetries?: number };
+          const clientOptions = this._getClientOptions(sdkOptions);
+          return this.caller.callWithOptions({ maxRetries }, async () => {
+            try {
+              return (await this.client.chat.completions.create(request, clientOptions)) as never;
+            } catch (e) {
+              throw wrapOpenAIClientError(e);
+            }
+          });
+        }
+      }
+      return new ChatOpenAI({ ...fields, completions: new UnparsedCompletions(fields) });
     }
     case 'anthropic': {
       const { ChatAnthropic } = await import('@langchain/anthropic');

@@ -99,9 +99,10 @@ export class RegistryChatModel extends BaseChatModel<RegistryChatCallOptions, AI
             () => bindStructured(lease.client, kind, mode, structured),
           );
           use = bound.use;
-          message = bound.streamed
-            ? await joined(await bound.runnable.stream(sent, rest))
-            : (await bound.runnable.invoke(sent, rest)).raw;
+          message =
+            bound.reply === 'message'
+              ? await bound.runnable.invoke(sent, rest)
+              : (await bound.runnable.invoke(sent, rest)).raw;
         } else {
           message = (await withTools(lease.client, tools, tool_choice).invoke(sent, rest)) as AIMessage;
         }
@@ -178,13 +179,4 @@ function withTools(
   return boundOnce(client, bindingKey(['tools', tools, toolChoice ?? null]), () =>
     client.bindTools!(tools, toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
   );
-}
-
-/** The chunks of a streamed reply as one message. */
-async function joined(stream: AsyncIterable<AIMessageChunk>): Promise<AIMessageChunk> {
-  let all: AIMessageChunk | undefined;
-  for await (const chunk of stream) {
-    all = all ? all.concat(chunk) : chunk;
-  }
-  return all ?? new AIMessageChunk({ content: '' });
 }

@@ -1,10 +1,5 @@
 import type { BaseChatModel, BaseChatModelCallOptions } from '@langchain/core/language_models/chat_models';
-import {
-  type AIMessage,
-  type AIMessageChunk,
-  type BaseMessage,
-  SystemMessage,
-} from '@langchain/core/messages';
+import { type AIMessage, type BaseMessage, SystemMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import type { StructuredOutputMode } from '@switchyard/config';
 import type { VendorKind } from './registry.store';
@@ -41,15 +36,15 @@ export function withPromptInstruction(messages: BaseMessage[], instruction: stri
   return messages.map((m, j) => (j === i ? new SystemMessage(`${text}\n\n${instruction}`) : m));
 }
 
-/** A bound client: `streamed` ones are streamed and their chunks joined (see the OpenAI case). */
+/** A bound client: it answers the reply itself (`message`) or with langchain's parse of it (`raw`). */
 export type StructuredBinding =
-  | { streamed: true; runnable: Runnable<BaseMessage[], AIMessageChunk>; use: StructuredUse }
-  | { streamed: false; runnable: Runnable<BaseMessage[], { raw: AIMessage }>; use: StructuredUse };
+  | { reply: 'message'; runnable: Runnable<BaseMessage[], AIMessage>; use: StructuredUse }
+  | { reply: 'raw'; runnable: Runnable<BaseMessage[], { raw: AIMessage }>; use: StructuredUse };
 
 /** `withStructuredOutput`'s json-schema method (Anthropic `output_config.format`, Ollama `format`). */
 function jsonSchemaBinding(client: BaseChatModel, req: StructuredRequest): StructuredBinding {
   return {
-    streamed: false,
+    reply: 'raw',
     runnable: client.withStructuredOutput(req.schema, { method: 'jsonSchema', includeRaw: true }) as Runnable<
       BaseMessage[],
       { raw: AIMessage }
@@ -62,9 +57,10 @@ function jsonSchemaBinding(client: BaseChatModel, req: StructuredRequest): Struc
  * The vendor client bound to return `req.schema` natively:
  * - OpenAI-compatible: `response_format: {type: "json_schema", json_schema: {name, strict, schema}}`
  *   (json_schema), or one forced function call (tool_call); `strict: true` when the schema has a
- *   strict form. The same binding as langchain's `withStructuredOutput`, but streamed: without
- *   streaming, ChatOpenAI sends json_schema requests through the OpenAI SDK's `parse`, which throws
- *   on a reply that is not JSON, losing the reply (and its usage) the structured call feeds back.
+ *   strict form. The same binding as langchain's `withStructuredOutput`, but the reply comes back
+ *   as it is: the registry's OpenAI clients send json_schema requests through the SDK's `create`,
+ *   not its `parse`, which throws on a reply that is not JSON (client-factory), so a reply the
+ *   structured call must feed back is kept, with its usage.
  * - Anthropic (`withStructuredOutput`): a forced tool (`tool_choice: {type: "tool", name}`;
  *   tool_call), or `output_config.format` (json_schema).
  * - Ollama (`withStructuredOutput`): `format` = the JSON Schema for both, since Ollama cannot force
@@ -84,32 +80,32 @@ export function bindStructured(
       const schema = req.strictSchema ?? req.schema;
       if (mode === 'json_schema') {
         return {
-          streamed: true,
+          reply: 'message',
           runnable: client.withConfig({
             response_format: {
               type: 'json_schema',
               json_schema: { name: req.name, description, strict, schema },
             },
-          } as Partial<BaseChatModelCallOptions>) as Runnable<BaseMessage[], AIMessageChunk>,
+          } as Partial<BaseChatModelCallOptions>) as Runnable<BaseMessage[], AIMessage>,
           use: { mode, strict },
         };
       }
       return {
-        streamed: true,
+        reply: 'message',
         runnable: client.bindTools!(
           [{ type: 'function', function: { name: req.name, description, parameters: schema } }],
           {
             tool_choice: { type: 'function', function: { name: req.name } },
             strict,
           } as Partial<BaseChatModelCallOptions>,
-        ) as Runnable<BaseMessage[], AIMessageChunk>,
+        ) as Runnable<BaseMessage[], AIMessage>,
         use: { mode, strict, tool: req.name },
       };
     }
     case 'anthropic':
       if (mode === 'tool_call') {
         return {
-          streamed: false,
+          reply: 'raw',
           runnable: client.withStructuredOutput(
             { name: req.name, description, input_schema: req.schema },
             { method: 'functionCalling', includeRaw: true },
