@@ -200,6 +200,10 @@ describe('console', () => {
     await startRun('say yes', created.body.id as string);
     await statusIs('succeeded');
     await byTest('graph').waitFor();
+    // The page reads the run's actions again when its stream says they changed: the status can
+    // show `succeeded` a moment before the last read of the actions lands (an inline chain ends a
+    // run within milliseconds). Wait for the path (three components taken), then read it all.
+    await page.locator('[data-testid="graph-node"][data-taken="true"]').nth(2).waitFor();
     const graphNodes = page.locator('[data-testid="graph-node"]');
     const nodes: [string, string | null, string | null, string | null][] = [];
     for (let i = 0; i < (await graphNodes.count()); i++) {
