@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { LRUCache } from 'lru-cache';
+import { v7 as timeOrderedUuid } from 'uuid';
 import type { StructuredOutputMode } from '@switchyard/config';
 import type { MeteredCall, Usage } from '@switchyard/contracts';
 import { buildClient } from './client-factory';
@@ -197,7 +197,9 @@ export class ModelRouter {
     }
     const ctx = target.ctx;
     const call: MeteredCall = {
-      call_id: randomUUID(),
+      // Time-ordered (UUIDv7, monotonic within the process): the writes insert calls in call_id
+      // order, so a task's rows get their model_usage ids in the order its calls were made.
+      call_id: timeOrderedUuid(),
       tenant_id: target.tenantId,
       business_id: target.businessId ?? null,
       run_id: ctx?.run_id ?? null,

@@ -353,6 +353,21 @@ describe('key failover and metering', () => {
       expect((await usageRows(c.task_id!)).map((r) => r.total_tokens)).toEqual([10]);
     });
 
+    it('numbers the rows of a batch in the order the calls were made', async () => {
+      const calls = new TaskCalls(60_000);
+      const c = { ...ctx(await newTenant(ds)), calls };
+      for (let i = 0; i < 6; i++) {
+        await inTask(c);
+      }
+      const taken = await calls.take(); // in call order
+      // Written in one statement, as a step writes a delta's calls: their ids follow the calls.
+      await calls.flush(taken);
+      const written = (await ds.query('SELECT call_id FROM model_usage WHERE task_id = $1 ORDER BY id', [
+        c.task_id,
+      ])) as { call_id: string }[];
+      expect(written.map((r) => r.call_id)).toEqual(taken.map((r) => r.call_id));
+    });
+
     it("counts the task's unwritten tokens against the tenant's budget", async () => {
       const tenant = await newTenant(ds, 15);
       const c = { ...ctx(tenant), calls: new TaskCalls(60_000) };

@@ -17,8 +17,9 @@ export interface TenantTokens {
  *
  * - Exactly once: a call arriving again (a delta delivered twice, a call its node wrote while its
  *   delta was also on the way) inserts nothing and adds nothing.
- * - No deadlock between writers: each takes the calls' index entries in `call_id` order and then
- *   the tenants' rows in id order — two writers of overlapping calls wait for one another, never
+ * - No deadlock between writers: each takes the calls' index entries in `call_id` order (time-ordered
+ *   ids, so rows are also numbered in the order the calls were made) and then the tenants' rows in
+ *   id order — two writers of overlapping calls wait for one another, never
  *   in a cycle. The tenants are locked `FOR NO KEY UPDATE` (what the UPDATE takes anyway), which
  *   leaves their rows free for other tables' foreign-key checks (a run inserted for the tenant).
  * - Cannot fail on its data: a model or key deleted since the call leaves NULL in the row (the
