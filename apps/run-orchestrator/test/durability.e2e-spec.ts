@@ -88,6 +88,16 @@ async function nodeStarted(runId: string, node: string): Promise<void> {
   });
 }
 
+/**
+ * An agent whose output task may take 20 s an attempt (not the suite's 6 s): a restart of output
+ * that is slow on a loaded machine must not use up the 3 attempts before the restarted service answers.
+ */
+async function patientOutputAgent(name: string): Promise<string> {
+  const agent = await stack.api('POST', '/v1/agents', { name, node_timeouts_ms: { output: 20_000 } });
+  expect(agent.status).toBe(201);
+  return agent.body.id as string;
+}
+
 const nodes = (list: Action[]) => list.map((a) => a.node);
 const CALC_FLOW = ['start', 'intake', 'memory', 'planner', 'calculator', 'reflection', 'planner', 'output'];
 
@@ -440,14 +450,7 @@ describe('crashes', () => {
   );
 
   it('a run survives kill -9 of output mid-stream, and the answer is whole', async () => {
-    // The output's task may take 20 s an attempt (not the suite's 6 s): a restart that is slow on
-    // a loaded machine must not use up the 3 attempts before the restarted output answers.
-    const agent = await stack.api('POST', '/v1/agents', {
-      name: 'patient-output',
-      node_timeouts_ms: { output: 20_000 },
-    });
-    expect(agent.status).toBe(201);
-    const run = await start('[slow-output] count', { agent_id: agent.body.id });
+    const run = await start('[slow-output] count', { agent_id: await patientOutputAgent('patient-output') });
     await waitFor('the first token', async () =>
       (await events(run.run_id, { timeoutMs: 300 })).some((e) => e.event_type === 'token'),
     );
@@ -462,12 +465,9 @@ describe('crashes', () => {
     // The output node answers (one call), then names the thread (a second call, 8 s here): its
     // delta carries its calls, but the answer's call may not wait for it that long — the node
     // service writes it itself (TaskCalls), so kill -9 during the title call loses nothing.
-    const agent = await stack.api('POST', '/v1/agents', {
-      name: 'patient-title',
-      node_timeouts_ms: { output: 20_000 },
+    const run = await start('[slow-title] what is 2+3*4?', {
+      agent_id: await patientOutputAgent('patient-title'),
     });
-    expect(agent.status).toBe(201);
-    const run = await start('[slow-title] what is 2+3*4?', { agent_id: agent.body.id });
     const outputCalls = () =>
       stack.sql<{ attempt: number; total_tokens: number }>(
         `SELECT attempt, total_tokens FROM model_usage WHERE run_id = $1 AND node = 'output' ORDER BY id`,

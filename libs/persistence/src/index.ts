@@ -35,7 +35,7 @@ export {
   withLockedReads,
 } from './lib/locked-read';
 export { deleteThreads } from './lib/thread-deletion';
-export { RECORD_USAGE_SQL, type TenantTokens, USAGE_WRITE } from './lib/model-usage';
+export { type TenantTokens, USAGE_WRITE } from './lib/model-usage';
 export { writeSnapshot, compactHistory } from './lib/state-snapshots';
 export {
   DataNotFoundError,

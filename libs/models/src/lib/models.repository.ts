@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import type { MeteredCall } from '@switchyard/contracts';
 import {
   type Db,
-  RECORD_USAGE_SQL,
   type TenantTokens,
+  USAGE_WRITE,
   kyselyOf,
   kyselyTransaction,
   preparedQuery,
@@ -62,11 +62,11 @@ export class ModelsRepository {
   }
 
   /**
-   * The calls written (RECORD_USAGE_SQL: each call once, however often it comes, and each tenant's
+   * The calls written (USAGE_WRITE: each call once, however often it comes, and each tenant's
    * tokens added), answering each tenant's budget and use. Prepared, straight through the pool.
    */
   recordUsage(calls: MeteredCall[]): Promise<TenantTokens[]> {
-    return preparedQuery<TenantTokens>(this.ds, RECORD_USAGE_SQL, [JSON.stringify(calls)]);
+    return preparedQuery<TenantTokens>(this.ds, USAGE_WRITE.sql, USAGE_WRITE.params(calls));
   }
 
   /**

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { MeteredCall, Usage } from '@switchyard/contracts';
-import type { TenantTokens } from '@switchyard/persistence';
 import { LlmCallException } from './llm-errors';
 import { ModelsRepository } from './models.repository';
 
@@ -99,7 +98,7 @@ export class UsageMeter {
 
   private async write(calls: MeteredCall[]): Promise<void> {
     try {
-      this.noteBudgets(await this.insert(calls));
+      this.noteBudgets(await this.tables.recordUsage(calls));
     } catch (err) {
       if (calls.length === 1) {
         this.lost(calls[0], err);
@@ -108,17 +107,12 @@ export class UsageMeter {
       // One bad row (say, its model deleted meanwhile) must not lose the others: one at a time.
       for (const call of calls) {
         try {
-          this.noteBudgets(await this.insert([call]));
+          this.noteBudgets(await this.tables.recordUsage([call]));
         } catch (oneErr) {
           this.lost(call, oneErr);
         }
       }
     }
-  }
-
-  /** One statement (ModelsRepository.recordUsage): the rows inserted, then each tenant's tokens added. */
-  private insert(calls: MeteredCall[]): Promise<TenantTokens[]> {
-    return this.tables.recordUsage(calls);
   }
 
   private noteBudgets(rows: { id: string; budget: number | null }[]): void {

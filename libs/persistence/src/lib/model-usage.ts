@@ -25,7 +25,7 @@ export interface TenantTokens {
  * - Cannot fail on its data: a model or key deleted since the call leaves NULL in the row (the
  *   call is still billed) rather than break the foreign key and lose the row.
  */
-export const RECORD_USAGE_SQL = `WITH batch AS (
+const RECORD_USAGE_SQL = `WITH batch AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(call_id uuid, tenant_id uuid, business_id text,
     run_id uuid, task_id uuid, node text, attempt integer, model_id uuid, key_id uuid,
     prompt_tokens integer, completion_tokens integer, total_tokens integer, cost numeric)

@@ -4,6 +4,7 @@ import { Histogram, register } from 'prom-client';
 import { DataSource } from 'typeorm';
 import {
   type DeltaMessage,
+  type MeteredCall,
   type RuntimeState,
   SUBJECTS,
   type NodeAnswer,
@@ -213,105 +214,104 @@ export class NodeRuntime {
     // (another delivery does it again), so its calls stop and nothing of it is published.
     const handedBack = ctx.signal;
     const signal = AbortSignal.any([cancel.signal, handedBack]);
-    let out: NodeOutput;
-    // The task's model calls not written yet: its delta carries them (see TaskCalls). On every
-    // path where no delta goes out, `calls.flush()` writes them before the task lets go.
+    // The task's model calls not written yet: its delta carries them (see TaskCalls).
     const calls = new TaskCalls();
+    // The rows of a delta that may never arrive (its publish failed).
+    let unsent: MeteredCall[] = [];
     try {
-      // Every LLM call of the node's code is metered against this task (and finds the run's
-      // tenant and pinned models) without the node passing anything.
-      const llmContext = { ...log, attempt, calls };
-      out = await runWithLlmCallContext(llmContext, () =>
-        impl({
-          task,
-          state,
-          signal,
-          attempt,
-          lastDelivery: deliveries >= MAX_DELIVER,
-          emitToken: async (text) => {
-            // `attempt`: a retried task's tokens replace the earlier attempt's (docs/api.md).
-            await this.events.append(task.run_id, 'token', {
-              node: task.node,
-              task_id: task.task_id,
-              attempt,
-              text,
-            });
-          },
-        }),
-      );
-    } catch (err) {
+      let out: NodeOutput;
+      try {
+        // Every LLM call of the node's code is metered against this task (and finds the run's
+        // tenant and pinned models) without the node passing anything.
+        const llmContext = { ...log, attempt, calls };
+        out = await runWithLlmCallContext(llmContext, () =>
+          impl({
+            task,
+            state,
+            signal,
+            attempt,
+            lastDelivery: deliveries >= MAX_DELIVER,
+            emitToken: async (text) => {
+              // `attempt`: a retried task's tokens replace the earlier attempt's (docs/api.md).
+              await this.events.append(task.run_id, 'token', {
+                node: task.node,
+                task_id: task.task_id,
+                attempt,
+                text,
+              });
+            },
+          }),
+        );
+      } catch (err) {
+        if (handedBack.aborted) {
+          this.logger.log({ ...log, msg: 'work aborted: handed back as the service shuts down' });
+          return;
+        }
+        if (signal.aborted) {
+          this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });
+          return;
+        }
+        const e = err as Error & { code?: string };
+        if (isRetryable(err) && deliveries < MAX_DELIVER) {
+          this.logger.warn({
+            ...log,
+            err: e,
+            msg: `node failed (delivery ${deliveries}/${MAX_DELIVER}); will retry`,
+          });
+          throw err;
+        }
+        this.logger.error({ ...log, err: e, msg: 'node failed; the run fails with its error' });
+        out = {
+          summary: `${task.node} failed: ${e.message}`,
+          result: null,
+          next: [],
+          error: nodeFailureOf(err),
+        };
+      } finally {
+        release();
+      }
       if (handedBack.aborted) {
-        await calls.flush();
-        this.logger.log({ ...log, msg: 'work aborted: handed back as the service shuts down' });
+        // Finished after the hand-back: the redelivery's result is the one that counts.
+        this.logger.log({ ...log, msg: 'work discarded: handed back as the service shuts down' });
         return;
       }
-      if (signal.aborted) {
-        await calls.flush();
-        this.logger.log({ ...log, msg: 'work aborted: the run was cancelled' });
-        return;
-      }
-      const e = err as Error & { code?: string };
-      if (isRetryable(err) && deliveries < MAX_DELIVER) {
-        await calls.flush();
-        this.logger.warn({
-          ...log,
-          err: e,
-          msg: `node failed (delivery ${deliveries}/${MAX_DELIVER}); will retry`,
-        });
-        throw err;
-      }
-      this.logger.error({ ...log, err: e, msg: 'node failed; the run fails with its error' });
-      out = {
-        summary: `${task.node} failed: ${e.message}`,
-        result: null,
-        next: [],
-        error: nodeFailureOf(err),
-      };
-    } finally {
-      release();
-    }
-    if (handedBack.aborted) {
-      // Finished after the hand-back: the redelivery's result is the one that counts.
-      await calls.flush();
-      this.logger.log({ ...log, msg: 'work discarded: handed back as the service shuts down' });
-      return;
-    }
 
-    if (recording()) {
-      const usage = out.usage ?? ZERO_USAGE;
-      trace.getActiveSpan()?.setAttributes({
-        'gen_ai.usage.input_tokens': usage.prompt_tokens,
-        'gen_ai.usage.output_tokens': usage.completion_tokens,
-        next: out.next.join(','),
-        ...(out.error ? { 'error.type': out.error.code } : {}),
-      });
-    }
-    const usageCalls = await calls.take();
-    const message: DeltaMessage = {
-      task_id: task.task_id,
-      run_id: task.run_id,
-      node: task.node,
-      base_version: task.version,
-      ...withTrace(messageTrace(task.trace?.['traceparent'])),
-      ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
-      delta: nodeDelta(task.node, out, { startedAt, attempt }),
-      ...(usageCalls.length ? { usage_calls: usageCalls } : {}),
-    };
-    await started;
-    // Remembered before it goes out: should the publish give up (NATS away past the task's
-    // deadline), the task's redelivery sends this delta again instead of doing the work (and its
-    // model calls) twice.
-    this.remember(task.task_id, message);
-    try {
+      if (recording()) {
+        const usage = out.usage ?? ZERO_USAGE;
+        trace.getActiveSpan()?.setAttributes({
+          'gen_ai.usage.input_tokens': usage.prompt_tokens,
+          'gen_ai.usage.output_tokens': usage.completion_tokens,
+          next: out.next.join(','),
+          ...(out.error ? { 'error.type': out.error.code } : {}),
+        });
+      }
+      const usageCalls = await calls.take();
+      const message: DeltaMessage = {
+        task_id: task.task_id,
+        run_id: task.run_id,
+        node: task.node,
+        base_version: task.version,
+        ...withTrace(messageTrace(task.trace?.['traceparent'])),
+        ...(task.tenant_id ? { tenant_id: task.tenant_id, priority: task.priority ?? 'interactive' } : {}),
+        delta: nodeDelta(task.node, out, { startedAt, attempt }),
+        ...(usageCalls.length ? { usage_calls: usageCalls } : {}),
+      };
+      await started;
+      // Remembered before it goes out: should the publish give up (NATS away past the task's
+      // deadline), the task's redelivery sends this delta again instead of doing the work (and its
+      // model calls) twice.
+      this.remember(task.task_id, message);
+      unsent = usageCalls; // until JetStream has the delta
       await this.publishDelta(message, task, log, handedBack);
-    } catch (err) {
-      // The delta may never arrive: its calls are written here (a second write of a call that
-      // did arrive is a no-op).
-      await calls.flush(usageCalls);
-      throw err;
+      unsent = [];
+      endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
+      this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
+    } finally {
+      // Whatever ends the task without its delta in JetStream — a retry, a cancel, a hand-back, a
+      // publish given up — writes the calls no delta carries before the task lets go (a second
+      // write of a call that did arrive is a no-op). After a published delta nothing is left.
+      await calls.flush(unsent);
     }
-    endTimer({ outcome: message.delta.action.error ? 'error' : 'ok' });
-    this.logger.log({ ...log, msg: 'delta published', next: message.delta.action.next });
   }
 
   /** Keeps a published delta for redeliveries of its task (bounded: the oldest go first). */
