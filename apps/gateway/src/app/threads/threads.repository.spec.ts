@@ -1,6 +1,6 @@
 // The thread resources' statements, against the real Postgres.
 import { randomUUID } from 'node:crypto';
-import { ApiException } from '../http/api.exception';
+import { ApiErrorCode, ApiException } from '../http/api.exception';
 import { specDatabase } from '../testing/spec-database';
 import { ThreadsRepository } from './threads.repository';
 
@@ -74,5 +74,33 @@ describe(ThreadsRepository.name, () => {
     await expect(repo.threadOrThrow(await pg.tenant(), thread)).rejects.toThrow(ApiException);
     // The copy's delta names a run specDatabase did not make: gone with the spec's.
     await pg.db.deleteFrom('state_deltas').where('thread_id', '=', copy).execute();
+  });
+
+  it("refuses to delete a thread whose run a step holds, without deadlocking on the step's order", async () => {
+    const t = await pg.tenant();
+    const thread = await pg.thread(t);
+    const run = await pg.run(t, thread, { status: 'running' });
+    // A step as the orchestrator takes its locks: the run first, the thread's version with its COMMIT.
+    const step = pg.ds.createQueryRunner();
+    await step.connect();
+    try {
+      await step.startTransaction();
+      await step.query('SELECT id FROM runs WHERE id = $1 FOR UPDATE', [run]);
+      const deleting = repo.delete(t, thread).then(
+        () => 'deleted',
+        (err: unknown) => err,
+      );
+      await new Promise((r) => setTimeout(r, 200)); // the delete holds the thread by now
+      const moved = step.query('UPDATE threads SET version = version + 1 WHERE id = $1', [thread]);
+      const refused = await deleting;
+      expect(refused).toBeInstanceOf(ApiException);
+      expect((refused as ApiException).code).toBe(ApiErrorCode.Conflict);
+      expect((refused as ApiException).message).toContain('is running');
+      await moved;
+      await step.commitTransaction();
+    } finally {
+      await step.release();
+    }
+    expect(await repo.threadOrThrow(t, thread)).toMatchObject({ id: thread, version: 1 });
   });
 });

@@ -299,6 +299,14 @@ export class ThreadsRepository {
 /**
  * Locks the tenant's thread and its runs (404 when it is not the tenant's) and answers the runs,
  * all of them ended: a run queued, running or waiting is a 409 saying what to do (`remedy`).
+ *
+ * The runs are read before they are locked, and locked only once all of them are known to have
+ * ended. A step of an active run locks its run first and its thread last (the thread's version
+ * moves with its COMMIT): waiting here for such a run's lock while holding its thread's would be
+ * a deadlock (seen as a 500 on DELETE of a thread whose run had just started). The thread's lock
+ * is what keeps the runs as read: no run of it starts (a start locks the thread first) and none is
+ * added (a run's foreign key waits for the thread); ended runs stay ended, and the steps a late
+ * delta still runs on them never touch the thread.
  */
 async function endedRuns(
   db: Db,
@@ -316,13 +324,16 @@ async function endedRuns(
     throw ApiException.notFound('thread');
   }
   const runs = db.selectFrom('runs').select(['id', 'status']).where('thread_id', '=', threadId);
-  const rows = await (lock === 'UPDATE' ? runs.forUpdate() : runs.forShare()).execute();
+  const rows = await runs.execute();
   const active = rows.find((r) => ['queued', 'running', 'waiting'].includes(r.status));
   if (active) {
     throw new ApiException(
       ApiErrorCode.Conflict,
       `thread ${threadId} has a run that is ${active.status} (${active.id}): ${remedy}`,
     );
+  }
+  if (rows.length > 0) {
+    await (lock === 'UPDATE' ? runs.forUpdate() : runs.forShare()).execute();
   }
   return rows;
 }
