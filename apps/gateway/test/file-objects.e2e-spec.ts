@@ -174,10 +174,14 @@ describe('files in an object store', () => {
 
     const deleted = await stack.api('DELETE', `/v1/threads/${run.thread_id}`);
     expect(deleted.status).toBe(200);
+    // The sweep deletes the object, then its row in file_objects_gone: wait for both.
     await waitFor(
-      'the made file’s object to be deleted',
-      async () => (await objectOf(made[0].object_key!)) === null,
+      'the made file’s object to be deleted and its record of it cleared',
+      async () =>
+        (await objectOf(made[0].object_key!)) === null &&
+        (await stack.sql('SELECT 1 FROM file_objects_gone')).length === 0,
     );
+    expect(await objectOf(made[0].object_key!)).toBeNull();
     expect(await stack.sql('SELECT 1 FROM file_objects_gone')).toEqual([]);
     // The upload the run read is the tenant's, not the run's: it stays.
     expect(await objectOf((await fileRow(csv.body['id'] as string)).object_key!)).not.toBeNull();
