@@ -5,7 +5,8 @@
 // Prints a markdown table and writes tools/bench/INLINE-RESULTS.md.
 // Usage: npm run bench:inline. Environment: BENCH_TURNS (100), BENCH_REPS (5: runs per mode,
 // medians), KEEP_BENCH_LOGS=1, BENCH_CPU_PROF=<dir> (V8 profiles of the services, per mode),
-// BENCH_ONLY_ON=1 (inline on only, no results file: for profiling).
+// BENCH_ONLY_ON=1 (inline on only, no results file: for profiling), BENCH_WARMUP_RUNS (3: unmeasured
+// runs per mode first).
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -18,6 +19,11 @@ import { fmtMs, markdownTable, median } from './stats';
 const ROOT = resolve(__dirname, '..', '..', '..', '..');
 const RESULTS = join(ROOT, 'tools', 'bench', 'INLINE-RESULTS.md');
 const TARGET_SPEEDUP = 10;
+/**
+ * Unmeasured runs per mode (~500 components each) before the measured ones: both modes are measured
+ * in their steady state, every process compiled (one run left V8 optimising the step path).
+ */
+const WARMUP_RUNS = Math.floor(Number(process.env['BENCH_WARMUP_RUNS'] ?? 3));
 const log = (msg: string) => process.stderr.write(`[bench:inline] ${msg}\n`);
 
 interface Sample {
@@ -58,7 +64,7 @@ async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise
       return [...names.keys(), ...backends.map((b) => b.pid)];
     });
     const samples: Sample[] = [];
-    for (let i = 0; i <= reps; i++) {
+    for (let i = 0; i < WARMUP_RUNS + reps; i++) {
       await cpu.start();
       const t0 = performance.now();
       const res = await stack.api('POST', '/v1/runs', {
@@ -83,11 +89,11 @@ async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise
         `SELECT count(*)::int AS n FROM state_deltas WHERE run_id = $1 AND node LIKE 'graph.%'`,
         [runId],
       );
-      if (i === 0) {
-        continue; // warm-up
+      if (i < WARMUP_RUNS) {
+        continue;
       }
       samples.push({ wallMs, components: row.n, cpuMs });
-      log(`${mode} #${i}: ${row.n} components in ${fmtMs(wallMs)} (${(wallMs / row.n).toFixed(2)} ms each)`);
+      log(`${mode} #${i - WARMUP_RUNS + 1}: ${row.n} components in ${fmtMs(wallMs)} (${(wallMs / row.n).toFixed(2)} ms each)`);
     }
     return samples;
   } finally {
@@ -98,8 +104,8 @@ async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise
 async function main(): Promise<void> {
   const turns = Math.floor(Number(process.env['BENCH_TURNS'] ?? 100));
   const reps = Math.floor(Number(process.env['BENCH_REPS'] ?? 5));
-  if (!(turns >= 1) || !(reps >= 1)) {
-    throw new Error('BENCH_TURNS and BENCH_REPS must be positive');
+  if (!(turns >= 1) || !(reps >= 1) || !(WARMUP_RUNS >= 0)) {
+    throw new Error('BENCH_TURNS and BENCH_REPS must be positive, BENCH_WARMUP_RUNS not negative');
   }
   const m = machine();
   const loadBefore = loadavg()[0];
@@ -154,7 +160,7 @@ async function main(): Promise<void> {
     `The agent: libs/testing \`pureLoopCanvas(${turns})\` — Begin, a Loop of ${turns} turns (LoopItem →`,
     'VariableAssigner → StringTransform → Switch → StringTransform), the final LoopItem, and a Message',
     '(which streams, so it runs in the planner either way). One run at a time on a stack of its own per',
-    `mode (TestStack, LOG_LEVEL=warn), ${reps} runs after one unmeasured; time from POST /v1/runs to the`,
+    `mode (TestStack, LOG_LEVEL=warn), ${reps} runs after ${WARMUP_RUNS} unmeasured; time from POST /v1/runs to the`,
     "end of the run's event stream, divided by the graph components it ran. Inline on chains at most",
     'SWITCHYARD_INLINE_MAX_CHAIN (64) steps or SWITCHYARD_INLINE_MAX_MS (50 ms) per transaction (the',
     'defaults), then one step goes over NATS.',

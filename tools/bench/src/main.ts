@@ -4,7 +4,8 @@
 // Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/main.js
 // Environment: BENCH_ROUNDS (20,50), BENCH_REPS (5), BENCH_CONCURRENCY (8), KEEP_BENCH_LOGS=1,
 // BENCH_CPU_PROF=<dir> (the services write V8 CPU profiles there), BENCH_LOOP_STEPS (30,150,600),
-// BENCH_LOOP_CONCURRENCY (32), BENCH_SKIP_LLM=1 (the pure-runtime loop only).
+// BENCH_LOOP_CONCURRENCY (32), BENCH_SKIP_LLM=1 (the pure-runtime loop only), BENCH_WARMUP_STEPS (2000:
+// unmeasured steps of each system before each loop's cells).
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -89,8 +90,19 @@ function config(): Config {
   };
 }
 
-/** Unmeasured runs of each system before measuring (JIT, connection pools, caches). */
-const WARMUP = 2;
+/**
+ * Unmeasured steps of each system before measuring (JIT, connection pools, caches): whole runs, in
+ * turn, until each system has taken this many steps. Every cell measures processes in their steady
+ * state, as a service runs in production: two runs (~60 steps) left Switchyard's seven processes
+ * half-compiled — V8 was still optimising hundreds of functions in the first cells (PROFILE.md,
+ * round 13) — while LangGraph.js's one process had warmed on the same library code.
+ */
+const WARMUP_STEPS = Number(process.env['BENCH_WARMUP_STEPS'] ?? 2000);
+if (!Number.isInteger(WARMUP_STEPS) || WARMUP_STEPS < 0) {
+  throw new Error(`BENCH_WARMUP_STEPS must be a whole number of steps, not ${process.env['BENCH_WARMUP_STEPS']}`);
+}
+/** The pure loop warms up on runs of this many steps (3 + 3k). */
+const WARMUP_LOOP_STEPS = 150;
 
 interface Contender {
   key: System;
@@ -211,7 +223,8 @@ function loopNotes(cfg: Config): string {
     `(start, intake, 3 per tool round, the final planner; LangGraph's run of the same rounds has no \`start\`, one`,
     `step fewer). Switchyard: the loop's nodes are served by tools/bench-nodes (a node service on the worker`,
     `runtime, in place of the planner and reflection services); LangGraph.js: the same graph with PostgresSaver`,
-    `(durability "async", its default), in the benchmark process. Medians of ${cfg.reps} runs per cell; step time`,
+    `(durability "async", its default), in the benchmark process. Medians of ${cfg.reps} runs per cell, after`,
+    `${WARMUP_LOOP_STEPS}-step runs of each system, in turn, until each took ${WARMUP_STEPS} steps; step time`,
     `p50/p99: time from one step to the next, over all measured runs, in microseconds (Switchyard: from one step's`,
     `transaction start to the next's, state_deltas.created_at; LangGraph: from one node's end to the next's; its`,
     `"async" checkpoints are written while the next steps run and drain at the end: in its wall time, mostly not`,
@@ -316,7 +329,8 @@ function table(cfg: Config, r: Results): string {
 
 function notes(cfg: Config, startupMs: number): string {
   return [
-    `Medians of ${cfg.reps} runs per cell, after ${WARMUP} unmeasured runs of each system; the systems take turns in`,
+    `Medians of ${cfg.reps} runs per cell, after unmeasured runs of each system until it took ${WARMUP_STEPS} steps`,
+    `(steady state: every process compiled and its pools and caches filled); the systems take turns in`,
     `every repetition. The loop: planner (LLM) → calculator("1+1"), N rounds, then the answer. Both systems call`,
     `the same scripted OpenAI-compatible model server (tools/bench/fixtures/bench.script.json: demo.json's rules,`,
     `streaming delays off) over HTTP through langchain's ChatOpenAI. Wall time is measured by the client:`,
@@ -438,11 +452,10 @@ async function main(): Promise<void> {
     }
     loopResults.idleRss.set('bench process (LangGraph)', process.memoryUsage().rss);
     const loops = { switchyard: syLoop, langgraph: lgLoop } as const;
-    for (let i = 0; i < WARMUP; i++) {
-      for (const l of Object.values(loops)) {
-        await l.run(cfg.loopSteps[0]);
-      }
-    }
+    await warmUp(
+      'pure loop',
+      Object.entries(loops).map(([key, l]) => ({ key, run: async () => (await l.run(WARMUP_LOOP_STEPS)).steps })),
+    );
     for (let i = 1; i <= cfg.reps; i++) {
       for (const n of cfg.loopSteps) {
         for (const [key, l] of Object.entries(loops) as [LoopSystem, SwitchyardLoop | LangGraphLoop][]) {
@@ -468,14 +481,25 @@ async function main(): Promise<void> {
   report(cfg, m, postgres, loadBefore, results, loopResults, startupMs);
 }
 
-async function llmLoop(cfg: Config, systems: Contender[], results: Results, llmUrl: string): Promise<void> {
-  const n0 = cfg.rounds[0];
-  log(`warm-up: ${WARMUP} runs of each system`);
-  for (let i = 0; i < WARMUP; i++) {
+/** Runs each system in turn until every one has taken `WARMUP_STEPS` steps; nothing is measured. */
+async function warmUp(what: string, systems: { key: string; run(): Promise<number> }[]): Promise<void> {
+  log(`warm-up (${what}): ${WARMUP_STEPS} steps of each system`);
+  const taken = new Map(systems.map((s) => [s.key, 0]));
+  while (systems.some((s) => (taken.get(s.key) ?? 0) < WARMUP_STEPS)) {
     for (const sys of systems) {
-      await sys.run(n0);
+      if ((taken.get(sys.key) ?? 0) < WARMUP_STEPS) {
+        taken.set(sys.key, (taken.get(sys.key) ?? 0) + (await sys.run()));
+      }
     }
   }
+}
+
+async function llmLoop(cfg: Config, systems: Contender[], results: Results, llmUrl: string): Promise<void> {
+  const n0 = cfg.rounds[0];
+  await warmUp(
+    'LLM loop',
+    systems.map((sys) => ({ key: sys.key, run: async () => (await sys.run(n0)).steps })),
+  );
   // Each repetition runs every system once, in turn, so drift and other load on the machine
   // spread over all of them rather than landing on one.
   for (let i = 1; i <= cfg.reps; i++) {
