@@ -45,5 +45,12 @@ export {
   extractDataInputSchema,
   pointerTokens,
 } from './lib/tool-output-extract';
-export { type Db, kyselyOf, kyselyOfManager, kyselyOnClient, kyselyTransaction } from './lib/kysely/kysely';
+export {
+  type Db,
+  executePrepared,
+  kyselyOf,
+  kyselyOfManager,
+  kyselyOnClient,
+  kyselyTransaction,
+} from './lib/kysely/kysely';
 export type { DB } from './lib/kysely/db';

@@ -93,7 +93,9 @@ async function measure(mode: 'on' | 'off', turns: number, reps: number): Promise
         continue;
       }
       samples.push({ wallMs, components: row.n, cpuMs });
-      log(`${mode} #${i - WARMUP_RUNS + 1}: ${row.n} components in ${fmtMs(wallMs)} (${(wallMs / row.n).toFixed(2)} ms each)`);
+      log(
+        `${mode} #${i - WARMUP_RUNS + 1}: ${row.n} components in ${fmtMs(wallMs)} (${(wallMs / row.n).toFixed(2)} ms each)`,
+      );
     }
     return samples;
   } finally {

@@ -99,7 +99,9 @@ function config(): Config {
  */
 const WARMUP_STEPS = Number(process.env['BENCH_WARMUP_STEPS'] ?? 2000);
 if (!Number.isInteger(WARMUP_STEPS) || WARMUP_STEPS < 0) {
-  throw new Error(`BENCH_WARMUP_STEPS must be a whole number of steps, not ${process.env['BENCH_WARMUP_STEPS']}`);
+  throw new Error(
+    `BENCH_WARMUP_STEPS must be a whole number of steps, not ${process.env['BENCH_WARMUP_STEPS']}`,
+  );
 }
 /** The pure loop warms up on runs of this many steps (3 + 3k). */
 const WARMUP_LOOP_STEPS = 150;
@@ -454,7 +456,10 @@ async function main(): Promise<void> {
     const loops = { switchyard: syLoop, langgraph: lgLoop } as const;
     await warmUp(
       'pure loop',
-      Object.entries(loops).map(([key, l]) => ({ key, run: async () => (await l.run(WARMUP_LOOP_STEPS)).steps })),
+      Object.entries(loops).map(([key, l]) => ({
+        key,
+        run: async () => (await l.run(WARMUP_LOOP_STEPS)).steps,
+      })),
     );
     for (let i = 1; i <= cfg.reps; i++) {
       for (const n of cfg.loopSteps) {

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { type Db, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
+import { type Db, executePrepared, kyselyOf, kyselyTransaction } from '@switchyard/persistence';
 
 /** A live API key and its tenant's request limits (null: the gateway's defaults). */
 export interface ApiKeyRow {
@@ -19,16 +19,20 @@ export class AuthRepository {
 
   /**
    * The unrevoked key of this hash, with its tenant's limits (a primary-key join): one statement
-   * per authenticated request, an indexed equality on the hash.
+   * per authenticated request, an indexed equality on the hash, prepared once per connection (it
+   * is on every request's path: 1.0–2.5 ms parsed and planned each time, PROFILE.md round 13).
    */
   async liveKey(hash: string): Promise<ApiKeyRow | undefined> {
-    return this.db
-      .selectFrom('api_keys as k')
-      .innerJoin('tenants as t', 't.id', 'k.tenant_id')
-      .select(['k.id', 'k.tenant_id', 't.rate_limit_per_second', 't.rate_limit_burst'])
-      .where('k.hash', '=', hash)
-      .where('k.revoked_at', 'is', null)
-      .executeTakeFirst();
+    const [row] = await executePrepared(
+      this.ds,
+      this.db
+        .selectFrom('api_keys as k')
+        .innerJoin('tenants as t', 't.id', 'k.tenant_id')
+        .select(['k.id', 'k.tenant_id', 't.rate_limit_per_second', 't.rate_limit_burst'])
+        .where('k.hash', '=', hash)
+        .where('k.revoked_at', 'is', null),
+    );
+    return row;
   }
 
   /** Tenant `default` and a key of it (`label` bootstrap), each created unless it exists, in one transaction. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import {
   type AgentConfig,
   type Breakpoints,
@@ -133,96 +134,99 @@ export class CreateRunUseCase {
       body.breakpoints && (await this.breakpointsFor(tenantId, agent.config, body.breakpoints));
     const runId = randomUUID();
     let held = false;
-    const result = await this.repo
-      .transaction(async (m) => {
-        let threadId = body.thread_id;
-        if (threadId) {
-          if (!(await this.repo.lockThread(m, tenantId, threadId))) {
-            throw ApiException.notFound('thread');
-          }
-        } else {
-          threadId = randomUUID();
+    // A run on a new thread without a request id is one statement, atomic on its own: it goes
+    // without BEGIN and COMMIT, two round trips fewer on every such start's path. A thread to lock,
+    // or a request id whose duplicate must roll back the thread made for it, takes a transaction.
+    const atomically = <T>(work: (m: EntityManager) => Promise<T>): Promise<T> =>
+      body.thread_id || body.request_id ? this.repo.transaction(work) : this.repo.alone(work);
+    const result = await atomically(async (m) => {
+      let threadId = body.thread_id;
+      if (threadId) {
+        if (!(await this.repo.lockThread(m, tenantId, threadId))) {
+          throw ApiException.notFound('thread');
         }
-        // The run (and its new thread) in one statement that also reads the tenant's load and the
-        // thread's other active runs as they were before it; it inserts nothing at the tenant's cap
-        // of active runs (its own when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS). The cap
-        // is checked without serialising a tenant's creates: under concurrency it may be passed by
-        // the number of requests in flight, which keeps creates fast.
-        const made = await this.repo.insertRun(
-          m,
-          {
-            id: runId,
-            tenantId,
-            threadId,
-            agentId: body.agent_id,
-            requestId: body.request_id ?? null,
-            input: {
-              ...body.input,
-              ...(body.input.inputs ? { inputs_json: JSON.stringify(body.input.inputs) } : {}),
-              ...(body.history?.length ? { history: body.history } : {}),
-              ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
-              ...(client.response_format ? { response_format: client.response_format } : {}),
-              ...(branch ? { fork: branch.fork } : {}),
-              ...(breakpoints && (breakpoints.before || breakpoints.after) ? { breakpoints } : {}),
-            } satisfies RunInput,
-            metadata: body.metadata,
-            maxSteps: agent.config.max_steps,
-            agentVersionId: agent.versionId,
-            agentConfig: agent.config,
-            traceParent,
-            priority: body.priority ?? DEFAULT_RUN_PRIORITY,
-            afterSeconds: body.after_seconds || null,
-            nodeTimeouts: agent.config.node_timeouts_ms ?? null,
-          },
-          { newThread: !body.thread_id, defaultCap: this.config.maxActiveRuns },
+      } else {
+        threadId = randomUUID();
+      }
+      // The run (and its new thread) in one statement that also reads the tenant's load and the
+      // thread's other active runs as they were before it; it inserts nothing at the tenant's cap
+      // of active runs (its own when the admin set one, else SWITCHYARD_MAX_ACTIVE_RUNS). The cap
+      // is checked without serialising a tenant's creates: under concurrency it may be passed by
+      // the number of requests in flight, which keeps creates fast.
+      const made = await this.repo.insertRun(
+        m,
+        {
+          id: runId,
+          tenantId,
+          threadId,
+          agentId: body.agent_id,
+          requestId: body.request_id ?? null,
+          input: {
+            ...body.input,
+            ...(body.input.inputs ? { inputs_json: JSON.stringify(body.input.inputs) } : {}),
+            ...(body.history?.length ? { history: body.history } : {}),
+            ...(client.client_tools?.length ? { client_tools: client.client_tools } : {}),
+            ...(client.response_format ? { response_format: client.response_format } : {}),
+            ...(branch ? { fork: branch.fork } : {}),
+            ...(breakpoints && (breakpoints.before || breakpoints.after) ? { breakpoints } : {}),
+          } satisfies RunInput,
+          metadata: body.metadata,
+          maxSteps: agent.config.max_steps,
+          agentVersionId: agent.versionId,
+          agentConfig: agent.config,
+          traceParent,
+          priority: body.priority ?? DEFAULT_RUN_PRIORITY,
+          afterSeconds: body.after_seconds || null,
+          nodeTimeouts: agent.config.node_timeouts_ms ?? null,
+        },
+        { newThread: !body.thread_id, defaultCap: this.config.maxActiveRuns },
+      );
+      const { active, ahead, cap, runningCap } = made.load;
+      if (!made.row) {
+        const limit = cap ?? this.config.maxActiveRuns;
+        // Seen before (under the cap the insert met the request id; at it, it was never tried):
+        // roll back — a thread made for this request must not stay behind — and answer the
+        // earlier run, whatever the tenant's load is now.
+        if (
+          active < limit ||
+          (body.request_id && (await this.repo.requestSeen(m, tenantId, body.request_id)))
+        ) {
+          throw new DuplicateRequest();
+        }
+        throw new ApiException(
+          ApiErrorCode.RateLimited,
+          `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
         );
-        const { active, ahead, cap, runningCap } = made.load;
-        if (!made.row) {
-          const limit = cap ?? this.config.maxActiveRuns;
-          // Seen before (under the cap the insert met the request id; at it, it was never tried):
-          // roll back — a thread made for this request must not stay behind — and answer the
-          // earlier run, whatever the tenant's load is now.
-          if (
-            active < limit ||
-            (body.request_id && (await this.repo.requestSeen(m, tenantId, body.request_id)))
-          ) {
-            throw new DuplicateRequest();
-          }
+      }
+      // At its running cap (counting the queued runs ahead), the tenant's new run waits queued:
+      // the orchestrator starts it when one of the tenant's runs ends, so no start message is
+      // sent for it now — a burst does not put hundreds of them ahead of other tenants' starts.
+      held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
+      let interrupted: string[] = [];
+      if (body.thread_id) {
+        const busy = made.busy;
+        if (busy.length > 0 && body.multitask === 'reject') {
+          // Rolls the transaction back: the new run is not kept.
           throw new ApiException(
-            ApiErrorCode.RateLimited,
-            `the tenant has ${active} active runs (limit ${limit}); retry when some have ended`,
+            ApiErrorCode.ThreadBusy,
+            `thread ${threadId} has an active run (${busy[0]})`,
           );
         }
-        // At its running cap (counting the queued runs ahead), the tenant's new run waits queued:
-        // the orchestrator starts it when one of the tenant's runs ends, so no start message is
-        // sent for it now — a burst does not put hundreds of them ahead of other tenants' starts.
-        held = ahead >= (runningCap ?? this.config.tenantMaxRunning);
-        let interrupted: string[] = [];
-        if (body.thread_id) {
-          const busy = made.busy;
-          if (busy.length > 0 && body.multitask === 'reject') {
-            // Rolls the transaction back: the new run is not kept.
-            throw new ApiException(
-              ApiErrorCode.ThreadBusy,
-              `thread ${threadId} has an active run (${busy[0]})`,
-            );
-          }
-          if (busy.length > 0 && body.multitask === 'interrupt') {
-            // Flagged after the commit: updating those rows under this thread lock deadlocked
-            // with the orchestrator stepping them (it locks runs, then threads). The new run
-            // waits for them to end meanwhile, as an enqueued one does.
-            interrupted = busy;
-          }
-          // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
+        if (busy.length > 0 && body.multitask === 'interrupt') {
+          // Flagged after the commit: updating those rows under this thread lock deadlocked
+          // with the orchestrator stepping them (it locks runs, then threads). The new run
+          // waits for them to end meanwhile, as an enqueued one does.
+          interrupted = busy;
         }
-        return { created: true as const, row: made.row, interrupted };
-      })
-      .catch((err: unknown) => {
-        if (err instanceof DuplicateRequest) {
-          return { created: false as const };
-        }
-        throw err;
-      });
+        // enqueue: the orchestrator starts the run once the thread's earlier runs have ended.
+      }
+      return { created: true as const, row: made.row, interrupted };
+    }).catch((err: unknown) => {
+      if (err instanceof DuplicateRequest) {
+        return { created: false as const };
+      }
+      throw err;
+    });
 
     if (!result.created) {
       // The idempotent answer repeats the first response, status included.

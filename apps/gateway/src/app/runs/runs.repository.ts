@@ -152,6 +152,11 @@ export class RunsRepository {
     return this.ds.transaction(work);
   }
 
+  /** `work`'s statements each on its own (autocommit): for work that is one statement. */
+  alone<T>(work: (m: EntityManager) => Promise<T>): Promise<T> {
+    return work(this.ds.manager);
+  }
+
   /** Locks the tenant's thread for the transaction; false when there is no such thread. */
   async lockThread(m: EntityManager, tenantId: string, threadId: string): Promise<boolean> {
     const db = await kyselyOfManager(m);

@@ -1,8 +1,9 @@
-import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
+import { type Compilable, Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import type { Pool, PoolClient } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { DB } from './db';
+import { preparedQuery } from '../prepared-query';
 
 /** A typed query builder over our schema (the `DB` table types: libs/persistence/src/lib/kysely/db.ts). */
 export type Db = Kysely<DB>;
@@ -56,4 +57,14 @@ export async function kyselyOfManager(m: EntityManager): Promise<Db> {
 /** Runs `work` in a TypeORM transaction of `ds` (as `ds.transaction` does), with a Kysely on its connection. */
 export function kyselyTransaction<T>(ds: DataSource, work: (db: Db) => Promise<T>): Promise<T> {
   return ds.transaction(async (m) => work(await kyselyOfManager(m)));
+}
+
+/**
+ * A Kysely query of a hot path run as a named prepared statement on the DataSource's pool
+ * (`preparedQuery`): each connection parses and plans its text once, not at every request. The
+ * rows are pg's, as Kysely's own execute returns them.
+ */
+export function executePrepared<R>(ds: DataSource, query: Compilable<R>): Promise<R[]> {
+  const { sql, parameters } = query.compile();
+  return preparedQuery<R>(ds, sql, [...parameters]);
 }
