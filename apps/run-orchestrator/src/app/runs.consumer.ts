@@ -37,7 +37,8 @@ export class RunsConsumer {
 
   @EventPattern(SUBJECTS.runStart)
   async onStart(@Payload() data: unknown, @Ctx() ctx: JetStreamContext): Promise<void> {
-    await this.startRun.execute((await this.parse(RunStartMessageSchema, data, ctx)).run_id);
+    const msg = await this.parse(RunStartMessageSchema, data, ctx);
+    await this.startRun.execute(msg.run_id, msg.thread_id);
   }
 
   @EventPattern(SUBJECTS.runCancel)

@@ -133,6 +133,28 @@ describe(StartRunUseCase.name, () => {
       await expect(start).rejects.toBeInstanceOf(NonRetryableMessageError);
       await expect(start).rejects.toThrow(/does not exist/);
     });
+
+    it("starts the run on the message's thread without reading the run first", async () => {
+      const tenantId = await createTenant(o.ds);
+      const { runId, threadId } = await queueRun(o.ds, tenantId);
+
+      await o.startRun.execute(runId, threadId);
+
+      expect(await runOf(runId)).toMatchObject({ status: 'running', steps: 1 });
+      expect(o.publishedFor(runId)).toHaveLength(1);
+    });
+
+    it('refuses a start naming a thread and no run, and starts the run on its own thread', async () => {
+      const start = o.startRun.execute(randomUUID(), randomUUID());
+      await expect(start).rejects.toBeInstanceOf(NonRetryableMessageError);
+      await expect(start).rejects.toThrow(/does not exist/);
+
+      // A message whose thread is not the run's still starts the run, on the run's thread.
+      const tenantId = await createTenant(o.ds);
+      const { runId } = await queueRun(o.ds, tenantId);
+      await o.startRun.execute(runId, randomUUID());
+      expect(await runOf(runId)).toMatchObject({ status: 'running', steps: 1 });
+    });
   });
 
   describe("the tenant's running cap", () => {

@@ -89,16 +89,32 @@ export class StartRunUseCase {
     @Inject(SnapshotWriter) private readonly snapshots: SnapshotWriter,
   ) {}
 
-  /** `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run. */
-  async execute(runId: string): Promise<void> {
-    const threadId = await threadOfRun(pooledSql(this.ds), runId);
-    if (threadId === undefined) {
+  /**
+   * `sy.run.start` for `runId`: starts the run, or leaves it queued behind its thread's active run.
+   * `threadId`, the message's, goes straight to the thread's lock — the run is not read first, a
+   * round trip less on every start's path; a start that starts nothing there is checked against
+   * the run, so a message naming no run is still refused.
+   */
+  async execute(runId: string, threadId?: string): Promise<void> {
+    if (threadId !== undefined && (await this.startNext(threadId)) !== 'idle') {
+      return;
+    }
+    const ofRun = await threadOfRun(pooledSql(this.ds), runId);
+    if (ofRun === undefined) {
       throw new NonRetryableMessageError(
         `sy.run.start names run ${runId}, which does not exist`,
         'unknown_run',
       );
     }
-    await this.startNext(threadId);
+    if (ofRun !== threadId) {
+      if (threadId !== undefined) {
+        this.logger.warn({
+          run_id: runId,
+          msg: `sy.run.start names thread ${threadId}; the run's is ${ofRun}`,
+        });
+      }
+      await this.startNext(ofRun);
+    }
   }
 
   /** After a run ended: the thread's next queued run, then the runs its tenant's cap held back. */
