@@ -157,6 +157,36 @@ describe(StartRunUseCase.name, () => {
     });
   });
 
+  describe('after a run ends', () => {
+    it("starts the thread's next queued run, and nothing when none waits", async () => {
+      const tenantId = await createTenant(o.ds);
+      const { runId: first, threadId } = await queueRun(o.ds, tenantId);
+      await o.startRun.execute(first, threadId);
+      const second = randomUUID();
+      await o.ds.query(
+        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input, max_steps)
+         VALUES ($1, $2, $3, 'default', 'queued', '{"prompt":"again"}', 50)`,
+        [second, tenantId, threadId],
+      );
+      // Its start finds the thread busy: the run waits its turn.
+      await o.startRun.execute(second, threadId);
+      expect(await statusesOf([first, second])).toEqual({ [first]: 'running', [second]: 'queued' });
+
+      const [task] = o.publishedFor(first);
+      await o.applyDelta.execute(answer(task.message, { next: [], result: { answer: '42' } }), 'planner');
+      expect(await statusesOf([first, second])).toEqual({ [first]: 'succeeded', [second]: 'running' });
+
+      // The second ends with nothing behind it: the thread is left free, nothing else starts.
+      const [next] = o.publishedFor(second);
+      await o.applyDelta.execute(answer(next.message, { next: [], result: { answer: '43' } }), 'planner');
+      expect(await statusesOf([second])).toEqual({ [second]: 'succeeded' });
+      expect(await o.ds.query('SELECT active_run_id FROM threads WHERE id = $1', [threadId])).toEqual([
+        { active_run_id: null },
+      ]);
+      expect(await slotsOf(tenantId)).toEqual([]);
+    });
+  });
+
   describe("the tenant's running cap", () => {
     /** `n` queued runs of the tenant, each on its own thread, oldest first. */
     const queued = async (tenantId: string, n: number) => {

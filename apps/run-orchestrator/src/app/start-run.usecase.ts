@@ -120,6 +120,17 @@ export class StartRunUseCase {
   /** After a run ended: the thread's next queued run, then the runs its tenant's cap held back. */
   async continueAfter(effects: Pick<StepEffects, 'continueThread' | 'continueTenant'>): Promise<void> {
     if (effects.continueThread) {
+      // Most runs end with nothing queued behind them. One read says so for the thread and its
+      // tenant at once (the thread, free since the commit, is one of the tenant's threads), where
+      // locking the thread to look took three round trips and the tenant's read a fourth. A run
+      // queued after this read starts by its own start message, which finds the thread free (and,
+      // should that message be lost, by the task reaper's sweep of idle threads).
+      if (
+        effects.continueTenant &&
+        (await nextStartableThreadOfTenant(pooledSql(this.ds), effects.continueTenant)) === undefined
+      ) {
+        return;
+      }
       await this.startNext(effects.continueThread);
     }
     if (effects.continueTenant) {
