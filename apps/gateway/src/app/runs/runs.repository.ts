@@ -7,6 +7,7 @@ import {
   type Db,
   type RunInput,
   type RunWaiting,
+  executePrepared,
   kyselyOf,
   kyselyOfManager,
 } from '@switchyard/persistence';
@@ -438,12 +439,15 @@ export class RunsRepository {
 
   /** The tenant's run (undefined: none, or another tenant's). */
   async get(tenantId: string, runId: string): Promise<RunRecord | undefined> {
-    const run = await this.db
-      .selectFrom('runs')
-      .select(RUN_COLUMNS)
-      .where('id', '=', runId)
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
+    // Prepared once per connection: every event stream's request reads its run first.
+    const [run] = await executePrepared(
+      this.ds,
+      this.db
+        .selectFrom('runs')
+        .select(RUN_COLUMNS)
+        .where('id', '=', runId)
+        .where('tenant_id', '=', tenantId),
+    );
     return run && runRecord(run);
   }
 
