@@ -50,6 +50,15 @@ interface Config {
   skipLlm: boolean;
   /** Every row RESULTS.md has (the default rounds and loop lengths): only such a run rewrites it. */
   whole: boolean;
+  /**
+   * Unmeasured steps of each system before each loop's cells (JIT, connection pools, caches):
+   * whole runs, in turn, until each system has taken this many. Every cell measures processes in
+   * their steady state, as a service runs in production: two runs (~60 steps) left Switchyard's
+   * seven processes half-compiled — V8 was still optimising hundreds of functions in the first
+   * cells (PROFILE.md, round 13) — while LangGraph.js's one process had warmed on the same library
+   * code.
+   */
+  warmupSteps: number;
 }
 
 const DEFAULT_ROUNDS = '20,50';
@@ -79,6 +88,10 @@ function config(): Config {
   if (!(loopConcurrency >= 1)) {
     throw new Error('BENCH_LOOP_CONCURRENCY must be positive');
   }
+  const warmupSteps = Number(process.env['BENCH_WARMUP_STEPS'] ?? 2000);
+  if (!Number.isInteger(warmupSteps) || warmupSteps < 0) {
+    throw new Error('BENCH_WARMUP_STEPS must be a whole number of steps, not negative');
+  }
   return {
     rounds,
     reps: Math.floor(reps),
@@ -87,22 +100,10 @@ function config(): Config {
     loopConcurrency,
     skipLlm: process.env['BENCH_SKIP_LLM'] === '1',
     whole: rounds.join(',') === DEFAULT_ROUNDS && loopSteps.join(',') === DEFAULT_LOOP_STEPS,
+    warmupSteps,
   };
 }
 
-/**
- * Unmeasured steps of each system before measuring (JIT, connection pools, caches): whole runs, in
- * turn, until each system has taken this many steps. Every cell measures processes in their steady
- * state, as a service runs in production: two runs (~60 steps) left Switchyard's seven processes
- * half-compiled — V8 was still optimising hundreds of functions in the first cells (PROFILE.md,
- * round 13) — while LangGraph.js's one process had warmed on the same library code.
- */
-const WARMUP_STEPS = Number(process.env['BENCH_WARMUP_STEPS'] ?? 2000);
-if (!Number.isInteger(WARMUP_STEPS) || WARMUP_STEPS < 0) {
-  throw new Error(
-    `BENCH_WARMUP_STEPS must be a whole number of steps, not ${process.env['BENCH_WARMUP_STEPS']}`,
-  );
-}
 /** The pure loop warms up on runs of this many steps (3 + 3k). */
 const WARMUP_LOOP_STEPS = 150;
 
@@ -226,7 +227,7 @@ function loopNotes(cfg: Config): string {
     `step fewer). Switchyard: the loop's nodes are served by tools/bench-nodes (a node service on the worker`,
     `runtime, in place of the planner and reflection services); LangGraph.js: the same graph with PostgresSaver`,
     `(durability "async", its default), in the benchmark process. Medians of ${cfg.reps} runs per cell, after`,
-    `${WARMUP_LOOP_STEPS}-step runs of each system, in turn, until each took ${WARMUP_STEPS} steps; step time`,
+    `${WARMUP_LOOP_STEPS}-step runs of each system, in turn, until each took ${cfg.warmupSteps} steps; step time`,
     `p50/p99: time from one step to the next, over all measured runs, in microseconds (Switchyard: from one step's`,
     `transaction start to the next's, state_deltas.created_at; LangGraph: from one node's end to the next's; its`,
     `"async" checkpoints are written while the next steps run and drain at the end: in its wall time, mostly not`,
@@ -331,7 +332,7 @@ function table(cfg: Config, r: Results): string {
 
 function notes(cfg: Config, startupMs: number): string {
   return [
-    `Medians of ${cfg.reps} runs per cell, after unmeasured runs of each system until it took ${WARMUP_STEPS} steps`,
+    `Medians of ${cfg.reps} runs per cell, after unmeasured runs of each system until it took ${cfg.warmupSteps} steps`,
     `(steady state: every process compiled and its pools and caches filled); the systems take turns in`,
     `every repetition. The loop: planner (LLM) → calculator("1+1"), N rounds, then the answer. Both systems call`,
     `the same scripted OpenAI-compatible model server (tools/bench/fixtures/bench.script.json: demo.json's rules,`,
@@ -455,11 +456,9 @@ async function main(): Promise<void> {
     loopResults.idleRss.set('bench process (LangGraph)', process.memoryUsage().rss);
     const loops = { switchyard: syLoop, langgraph: lgLoop } as const;
     await warmUp(
+      cfg.warmupSteps,
       'pure loop',
-      Object.entries(loops).map(([key, l]) => ({
-        key,
-        run: async () => (await l.run(WARMUP_LOOP_STEPS)).steps,
-      })),
+      Object.values(loops).map((l) => async () => (await l.run(WARMUP_LOOP_STEPS)).steps),
     );
     for (let i = 1; i <= cfg.reps; i++) {
       for (const n of cfg.loopSteps) {
@@ -486,14 +485,17 @@ async function main(): Promise<void> {
   report(cfg, m, postgres, loadBefore, results, loopResults, startupMs);
 }
 
-/** Runs each system in turn until every one has taken `WARMUP_STEPS` steps; nothing is measured. */
-async function warmUp(what: string, systems: { key: string; run(): Promise<number> }[]): Promise<void> {
-  log(`warm-up (${what}): ${WARMUP_STEPS} steps of each system`);
-  const taken = new Map(systems.map((s) => [s.key, 0]));
-  while (systems.some((s) => (taken.get(s.key) ?? 0) < WARMUP_STEPS)) {
-    for (const sys of systems) {
-      if ((taken.get(sys.key) ?? 0) < WARMUP_STEPS) {
-        taken.set(sys.key, (taken.get(sys.key) ?? 0) + (await sys.run()));
+/**
+ * Runs each system (a run answers its steps) in turn until every one has taken `steps` steps;
+ * nothing is measured.
+ */
+async function warmUp(steps: number, what: string, runs: (() => Promise<number>)[]): Promise<void> {
+  log(`warm-up (${what}): ${steps} steps of each system`);
+  const taken = runs.map(() => 0);
+  while (taken.some((n) => n < steps)) {
+    for (const [i, run] of runs.entries()) {
+      if (taken[i] < steps) {
+        taken[i] += await run();
       }
     }
   }
@@ -502,8 +504,9 @@ async function warmUp(what: string, systems: { key: string; run(): Promise<numbe
 async function llmLoop(cfg: Config, systems: Contender[], results: Results, llmUrl: string): Promise<void> {
   const n0 = cfg.rounds[0];
   await warmUp(
+    cfg.warmupSteps,
     'LLM loop',
-    systems.map((sys) => ({ key: sys.key, run: async () => (await sys.run(n0)).steps })),
+    systems.map((sys) => async () => (await sys.run(n0)).steps),
   );
   // Each repetition runs every system once, in turn, so drift and other load on the machine
   // spread over all of them rather than landing on one.
