@@ -6,7 +6,13 @@ export {
   patchesOtherOutputs,
   topLevelField,
 } from './lib/allow-list';
-export { StateCache, type StateSource, type StateCacheStats } from './lib/state-cache';
+export {
+  DEFAULT_STATE_CACHE_BYTES,
+  StateCache,
+  jsonBytes,
+  type StateSource,
+  type StateCacheStats,
+} from './lib/state-cache';
 export { RecentDeltas } from './lib/recent-deltas';
 export { DeltaRejectedException, DeltaRejectionCode } from './lib/state.exception';
 export {

@@ -88,6 +88,17 @@ describe('metrics an operator reads', () => {
         expect(value(orchestrator.samples, 'switchyard_consumer_pending_messages', { consumer })).toBe(0);
       }
       expect(value(orchestrator.samples, 'switchyard_consumer_info_failures')).toBe(0);
+      // The two runs' threads are in the orchestrator's state cache, weighed, none too heavy.
+      expect(
+        value(orchestrator.samples, 'switchyard_state_cache', { measure: 'threads' }),
+      ).toBeGreaterThanOrEqual(2);
+      expect(value(orchestrator.samples, 'switchyard_state_cache', { measure: 'bytes' })).toBeGreaterThan(
+        1000,
+      );
+      expect(value(orchestrator.samples, 'switchyard_state_cache', { measure: 'oversized' })).toBe(0);
+      expect(
+        value(orchestrator.samples, 'switchyard_state_cache_lookups_total', { outcome: 'hit' }),
+      ).toBeGreaterThan(0);
 
       let calls = 0;
       let tokens = 0;
@@ -99,6 +110,7 @@ describe('metrics an operator reads', () => {
             consumer: `svc-${app}`,
           }),
         ).toBe(0);
+        expect(value(samples, 'switchyard_state_cache', { measure: 'oversized' })).toBe(0);
         calls += samples
           .filter((s) => s.name === 'switchyard_llm_calls_total' && s.labels['outcome'] === 'ok')
           .reduce((a, s) => a + s.value, 0);

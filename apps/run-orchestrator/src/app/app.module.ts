@@ -1,7 +1,14 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FileStore, PgStateSource, fileStoreFromEnv } from '@switchyard/persistence';
-import { GraphNodesRegistrar, NodeDirectory, PlatformModule, TenantWeights } from '@switchyard/platform';
+import {
+  GraphNodesRegistrar,
+  NodeDirectory,
+  PlatformModule,
+  ServiceConfig,
+  TenantWeights,
+  watchStateCache,
+} from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
 import { CancelFence } from './cancel-fence.service';
@@ -27,8 +34,12 @@ import { ExpirySweepJob } from './expiry-sweep.job';
   providers: [
     {
       provide: StateCache,
-      useFactory: (source: PgStateSource) => new StateCache(source, 5000),
-      inject: [PgStateSource],
+      useFactory: (source: PgStateSource, config: ServiceConfig) => {
+        const cache = new StateCache(source, 5000, config.env.SWITCHYARD_STATE_CACHE_MB * 1024 * 1024);
+        watchStateCache(cache);
+        return cache;
+      },
+      inject: [PgStateSource, ServiceConfig],
     },
     // A thread's last 8 deltas are held; a task carries those its service has not seen (the
     // default agent's planner sees every third step), up to 32 KiB, or the service reads them.

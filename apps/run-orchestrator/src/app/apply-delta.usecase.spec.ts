@@ -95,6 +95,17 @@ describe(ApplyDeltaUseCase.name, () => {
     expect(await scenarioInLog(threadId)).toEqual(['math']);
   });
 
+  it("weighs the cached state's growth by the delta it logged, not by the whole state", async () => {
+    const { threadId, intake } = await started();
+    const before = o.cache.bytes;
+
+    await o.applyDelta.execute(scenario(intake), 'planner');
+
+    const [, logged] = await logOf(threadId);
+    expect(o.cache.bytes - before).toBe(JSON.stringify(logged.delta).length);
+    expect(o.cache.stats.misses).toBe(0);
+  });
+
   it('applies the same delta once when it arrives twice', async () => {
     const { runId, threadId, intake } = await started();
     const msg = scenario(intake);

@@ -24,7 +24,7 @@ import { type StepSql, USAGE_WRITE, gatherWrite } from '@switchyard/persistence'
 import { RunStepper } from './run-stepper.service';
 import { OrchestratorConfig } from './orchestrator.config';
 import { StartRunUseCase } from './start-run.usecase';
-import { type StepEffects, noEffects, shipRecentDeltas } from './step-effects';
+import { type StepEffects, noEffects, shipRecentDeltas, sumBytes } from './step-effects';
 import { StepCommitGroup } from './group-commit';
 import {
   LOCK_STEP,
@@ -197,7 +197,7 @@ export class ApplyDeltaUseCase {
     }
     if (committed) {
       const { state, snapshotVersion } = committed;
-      this.cache.put(state);
+      this.cache.put(state, logged && { from: logged.base, bytes: sumBytes(logged.deltas) });
       this.snapshots.afterCommit(state, snapshotVersion);
       if (logged) {
         shipRecentDeltas(effects, this.recent, state.thread_id, logged.base, logged.deltas, state.version);

@@ -33,7 +33,7 @@ import type { RunRow } from './run-row';
 import { OrchestratorConfig } from './orchestrator.config';
 import { RunFailureCode } from './orchestrator.exception';
 import { RunStepper } from './run-stepper.service';
-import { type StepEffects, actionEvent, noEffects, shipRecentDeltas } from './step-effects';
+import { type StepEffects, actionEvent, noEffects, shipRecentDeltas, sumBytes } from './step-effects';
 import { TaskOutbox } from './task-outbox.service';
 import { SnapshotWriter } from './snapshot-writer.service';
 import { takeRunningSlot } from './running-slots.repository';
@@ -199,17 +199,12 @@ export class StartRunUseCase {
         // them carry those deltas (as after any step), so their service need not read them back
         // (nor, on a new thread, anything: the start is its whole log).
         const state = effects.inlined?.state ?? opened.committed;
-        this.cache.put(state);
+        const base = opened.committed.version - 1;
+        const logged = opened.start ? [opened.start, ...(effects.inlined?.deltas ?? [])] : undefined;
+        this.cache.put(state, logged && { from: base, bytes: sumBytes(logged) });
         this.snapshots.afterCommit(state, opened.snapshotVersion);
-        if (opened.start) {
-          shipRecentDeltas(
-            effects,
-            this.recent,
-            opened.committed.thread_id,
-            opened.committed.version - 1,
-            [opened.start, ...(effects.inlined?.deltas ?? [])],
-            effects.inlined?.state.version ?? opened.committed.version,
-          );
+        if (logged) {
+          shipRecentDeltas(effects, this.recent, state.thread_id, base, logged, state.version);
         }
       }
       await this.outbox.apply(effects);

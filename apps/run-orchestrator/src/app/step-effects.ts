@@ -48,6 +48,15 @@ export function actionEvent(a: Action): { type: 'action'; payload: unknown } {
  * each task of `effects` those its service has not seen, up to the state it runs on — so a node
  * service need not read them back from Postgres (where jsonb would also lose their key order).
  */
+/** The JSON bytes of deltas the step wrote to the log (counted as it wrote them). */
+export function sumBytes(deltas: readonly { bytes: number }[]): number {
+  let bytes = 0;
+  for (const d of deltas) {
+    bytes += d.bytes;
+  }
+  return bytes;
+}
+
 export function shipRecentDeltas(
   effects: StepEffects,
   recent: RecentDeltas,

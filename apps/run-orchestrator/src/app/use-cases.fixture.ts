@@ -86,6 +86,8 @@ export interface OrchestratorFixture {
   startRun: StartRunUseCase;
   applyDelta: ApplyDeltaUseCase;
   reaper: TaskReaper;
+  /** The orchestrator's state cache (shared by the use cases). */
+  cache: StateCache;
   /** Every task the outbox published, in order. */
   published: Published[];
   /** Those of the run. */
@@ -139,6 +141,7 @@ export async function openOrchestrator(
     ds,
     config,
     startRun,
+    cache,
     applyDelta: new ApplyDeltaUseCase(
       cache,
       recent,

@@ -81,6 +81,9 @@ export const baseEnvSchema = z.object({
   // Fair dispatch: while a node service's event loop is busier than this share of the time, it
   // starts fewer tasks at once (held tasks then start in fair order as it has room); 1 = never.
   SWITCHYARD_FAIR_LOOP_BUSY: z.coerce.number().min(0.1).max(1).default(0.95),
+  // The thread states a process keeps in memory (the orchestrator, each node service), in MiB of
+  // their JSON (the heap holds some 2–3× that); least recently used threads go first.
+  SWITCHYARD_STATE_CACHE_MB: z.coerce.number().int().min(1).max(65_536).default(128),
 });
 export type BaseEnv = z.infer<typeof baseEnvSchema>;
 

@@ -1,7 +1,7 @@
 import { type Action, type CommittedDelta, type RuntimeState, ZERO_USAGE } from '@switchyard/contracts';
 import { applyDelta, emptyState, openTurnPatch } from './apply-delta';
 import { MemoryStateSource } from './memory-state-source';
-import { StateCache } from './state-cache';
+import { StateCache, jsonBytes } from './state-cache';
 
 const T0 = '2024-05-01T10:00:00.000Z';
 const THREAD_A = '5c0ffee0-0000-4000-8000-00000000000a';
@@ -41,6 +41,9 @@ function threadLog(steps: number): CommittedDelta[] {
   return log;
 }
 
+/** Thread A at version 4, as the tests' bounds are cut around it. */
+const expected0 = (): RuntimeState => fold(THREAD_A, threadLog(9).slice(0, 4));
+
 const fold = (threadId: string, deltas: CommittedDelta[]): RuntimeState =>
   deltas.reduce(applyDelta, emptyState(threadId, threadId));
 
@@ -69,14 +72,14 @@ class InMemoryStateSource extends MemoryStateSource {
   }
 }
 
-function setup(maxThreads?: number) {
+function setup(maxThreads?: number, maxBytes?: number) {
   const logs = new Map([
     [THREAD_A, threadLog(9)],
     [THREAD_B, threadLog(4)],
     [THREAD_C, threadLog(2)],
   ]);
   const source = new InMemoryStateSource(logs);
-  const cache = new StateCache(source, maxThreads);
+  const cache = new StateCache(source, maxThreads, maxBytes);
   const expected = (threadId: string, version: number) =>
     fold(threadId, logs.get(threadId)!.slice(0, version));
   return { source, cache, expected, logs };
@@ -324,6 +327,101 @@ describe(StateCache.name, () => {
       await cache.get(THREAD_A, 3);
 
       expect(source.calls.load).toEqual([[THREAD_A, 3]]);
+    });
+  });
+
+  describe('the byte bound', () => {
+    const deltaBytes = (logs: Map<string, CommittedDelta[]>, thread: string, from: number, upto: number) =>
+      logs
+        .get(thread)!
+        .slice(from, upto)
+        .reduce((sum, d) => sum + jsonBytes(d), 0);
+
+    it('weighs a loaded state whole, then grows its weight by each applied delta only', async () => {
+      const { cache, expected, logs } = setup();
+      await cache.get(THREAD_A, 4);
+      const loaded = jsonBytes(expected(THREAD_A, 4));
+      expect(cache.bytes).toBe(loaded);
+
+      await cache.get(THREAD_A, 7);
+
+      expect(cache.bytes).toBe(loaded + deltaBytes(logs, THREAD_A, 4, 7));
+      expect(cache.size).toBe(1);
+    });
+
+    it('weighs a replayed shipped log by its deltas', async () => {
+      const { cache, logs } = setup();
+
+      await cache.get(THREAD_B, 5, logs.get(THREAD_B)!.slice(0, 5));
+
+      expect(cache.bytes).toBe(deltaBytes(logs, THREAD_B, 0, 5));
+    });
+
+    it("grows a put state's weight by the bytes its caller logged, without weighing the state", async () => {
+      const { cache, expected } = setup();
+      await cache.get(THREAD_A, 4);
+      const before = cache.bytes;
+
+      cache.put(expected(THREAD_A, 6), { from: 4, bytes: 1234 });
+
+      expect(cache.bytes).toBe(before + 1234);
+    });
+
+    it('weighs a put state whole when the cache does not hold the version it grew from', async () => {
+      const { cache, expected } = setup();
+      await cache.get(THREAD_A, 2);
+
+      cache.put(expected(THREAD_A, 6), { from: 4, bytes: 1234 });
+
+      expect(cache.bytes).toBe(jsonBytes(expected(THREAD_A, 6)));
+    });
+
+    it('drops the least recently used threads once their bytes pass the bound', async () => {
+      const weigh = setup();
+      const bound = jsonBytes(weigh.expected(THREAD_A, 3)) + jsonBytes(weigh.expected(THREAD_B, 3)) + 10;
+      const { source, cache } = setup(100, bound);
+      await cache.get(THREAD_A, 3);
+      await cache.get(THREAD_B, 3);
+      await cache.get(THREAD_A, 3); // hit: B is now the least recently used
+
+      await cache.get(THREAD_C, 3); // over the bound: evicts B
+
+      expect(cache.size).toBe(2);
+      expect(cache.bytes).toBeLessThanOrEqual(bound);
+      await cache.get(THREAD_A, 3);
+      await cache.get(THREAD_B, 3);
+      expect(source.calls.load.map(([t]) => t)).toEqual([THREAD_A, THREAD_B, THREAD_C, THREAD_B]);
+    });
+
+    it('does not keep a state heavier than the whole bound, counts it, and reads it again', async () => {
+      const { source, cache } = setup(100, jsonBytes(expected0()) - 1);
+      await cache.get(THREAD_A, 4);
+
+      await cache.get(THREAD_A, 4);
+
+      expect(cache.oversized).toBe(2);
+      expect(cache.size).toBe(0);
+      expect(cache.bytes).toBe(0);
+      expect(source.calls.load).toEqual([
+        [THREAD_A, 4],
+        [THREAD_A, 4],
+      ]);
+    });
+
+    it('drops the older version of a thread whose newer state no longer fits', async () => {
+      const { source, cache, expected } = setup(100, jsonBytes(expected0()) + 50);
+      await cache.get(THREAD_A, 4); // fits
+      expect(cache.size).toBe(1);
+
+      cache.put(expected(THREAD_A, 9)); // too heavy: not kept, and the version-4 state goes too
+
+      expect(cache.size).toBe(0);
+      expect(cache.oversized).toBe(1);
+      await cache.get(THREAD_A, 9);
+      expect(source.calls.load).toEqual([
+        [THREAD_A, 4],
+        [THREAD_A, 9],
+      ]);
     });
   });
 });

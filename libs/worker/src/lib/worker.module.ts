@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PgStateSource } from '@switchyard/persistence';
-import { TenantWeights } from '@switchyard/platform';
+import { ServiceConfig, TenantWeights, watchStateCache } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
 import { NodeRegistrar } from './node-registrar';
@@ -20,9 +20,16 @@ export class WorkerModule {
       providers: [
         {
           provide: StateCache,
-          useFactory: (source: PgStateSource) =>
-            new StateCache(countedReads(source), opts.cacheThreads ?? 1000),
-          inject: [PgStateSource],
+          useFactory: (source: PgStateSource, config: ServiceConfig) => {
+            const cache = new StateCache(
+              countedReads(source),
+              opts.cacheThreads ?? 1000,
+              config.env.SWITCHYARD_STATE_CACHE_MB * 1024 * 1024,
+            );
+            watchStateCache(cache);
+            return cache;
+          },
+          inject: [PgStateSource, ServiceConfig],
         },
         CancelRegistry,
         NodeRegistrar,
