@@ -6,10 +6,12 @@ import {
   type GatheredWrite,
   type StepSql,
   deferWrite,
+  escapeLiteral,
   gatherWrite,
   withLockedRead,
   withLockedReads,
 } from './locked-read';
+import pg from 'pg';
 import { statementName } from './prepared-query';
 import { testDatabaseUrl } from '@switchyard/testing';
 
@@ -107,6 +109,37 @@ describe(withLockedRead.name, () => {
 
     expect(rows).toEqual([{ v: hostile }]);
     expect(await ds.query(`SELECT note FROM ${TABLE} WHERE id = $1`, [id])).toEqual([{ note: null }]);
+  });
+
+  describe(escapeLiteral.name, () => {
+    const samples = [
+      '',
+      'plain',
+      "it's",
+      "''",
+      'back\\slash',
+      "both ' and \\ and '\\'",
+      '\\',
+      '{"a":"x\\"y","b":"\\u0000 é 日本 🙂"}',
+      "x'; DROP TABLE t; --",
+    ];
+
+    it("writes exactly pg's literal for every kind of value", () => {
+      const alphabet = ['a', 'b', "'", '\\', '\n', ' ', 'é', '🙂', '"', 'x'];
+      const random = Array.from({ length: 200 }, (_, i) =>
+        Array.from({ length: i % 40 }, () => alphabet[Math.floor(Math.random() * alphabet.length)]).join(''),
+      );
+      for (const value of [...samples, ...random]) {
+        expect(escapeLiteral(value)).toBe(pg.escapeLiteral(value));
+      }
+    });
+
+    it('reads back from Postgres as the very value it quoted', async () => {
+      for (const value of samples) {
+        const [{ v }] = (await ds.query(`SELECT ${escapeLiteral(value)}::text AS v`)) as { v: string }[];
+        expect(v).toBe(value);
+      }
+    });
   });
 
   it('makes a second locked read wait for the first to commit, then read what it wrote', async () => {
