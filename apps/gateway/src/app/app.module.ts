@@ -37,7 +37,7 @@ import { UsersModule } from './users/users.module';
  */
 @Module({
   imports: [
-    PlatformModule.forRoot({ service: 'gateway', poolSize: 20 }),
+    PlatformModule.forRoot({ service: 'gateway', poolSize: 20, requestLogs: true }),
     ModelsModule.forRoot('gateway'),
     GatewayCoreModule,
     RunsModule,

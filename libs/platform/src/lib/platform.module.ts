@@ -25,6 +25,13 @@ export interface PlatformOptions {
   service: string;
   /** Postgres pool size of this process. */
   poolSize?: number;
+  /**
+   * Binds a logger to each HTTP request (its lines name the request): the gateway's API. Other
+   * services serve only health and metrics over HTTP, and the binding runs every request in an
+   * AsyncLocalStorage, which on Node 20 switches on a hook that every promise of the process then
+   * pays — 7 % of the orchestrator's allocation per step (tools/bench/PROFILE.md, round 14).
+   */
+  requestLogs?: boolean;
 }
 
 class Shutdown implements OnApplicationShutdown {
@@ -60,6 +67,8 @@ export class PlatformModule {
       imports: [
         TerminusModule.forRoot({ logger: false }),
         LoggerModule.forRoot({
+          // No routes: the middleware is not bound, the root logger serves every line.
+          ...(opts.requestLogs ? {} : { forRoutes: [] }),
           pinoHttp: {
             name: opts.service,
             level: env.LOG_LEVEL,
