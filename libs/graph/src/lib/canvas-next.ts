@@ -83,17 +83,42 @@ const NEVER_SKIPPED = componentsWith('neverSkipped');
  * RAGFlow's skip rule: a component whose text references name a component that has not run
  * in this run is dropped (how joins behind untaken branches disappear). Off on a resume.
  */
-export function isSkipped(canvas: Canvas, id: string, ran: ReadonlySet<string>, resumed = false): boolean {
+export function isSkipped(
+  canvas: Canvas,
+  id: string,
+  ran: ReadonlySet<string> | readonly string[],
+  resumed = false,
+): boolean {
   const c = canvas.components[id];
   if (!c || resumed || NEVER_SKIPPED.has(c.name)) {
     return false;
   }
-  for (const ref of referencedComponents(c.params, canvas)) {
-    if (ref !== id && !ran.has(ref)) {
-      return true;
-    }
+  const refs = referencesOf(canvas, id, c.params);
+  if (refs.length === 0) {
+    return false;
   }
-  return false;
+  const has = 'has' in ran ? ran : new Set(ran);
+  return refs.some((ref) => !has.has(ref));
+}
+
+/**
+ * The other components `id`'s params reference, read once per canvas object (a run's canvas is
+ * read once and kept: InlineNodes, the planner's run cache) rather than at every step.
+ */
+const references = new WeakMap<Canvas, Map<string, string[]>>();
+
+function referencesOf(canvas: Canvas, id: string, params: unknown): string[] {
+  let byId = references.get(canvas);
+  if (!byId) {
+    byId = new Map();
+    references.set(canvas, byId);
+  }
+  let refs = byId.get(id);
+  if (!refs) {
+    refs = [...referencedComponents(params, canvas)].filter((ref) => ref !== id);
+    byId.set(id, refs);
+  }
+  return refs;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   type Action,
   GRAPH_ENTRY_NODE,
   type GraphState,
+  type StartResult,
   StartResultSchema,
   componentIdOfNode,
   graphNodeName,
@@ -149,14 +150,80 @@ function previousAnswerOf(state: Readonly<RuntimeState>): { previousAnswer?: Rec
 
 /** The graph components of the turn so far, in the order their actions were applied. */
 function turnComponents(actions: readonly Action[]): ComponentResult[] {
-  const out: ComponentResult[] = [];
-  for (const a of actions) {
+  return readTurn(actions).ran;
+}
+
+/** What a component step reads of its turn's actions, gathered in one pass. */
+interface TurnRecord {
+  /** The components' results, in order (paused ones left out). */
+  ran: ComponentResult[];
+  /** The ids of those that were not skipped, in order. */
+  ids: string[];
+  /** Answers to paused forms (`ask_user` actions). */
+  resumes: number;
+  /** The turn's `start` action's result, when it is one. */
+  start: StartResult | undefined;
+}
+
+/**
+ * The turn's components, run ids, resumes and start. A turn's record is kept by its last action (the
+ * states of a run share their action objects), so the next step's turn — one action longer — costs
+ * that action, not a walk of the turn: a Loop of hundreds of components run inline used to walk its
+ * whole turn four times at every step. The record's arrays are never changed once handed out (the
+ * next record copies them), so a step may hold them as long as it likes.
+ */
+function readTurn(actions: readonly Action[]): TurnRecord {
+  const n = actions.length;
+  if (n === 0) {
+    return { ran: [], ids: [], resumes: 0, start: undefined };
+  }
+  const known = turnRecords.get(actions[n - 1]);
+  if (known?.length === n) {
+    return known;
+  }
+  const before = n > 1 ? turnRecords.get(actions[n - 2]) : undefined;
+  const record =
+    before?.length === n - 1
+      ? withAction({ ...before, ran: before.ran.slice(), ids: before.ids.slice(), length: n }, actions[n - 1])
+      : actions.reduce(withAction, { ran: [], ids: [], resumes: 0, start: undefined, length: n });
+  // Only the newest record of a turn is kept: one per prefix would hold O(n²) for a long turn.
+  if (before) {
+    turnRecords.delete(actions[n - 2]);
+  }
+  turnRecords.set(actions[n - 1], record);
+  return record;
+}
+
+/** The record of a turn's first `length` actions, by the turn's last action. */
+const turnRecords = new WeakMap<Action, TurnRecord & { length: number }>();
+
+/** Adds one action to a record being built (its arrays are its own). */
+function withAction<R extends TurnRecord>(record: R, a: Action): R {
+  if (a.node === ASK_USER.name) {
+    record.resumes++;
+  } else if (a.node === 'start') {
+    record.start ??= startResultOf(a);
+  } else {
     const r = a.result as ComponentResult | null;
     if (r && typeof r === 'object' && !r.paused && componentIdOfNode(a.node) !== undefined) {
-      out.push(r);
+      record.ran.push(r);
+      if (!r.skipped) {
+        record.ids.push(r.component);
+      }
     }
   }
-  return out;
+  return record;
+}
+
+/** A start action's result, parsed once per action object (the states of a run share it). */
+const startResults = new WeakMap<Action, StartResult | undefined>();
+
+function startResultOf(action: Action): StartResult | undefined {
+  if (!startResults.has(action)) {
+    const parsed = StartResultSchema.safeParse(action.result);
+    startResults.set(action, parsed.success ? parsed.data : undefined);
+  }
+  return startResults.get(action);
 }
 
 /**
@@ -173,7 +240,8 @@ export async function runComponentStep(
   const id = componentIdOfNode(input.node) ?? '';
   const component = canvas.components[id];
   const turn = state.action_history[state.turn] ?? [];
-  const ran = turnComponents(turn);
+  const record = readTurn(turn);
+  const { ran } = record;
   if (!component) {
     return failed(id, 'Unknown', `the canvas has no component "${id}"`, ran, {});
   }
@@ -181,8 +249,7 @@ export async function runComponentStep(
   if (!graph && input.node !== GRAPH_ENTRY_NODE) {
     return failed(id, component.name, 'the canvas was not opened by its Begin component', ran, {});
   }
-  const ranIds = new Set(ran.filter((r) => !r.skipped).map((r) => r.component));
-  if (isSkipped(canvas, id, ranIds)) {
+  if (isSkipped(canvas, id, record.ids)) {
     return finish(
       canvas,
       id,
@@ -193,7 +260,6 @@ export async function runComponentStep(
       true,
     );
   }
-  const start = StartResultSchema.safeParse(turn.find((a) => a.node === 'start')?.result);
   let effect: ComponentEffect;
   let recovery: Recovery = {};
   // The component's time budget (four levels, libs/graph componentTimeoutMs); past it its work
@@ -207,14 +273,14 @@ export async function runComponentStep(
       // Bare `{item}`/`{index}`/`{result}` in an Iteration's body resolve like references.
       component: withIterationAliases(canvas, component),
       scope: { canvas, globals: graph?.globals ?? {}, outputs: graph?.outputs ?? {} },
-      prompt: start.success ? start.data.prompt : '',
+      prompt: record.start?.prompt ?? '',
       tenantId,
       runId: input.runId,
       ...(input.priority ? { priority: input.priority } : {}),
       taskId: input.taskId,
       firstTurn: !graph,
-      ran: ran.filter((r) => !r.skipped).map((r) => r.component),
-      resumes: turn.filter((a) => a.node === ASK_USER.name).length,
+      ran: record.ids,
+      resumes: record.resumes,
       ...(inputs ? { inputs } : {}),
       signal: budgetMs === undefined ? input.signal : AbortSignal.any([input.signal, timer.signal]),
       emitToken: input.emitToken,

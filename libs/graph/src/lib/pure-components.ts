@@ -11,7 +11,7 @@ import { dataOperations } from './data-operations';
 import { iterationItemStep, iterationItems } from './iteration';
 import { listOperations } from './list-operations';
 import { loopEnded, loopVariables } from './loop';
-import { SwitchParamsSchema, evaluateSwitch } from './switch';
+import { type SwitchParams, SwitchParamsSchema, evaluateSwitch } from './switch';
 
 /** What a pure component reads: the canvas, the variables and the turn — nothing outside the state. */
 export type PureComponentContext = Pick<
@@ -76,8 +76,20 @@ function visitsSince(ran: readonly string[], parentId: string, id: string): numb
 // orchestrator runs it in its step transaction (docs/architecture.md, "Where a node runs").
 // Every other component runs in the planner service.
 
+/** A Switch's params, parsed once per params object (a run's canvas is kept, not read per step). */
+const switchParams = new WeakMap<object, SwitchParams>();
+
+function switchParamsOf(params: Record<string, unknown>): SwitchParams {
+  let parsed = switchParams.get(params);
+  if (!parsed) {
+    parsed = SwitchParamsSchema.parse(params);
+    switchParams.set(params, parsed);
+  }
+  return parsed;
+}
+
 export const switchComponent: PureComponent = (ctx) => {
-  const decision = evaluateSwitch(ctx.scope, SwitchParamsSchema.parse(ctx.component.params));
+  const decision = evaluateSwitch(ctx.scope, switchParamsOf(ctx.component.params));
   return {
     outputs: { _next: decision.next },
     outcome: { next: decision.next },
