@@ -7,81 +7,12 @@ import {
   componentIdOfNode,
   graphNodeName,
 } from '@switchyard/contracts';
+import { pureLoopCanvas } from '@switchyard/testing';
 import { type ComponentStepOutput, runComponentStep } from './component-step';
 import { pureComponent } from './components';
 import { parseCanvas } from './normalize-dsl';
 
 const T0 = '2026-11-29T10:00:00.000Z';
-
-/** A Loop of `turns` turns of VariableAssigner → StringTransform → Switch, all pure components. */
-function loopCanvas(turns: number) {
-  const c = (name: string, params: Record<string, unknown>, downstream: string[], parent?: string) => ({
-    obj: { component_name: name, params },
-    downstream,
-    upstream: [] as string[],
-    ...(parent ? { parent_id: parent } : {}),
-  });
-  const loop = 'Loop:Count';
-  const components: Record<string, ReturnType<typeof c>> = {
-    begin: c('Begin', { mode: 'conversational' }, [loop]),
-    [loop]: c(
-      'Loop',
-      {
-        loop_variables: [],
-        logical_operator: 'and',
-        loop_termination_condition: [
-          { variable: 'env.count', operator: '≥', input_mode: 'constant', value: turns },
-        ],
-        maximum_loop_count: turns + 1,
-      },
-      ['Message:Done'],
-    ),
-    'LoopItem:Start': c('LoopItem', {}, ['VariableAssigner:Inc'], loop),
-    'VariableAssigner:Inc': c(
-      'VariableAssigner',
-      { variables: [{ operator: '+=', parameter: 1, variable: 'env.count' }] },
-      ['StringTransform:Fmt'],
-      loop,
-    ),
-    'StringTransform:Fmt': c(
-      'StringTransform',
-      { method: 'merge', script: 'turn {env.count}', delimiters: [','], split_ref: '' },
-      ['Switch:Check'],
-      loop,
-    ),
-    'Switch:Check': c(
-      'Switch',
-      {
-        conditions: [
-          {
-            items: [{ cpn_id: 'StringTransform:Fmt@result', operator: 'contains', value: 'stop' }],
-            logical_operator: 'and',
-            to: ['ExitLoop:Out'],
-          },
-        ],
-        end_cpn_ids: ['StringTransform:Tail'],
-      },
-      ['ExitLoop:Out', 'StringTransform:Tail'],
-      loop,
-    ),
-    'StringTransform:Tail': c(
-      'StringTransform',
-      { method: 'merge', script: '{StringTransform:Fmt@result}.', delimiters: [','], split_ref: '' },
-      [],
-      loop,
-    ),
-    'ExitLoop:Out': c('ExitLoop', {}, [], loop),
-    'Message:Done': c('Message', { content: ['count={env.count}'] }, []),
-  };
-  for (const [id, comp] of Object.entries(components)) {
-    comp.upstream = Object.keys(components).filter((k) => components[k].downstream.includes(id));
-  }
-  return parseCanvas({
-    components,
-    globals: { 'env.count': 0 },
-    variables: { count: { name: 'count', type: 'number', value: 0, description: '' } },
-  });
-}
 
 function openTurn(): RuntimeState {
   const start: Action = {
@@ -123,7 +54,8 @@ function openTurn(): RuntimeState {
  * before), as a state loaded from Postgres is.
  */
 async function runChain(fresh: boolean): Promise<ComponentStepOutput[]> {
-  const canvas = loopCanvas(5);
+  // A Loop of 5 turns of VariableAssigner → StringTransform → Switch → StringTransform.
+  const canvas = parseCanvas(pureLoopCanvas(5));
   let state = openTurn();
   let node = GRAPH_ENTRY_NODE;
   const outs: ComponentStepOutput[] = [];
