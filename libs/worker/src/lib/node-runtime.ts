@@ -30,6 +30,7 @@ import { TaskCalls, runWithLlmCallContext } from '@switchyard/models';
 import { ServiceConfig } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { inSpan, messageTrace, recording, sampledParent, trace, withTrace } from '@switchyard/telemetry';
+import { anySignal } from './any-signal';
 import { CancelRegistry } from './cancel.registry';
 import { WorkerRepository } from './worker.repository';
 
@@ -209,11 +210,15 @@ export class NodeRuntime {
 
     const state = await loading;
     const cancel = this.cancels.open(task.run_id, task);
-    const release = cancel.release;
     // The drain's deadline passed with this task still at work: the transport handed it back
     // (another delivery does it again), so its calls stop and nothing of it is published.
     const handedBack = ctx.signal;
-    const signal = AbortSignal.any([cancel.signal, handedBack]);
+    const combined = anySignal([cancel.signal, handedBack]);
+    const signal = combined.signal;
+    const release = (): void => {
+      combined.dispose();
+      cancel.release();
+    };
     // The task's model calls not written yet: its delta carries them (see TaskCalls).
     const calls = new TaskCalls();
     // The rows of a delta that may never arrive (its publish failed).
