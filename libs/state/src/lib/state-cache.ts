@@ -22,7 +22,10 @@ interface Entry {
   bytes: number;
 }
 
-/** The JSON bytes of a value (a delta on every step: O(the delta); a whole state only on a miss). */
+/**
+ * What a value weighs: its JSON's length (UTF-16 units, its bytes for ASCII; the log's `bytes` are
+ * counted alike). A delta on every step, O(the delta); a whole state only when one is loaded.
+ */
 export const jsonBytes = (value: unknown): number => JSON.stringify(value).length;
 
 /** What a cache holds by default: 128 MiB of states' JSON (the heap holds some 2–3× that). */
