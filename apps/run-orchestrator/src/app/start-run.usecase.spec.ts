@@ -187,6 +187,39 @@ describe(StartRunUseCase.name, () => {
     });
   });
 
+  describe('a next turn on a thread', () => {
+    it("opens on the state the thread's last step left in the cache, without reading it back", async () => {
+      const tenantId = await createTenant(o.ds);
+      const { runId: first, threadId } = await queueRun(o.ds, tenantId);
+      await o.startRun.execute(first, threadId);
+      const [task] = o.publishedFor(first);
+      await o.applyDelta.execute(answer(task.message, { next: [], result: { answer: '42' } }), 'planner');
+      const second = randomUUID();
+      await o.ds.query(
+        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input, max_steps)
+         VALUES ($1, $2, $3, 'default', 'queued', '{"prompt":"again"}', 50)`,
+        [second, tenantId, threadId],
+      );
+      const before = { ...o.cache.stats };
+
+      await o.startRun.execute(second, threadId);
+
+      expect(o.cache.stats.hits).toBe(before.hits + 1);
+      expect(o.cache.stats.misses).toBe(before.misses);
+      const log = (await o.ds.query(
+        'SELECT version, node, delta FROM state_deltas WHERE thread_id = $1 ORDER BY version',
+        [threadId],
+      )) as { version: number; node: string; delta: { patch: { path: string; value: unknown }[] } }[];
+      expect(log.map((r) => [r.version, r.node])).toEqual([
+        [1, 'start'],
+        [2, 'intake'],
+        [3, 'start'],
+      ]);
+      // The second start opened turn 1 on top of the first turn.
+      expect(log[2].delta.patch).toContainEqual({ op: 'replace', path: '/turn', value: 1 });
+    });
+  });
+
   describe("the tenant's running cap", () => {
     /** `n` queued runs of the tenant, each on its own thread, oldest first. */
     const queued = async (tenantId: string, n: number) => {

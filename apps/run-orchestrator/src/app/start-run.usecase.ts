@@ -255,10 +255,10 @@ export class StartRunUseCase {
       // the slot the start takes at its end (takeRunningSlot).
       throw new HeldByCap();
     }
+    // The thread's state at its locked version: committed, so any connection reads the same, and
+    // the cache has it when this orchestrator ran the thread's last step (a chat's next turn).
     let before =
-      thread.version === 0
-        ? emptyState(threadId, run.id)
-        : await this.source.load(threadId, thread.version, m);
+      thread.version === 0 ? emptyState(threadId, run.id) : await this.cache.get(threadId, thread.version);
     let forked: Action | undefined;
     if (run.input.fork) {
       const branch = await this.branch(m, run, before, run.input.fork, out);
