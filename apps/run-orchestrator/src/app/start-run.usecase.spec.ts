@@ -218,6 +218,32 @@ describe(StartRunUseCase.name, () => {
       // The second start opened turn 1 on top of the first turn.
       expect(log[2].delta.patch).toContainEqual({ op: 'replace', path: '/turn', value: 1 });
     });
+
+    it('reads the state in its own transaction when the cache does not hold it', async () => {
+      const tenantId = await createTenant(o.ds);
+      const { runId: first, threadId } = await queueRun(o.ds, tenantId);
+      await o.startRun.execute(first, threadId);
+      const [task] = o.publishedFor(first);
+      await o.applyDelta.execute(answer(task.message, { next: [], result: { answer: '42' } }), 'planner');
+      o.cache.evict(threadId);
+      const second = randomUUID();
+      await o.ds.query(
+        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input, max_steps)
+         VALUES ($1, $2, $3, 'default', 'queued', '{"prompt":"again"}', 50)`,
+        [second, tenantId, threadId],
+      );
+      const before = { ...o.cache.stats };
+
+      await o.startRun.execute(second, threadId);
+
+      expect(o.cache.stats).toEqual(before);
+      const [start] = (await o.ds.query(
+        `SELECT delta FROM state_deltas WHERE thread_id = $1 AND version = 3`,
+        [threadId],
+      )) as { delta: { action: { node: string }; patch: unknown[] } }[];
+      expect(start.delta.action.node).toBe('start');
+      expect(start.delta.patch).toContainEqual({ op: 'replace', path: '/turn', value: 1 });
+    });
   });
 
   describe("the tenant's running cap", () => {

@@ -255,10 +255,14 @@ export class StartRunUseCase {
       // the slot the start takes at its end (takeRunningSlot).
       throw new HeldByCap();
     }
-    // The thread's state at its locked version: committed, so any connection reads the same, and
-    // the cache has it when this orchestrator ran the thread's last step (a chat's next turn).
+    // The thread's state at its locked version: the cache holds it when this orchestrator ran the
+    // thread's last step (a chat's next turn); else it is read on this transaction's connection
+    // (a miss must not wait for a second pooled connection while this one is held).
     let before =
-      thread.version === 0 ? emptyState(threadId, run.id) : await this.cache.get(threadId, thread.version);
+      thread.version === 0
+        ? emptyState(threadId, run.id)
+        : (this.cache.peek(threadId, thread.version) ??
+          (await this.source.load(threadId, thread.version, m)));
     let forked: Action | undefined;
     if (run.input.fork) {
       const branch = await this.branch(m, run, before, run.input.fork, out);

@@ -43,11 +43,6 @@ export function actionEvent(a: Action): { type: 'action'; payload: unknown } {
   return { type: 'action', payload: actionEventPayload(a) };
 }
 
-/**
- * Records the committed deltas of `threadId` from version `base` + 1 on (RecentDeltas) and gives
- * each task of `effects` those its service has not seen, up to the state it runs on — so a node
- * service need not read them back from Postgres (where jsonb would also lose their key order).
- */
 /** The JSON bytes of deltas the step wrote to the log (counted as it wrote them). */
 export function sumBytes(deltas: readonly { bytes: number }[]): number {
   let bytes = 0;
@@ -57,6 +52,11 @@ export function sumBytes(deltas: readonly { bytes: number }[]): number {
   return bytes;
 }
 
+/**
+ * Records the committed deltas of `threadId` from version `base` + 1 on (RecentDeltas) and gives
+ * each task of `effects` those its service has not seen, up to the state it runs on — so a node
+ * service need not read them back from Postgres (where jsonb would also lose their key order).
+ */
 export function shipRecentDeltas(
   effects: StepEffects,
   recent: RecentDeltas,

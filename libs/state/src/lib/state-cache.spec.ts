@@ -330,6 +330,20 @@ describe(StateCache.name, () => {
     });
   });
 
+  describe('peek', () => {
+    it('gives the held state at exactly that version, counted as a hit, and reads nothing', async () => {
+      const { source, cache } = setup();
+      const held = await cache.get(THREAD_A, 4);
+
+      expect(cache.peek(THREAD_A, 4)).toBe(held);
+      expect(cache.peek(THREAD_A, 5)).toBeUndefined();
+      expect(cache.peek(THREAD_B, 4)).toBeUndefined();
+      expect(source.calls.load).toEqual([[THREAD_A, 4]]);
+      expect(source.calls.deltasBetween).toEqual([]);
+      expect(cache.stats).toEqual({ hits: 1, catchUps: 0, misses: 1 });
+    });
+  });
+
   describe('the byte bound', () => {
     const deltaBytes = (logs: Map<string, CommittedDelta[]>, thread: string, from: number, upto: number) =>
       logs

@@ -85,7 +85,7 @@ export class StateCache {
       this.stats.catchUps++;
       const shipped = recent ? coveringSuffix(recent, cached.state.version, version) : undefined;
       const deltas = shipped ?? (await this.source.deltasBetween(threadId, cached.state.version, version));
-      entry = { state: deltas.reduce(applyDelta, cached.state), bytes: cached.bytes + sumBytes(deltas) };
+      entry = { state: deltas.reduce(applyDelta, cached.state), bytes: cached.bytes + weighDeltas(deltas) };
       if (entry.state.version !== version) {
         // A gap in the log (should not happen): fall back to a full load.
         entry = loaded(await this.source.load(threadId, version));
@@ -96,13 +96,26 @@ export class StateCache {
       // state, as a load without a snapshot does, it needs no read.
       const shipped = recent ? coveringSuffix(recent, 0, version) : undefined;
       entry = shipped
-        ? { state: shipped.reduce(applyDelta, emptyState(threadId, threadId)), bytes: sumBytes(shipped) }
+        ? { state: shipped.reduce(applyDelta, emptyState(threadId, threadId)), bytes: weighDeltas(shipped) }
         : loaded(await this.source.load(threadId, version));
     }
     if (!cached || cached.state.version <= entry.state.version) {
       this.keep(threadId, entry);
     }
     return entry.state;
+  }
+
+  /**
+   * The thread's state at exactly `version` when it is held, else undefined: for a caller that must
+   * read it otherwise on a miss (the orchestrator's start, inside its transaction).
+   */
+  peek(threadId: string, version: number): RuntimeState | undefined {
+    const cached = this.lru.get(threadId);
+    if (cached?.state.version !== version) {
+      return undefined;
+    }
+    this.stats.hits++;
+    return cached.state;
   }
 
   /**
@@ -143,7 +156,7 @@ function loaded(state: RuntimeState): Entry {
   return { state, bytes: jsonBytes(state) };
 }
 
-function sumBytes(deltas: readonly CommittedDelta[]): number {
+function weighDeltas(deltas: readonly CommittedDelta[]): number {
   let bytes = 0;
   for (const d of deltas) {
     bytes += jsonBytes(d);
