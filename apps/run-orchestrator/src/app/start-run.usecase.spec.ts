@@ -188,7 +188,8 @@ describe(StartRunUseCase.name, () => {
   });
 
   describe('a next turn on a thread', () => {
-    it("opens on the state the thread's last step left in the cache, without reading it back", async () => {
+    /** A thread whose first run ended after one step, and a second run queued on it. */
+    const afterOneTurn = async () => {
       const tenantId = await createTenant(o.ds);
       const { runId: first, threadId } = await queueRun(o.ds, tenantId);
       await o.startRun.execute(first, threadId);
@@ -200,6 +201,11 @@ describe(StartRunUseCase.name, () => {
          VALUES ($1, $2, $3, 'default', 'queued', '{"prompt":"again"}', 50)`,
         [second, tenantId, threadId],
       );
+      return { threadId, second };
+    };
+
+    it("opens on the state the thread's last step left in the cache, without reading it back", async () => {
+      const { threadId, second } = await afterOneTurn();
       const before = { ...o.cache.stats };
 
       await o.startRun.execute(second, threadId);
@@ -220,18 +226,8 @@ describe(StartRunUseCase.name, () => {
     });
 
     it('reads the state in its own transaction when the cache does not hold it', async () => {
-      const tenantId = await createTenant(o.ds);
-      const { runId: first, threadId } = await queueRun(o.ds, tenantId);
-      await o.startRun.execute(first, threadId);
-      const [task] = o.publishedFor(first);
-      await o.applyDelta.execute(answer(task.message, { next: [], result: { answer: '42' } }), 'planner');
+      const { threadId, second } = await afterOneTurn();
       o.cache.evict(threadId);
-      const second = randomUUID();
-      await o.ds.query(
-        `INSERT INTO runs (id, tenant_id, thread_id, agent_id, status, input, max_steps)
-         VALUES ($1, $2, $3, 'default', 'queued', '{"prompt":"again"}', 50)`,
-        [second, tenantId, threadId],
-      );
       const before = { ...o.cache.stats };
 
       await o.startRun.execute(second, threadId);
