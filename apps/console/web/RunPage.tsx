@@ -1,4 +1,4 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import type { RunAction, RunEvent, SwitchyardClient } from '@switchyard/client';
 import { TERMINAL, durationMs, fmtTime } from './api';
@@ -52,9 +52,17 @@ export function RunPage({ client, runId }: { client: SwitchyardClient; runId: st
     // The stream refreshes it as the run moves; a slow poll covers a stream that gave up.
     refetchInterval: (q) => (q.state.data && TERMINAL.includes(q.state.data.status) ? false : 5_000),
   });
+  // Keyed by what the stream has said so far: an invalidation that lands while the first read is
+  // still in flight joins that read (TanStack only cancels a read that already has data), so a run
+  // that ends within milliseconds would keep the actions of its first moment. A new action event or
+  // a new status is a new key, hence a new read; the previous list stays drawn until it lands.
+  const seen = events.filter((e) => e.event_type === 'action').length;
   const actions = useQuery({
-    queryKey: ['run', runId, 'actions'],
+    queryKey: ['run', runId, 'actions', seen, run.data?.status],
     queryFn: () => client.runs.actions(runId),
+    placeholderData: keepPreviousData,
+    // Like the run: a slow poll covers a stream that gave up.
+    refetchInterval: run.data && TERMINAL.includes(run.data.status) ? false : 5_000,
   });
   const [open, setOpen] = useState<number | null>(null);
   const [busy, setBusy] = useState('');
