@@ -3,7 +3,8 @@
 // markdown table (medians of several runs) and writes it to tools/bench/RESULTS.md.
 // Usage: node tools/scripts/build.mjs && node dist/tools/bench/src/main.js
 // Environment: BENCH_ROUNDS (20,50), BENCH_REPS (5), BENCH_CONCURRENCY (8), KEEP_BENCH_LOGS=1,
-// BENCH_CPU_PROF=<dir> (the services write V8 CPU profiles there), BENCH_LOOP_STEPS (30,150,600),
+// BENCH_CPU_PROF=<dir> (the services write V8 CPU profiles there), BENCH_NODE_ARGS (Node.js flags for
+// every service, space-separated: `--trace-gc`, `--max-semi-space-size=32`), BENCH_LOOP_STEPS (30,150,600),
 // BENCH_LOOP_CONCURRENCY (32), BENCH_SKIP_LLM=1 (the pure-runtime loop only), BENCH_WARMUP_STEPS (2000:
 // unmeasured steps of each system before each loop's cells).
 import { execFileSync } from 'node:child_process';
@@ -406,9 +407,13 @@ async function main(): Promise<void> {
 
   let startupMs = 0;
   let postgres = '?';
-  const nodeArgs = process.env['BENCH_CPU_PROF']
-    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_CPU_PROF'])}`]
-    : [];
+  const nodeArgs = [
+    ...(process.env['BENCH_CPU_PROF']
+      ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env['BENCH_CPU_PROF'])}`]
+      : []),
+    // Node.js flags for every service, e.g. `--trace-gc` (which NODE_OPTIONS refuses).
+    ...(process.env['BENCH_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
+  ];
   const t0 = performance.now();
   try {
     log('starting the Switchyard stack (nats-server, database, model server, seven services)');
