@@ -599,6 +599,42 @@ describe(applyDelta.name, () => {
       expect(next.version).toBe(prev.version + 1);
     });
 
+    it('copies the element an op reaches after an earlier op shifted the list', () => {
+      // Not frozen: the previous state must stay as it was by the reducer's own doing.
+      let prev = turnZeroInProgress();
+      prev = applyDelta(
+        prev,
+        step(prev, 'planner', [
+          { op: 'add', path: '/todos/0/-', value: { id: 't2', task: 'b', status: 'pending' } },
+        ]),
+      );
+      const snapshot = structuredClone(prev);
+
+      // /todos/0/0 is t2 once t1 is removed: t2 is prev's own object until copied.
+      const next = applyDelta(
+        prev,
+        step(prev, 'planner', [
+          { op: 'remove', path: '/todos/0/0' },
+          { op: 'replace', path: '/todos/0/0/status', value: 'completed' },
+        ]),
+      );
+      expect(next.todos[0].map((t) => [t.id, t.status])).toEqual([['t2', 'completed']]);
+      expect(prev).toEqual(snapshot);
+
+      // Nor when the patch is then rejected: the state it was applied to is left as it was.
+      expect(() =>
+        applyDelta(
+          prev,
+          step(prev, 'planner', [
+            { op: 'remove', path: '/todos/0/0' },
+            { op: 'replace', path: '/todos/0/0/status', value: 'completed' },
+            { op: 'test', path: '/scenario', value: 'not this' },
+          ]),
+        ),
+      ).toThrow(DeltaRejectedException);
+      expect(prev).toEqual(snapshot);
+    });
+
     it('does not mutate a deep-frozen input when opening a turn', () => {
       const prev = deepFreeze(turnZeroInProgress());
       const snapshot = structuredClone(prev);

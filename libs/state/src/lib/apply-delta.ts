@@ -1,4 +1,4 @@
-import { applyPatch, type Operation } from 'fast-json-patch';
+import { applyOperation, type Operation } from 'fast-json-patch';
 import {
   type CommittedDelta,
   type JsonPatchOperation,
@@ -109,12 +109,14 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
     }
     // Copy-on-write along each op's path: the containers an op changes are shallow copies made
     // for this delta, the rest is shared with `state` — O(the paths' widths), not O(the field).
+    // Each op's path is copied just before the op applies, on the document the earlier ops left:
+    // after a removal from an array, `/list/0` is another element than it was before the patch.
     const copies = new Set<unknown>();
-    for (const op of patch) {
-      copyAlong(next as unknown as Record<string, unknown>, op.path, copies);
-    }
     try {
-      applyPatch(next, patch as Operation[], true, true, false);
+      patch.forEach((op, i) => {
+        copyAlong(next as unknown as Record<string, unknown>, op.path, copies);
+        applyOperation(next, op as Operation, true, true, false, i);
+      });
     } catch (err) {
       throw new DeltaRejectedException(
         DeltaRejectionCode.PatchFailed,
