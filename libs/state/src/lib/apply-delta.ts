@@ -1,4 +1,5 @@
 import { applyOperation, type Operation } from 'fast-json-patch';
+import type { z } from 'zod';
 import {
   type CommittedDelta,
   type JsonPatchOperation,
@@ -45,6 +46,144 @@ const FIELD_SCHEMAS = RuntimeStateSchema.shape;
 const PATCH_OPS = new Set(['add', 'replace', 'remove', 'test']);
 type Field = keyof typeof FIELD_SCHEMAS;
 
+/** What zod keeps of a schema that the walk below reads (zod v4's `_zod.def`). */
+interface SchemaDef {
+  type: string;
+  checks?: unknown[];
+  innerType?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  keyType?: z.ZodType;
+  valueType?: z.ZodType;
+  element?: z.ZodType;
+}
+const defOf = (schema: z.ZodType): SchemaDef => (schema as unknown as { _zod: { def: SchemaDef } })._zod.def;
+
+/**
+ * The container schema a value sits in, past `optional`/`nullable`, when it is a plain object,
+ * record (of string keys) or array: no checks or refinements that would read the container as a
+ * whole (sizes, cross-field rules). Undefined otherwise.
+ */
+function plainContainer(schema: z.ZodType | undefined): SchemaDef | undefined {
+  let def = schema && defOf(schema);
+  while (def && (def.type === 'optional' || def.type === 'nullable') && def.innerType) {
+    def = defOf(def.innerType);
+  }
+  if (!def || def.checks?.length) {
+    return undefined;
+  }
+  if (def.type === 'record') {
+    const key = def.keyType && defOf(def.keyType);
+    return key?.type === 'string' && !key.checks?.length ? def : undefined;
+  }
+  return def.type === 'object' || def.type === 'array' ? def : undefined;
+}
+
+const INDEX = /^(0|[1-9]\d*)$/;
+
+/** The schema of `container`'s member `key` (a path segment); undefined where it has none. */
+function memberSchema(container: SchemaDef, key: string): z.ZodType | undefined {
+  switch (container.type) {
+    case 'object':
+      return container.shape && Object.hasOwn(container.shape, key) ? container.shape[key] : undefined;
+    case 'record':
+      return container.valueType;
+    default:
+      return key === '-' || INDEX.test(key) ? container.element : undefined;
+  }
+}
+
+/** What an op leaves to validate: the value at `path` against `schema` (`last`: the array's newest element). */
+interface LocalCheck {
+  field: Field;
+  /** Segments below the field, to the container; then the member's key. */
+  container: string[];
+  key: string;
+  schema: z.ZodType;
+}
+
+/**
+ * How to validate what `op` changed, given that the field was valid before: the value it wrote,
+ * against the schema at its place (O(that value)), when every schema on the way is a plain
+ * container and the op cannot move or drop what another check reads: an add or replace of an
+ * object's declared member or a record's entry, a record entry's removal (nothing to check), an
+ * array's element replaced in place or appended (`-`). Anything else — the field itself replaced,
+ * an array element inserted or removed (indices shift), an object member removed, a refined
+ * schema — validates the field whole (`'whole'`).
+ */
+function localCheck(op: JsonPatchOperation, field: Field): LocalCheck | 'whole' | 'none' {
+  const segments = segmentsOf(op.path);
+  if (segments.length < 2) {
+    return 'whole';
+  }
+  let container = plainContainer(FIELD_SCHEMAS[field]);
+  for (const segment of segments.slice(1, -1)) {
+    container = container && plainContainer(memberSchema(container, segment));
+  }
+  const key = segments[segments.length - 1];
+  const schema = container && memberSchema(container, key);
+  if (!container || !schema) {
+    return 'whole';
+  }
+  if (op.op === 'remove') {
+    return container.type === 'record' ? 'none' : 'whole';
+  }
+  if (container.type === 'array' && (op.op === 'add') !== (key === '-')) {
+    return 'whole'; // an insertion at an index, or a replace of `-`
+  }
+  return { field, container: segments.slice(1, -1), key, schema };
+}
+
+/**
+ * The value a check reads in the patched state, or undefined when it is gone: a later op of the
+ * same patch replaced or removed a container on its path, and that op's own check covers it.
+ * An appended element is read as the array's last: appends to one array are counted (`appended`).
+ */
+function valueOf(
+  state: RuntimeState,
+  check: LocalCheck,
+  appended: Map<string, number>,
+): { values: unknown[]; at: (string | number)[][] } | undefined {
+  let node: unknown = state[check.field];
+  for (const segment of check.container) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) {
+      return undefined;
+    }
+    node = (node as Record<string, unknown>)[segment];
+  }
+  if (node === null || typeof node !== 'object') {
+    return undefined;
+  }
+  if (Array.isArray(node) && check.key === '-') {
+    // All of this patch's appends to this array, once: its last k elements.
+    const id = appendsId(check);
+    const k = appended.get(id);
+    if (k === undefined) {
+      return { values: [], at: [] };
+    }
+    appended.delete(id);
+    const from = Math.max(0, node.length - k);
+    return {
+      values: node.slice(from),
+      at: node.slice(from).map((_, i) => [...check.container, from + i]),
+    };
+  }
+  if (!Object.hasOwn(node, check.key)) {
+    return undefined;
+  }
+  return { values: [(node as Record<string, unknown>)[check.key]], at: [[...check.container, check.key]] };
+}
+
+/** Which array a check's appends go to (the field and the path below it). */
+const appendsId = (check: LocalCheck): string => JSON.stringify([check.field, ...check.container]);
+
+/** Like describeZodError, with the paths taken from the field down (`at`: where the value sits). */
+function describeAt(error: z.ZodError, at: (string | number)[]): string {
+  return error.issues
+    .slice(0, 8)
+    .map((i) => `${[...at, ...i.path].map(String).join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
 /** JSON pointer segments of `path` (RFC 6901: `~1` is `/`, `~0` is `~`). */
 function segmentsOf(path: string): string[] {
   return path
@@ -73,6 +212,61 @@ function copyAlong(root: Record<string, unknown>, path: string, copies: Set<unkn
       copies.add(copy);
     }
     parent = copy;
+  }
+}
+
+/**
+ * Checks that `patch` left `next` valid, `touched` being the fields it changed, each valid before
+ * (the state a delta applies to always is). What an op wrote is checked where it sits
+ * (localCheck); a field that cannot be checked so is validated whole. So a step that appends to
+ * a long chat history or updates one todo costs O(what it wrote), not O(the field).
+ */
+function validatePatched(next: RuntimeState, patch: JsonPatchOperation[], touched: Set<Field>): void {
+  const whole = new Set<Field>();
+  const checks: LocalCheck[] = [];
+  const appended = new Map<string, number>();
+  for (const op of patch) {
+    if (op.op === 'test') {
+      continue;
+    }
+    const field = topLevelField(op.path) as Field;
+    const check = localCheck(op, field);
+    if (check === 'whole') {
+      whole.add(field);
+    } else if (check !== 'none') {
+      checks.push(check);
+      if (check.key === '-') {
+        const id = appendsId(check);
+        appended.set(id, (appended.get(id) ?? 0) + 1);
+      }
+    }
+  }
+  for (const field of touched) {
+    if (!whole.has(field)) {
+      continue;
+    }
+    const parsed = FIELD_SCHEMAS[field].safeParse(next[field]);
+    if (!parsed.success) {
+      throw new DeltaRejectedException(
+        DeltaRejectionCode.InvalidState,
+        `patch leaves "${field}" invalid: ${describeZodError(parsed.error)}`,
+      );
+    }
+  }
+  for (const check of checks) {
+    if (whole.has(check.field)) {
+      continue;
+    }
+    const found = valueOf(next, check, appended);
+    for (let i = 0; i < (found?.values.length ?? 0); i++) {
+      const parsed = check.schema.safeParse(found?.values[i]);
+      if (!parsed.success) {
+        throw new DeltaRejectedException(
+          DeltaRejectionCode.InvalidState,
+          `patch leaves "${check.field}" invalid: ${describeAt(parsed.error, found?.at[i] ?? [])}`,
+        );
+      }
+    }
   }
 }
 
@@ -123,15 +317,7 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
         `patch could not be applied: ${(err as Error).message.split('\n')[0]}`,
       );
     }
-    for (const field of touched) {
-      const parsed = FIELD_SCHEMAS[field].safeParse(next[field]);
-      if (!parsed.success) {
-        throw new DeltaRejectedException(
-          DeltaRejectionCode.InvalidState,
-          `patch leaves "${field}" invalid: ${describeZodError(parsed.error)}`,
-        );
-      }
-    }
+    validatePatched(next, patch, touched);
   }
   const turn = next.turn;
   next.action_history = next.action_history.slice();
