@@ -68,4 +68,40 @@ describe('RunEventWriter', () => {
     expect(events.map((e) => e.event_type)).toEqual(['status', 'status', 'done']);
     expect(await redis.ttl(eventsKey(t.run_id))).toBeGreaterThan(100);
   });
+
+  it("appends a chain's events in one command, in order, payloads intact", async () => {
+    const t = task();
+    const events = Array.from({ length: 130 }, (_, i) =>
+      i % 2
+        ? {
+            type: 'action' as const,
+            payload: { id: i, summary: `"quoted" ünïcode ✓ ${'x'.repeat(i)}`, next: [] },
+          }
+        : { type: 'node_started' as const, payload: { node: `graph.c${i}`, task_id: `t${i}`, attempt: 1 } },
+    );
+    const sent = jest.spyOn(redis, 'sendCommand');
+    await writer.appendMany(t.run_id, events);
+    expect(sent.mock.calls.map(([c]) => c.name)).toEqual(['eval']);
+    sent.mockRestore();
+    const read = await reader.after(t.run_id, null);
+    expect(read.map((e) => [e.event_type, e.payload])).toEqual(events.map((e) => [e.type, e.payload]));
+    // One timestamp for the batch, and no TTL unless asked.
+    expect(new Set(read.map((e) => e.ts)).size).toBe(1);
+    expect(await redis.ttl(eventsKey(t.run_id))).toBe(-1);
+    // No events, a TTL: the stream's TTL alone is set.
+    await writer.appendMany(t.run_id, [], 90);
+    expect(await redis.ttl(eventsKey(t.run_id))).toBeGreaterThan(80);
+    expect(await reader.after(t.run_id, null)).toHaveLength(130);
+  });
+
+  it('fails loudly when the events cannot be appended', async () => {
+    const t = task();
+    await redis.set(eventsKey(t.run_id), 'not a stream');
+    await expect(
+      writer.appendMany(t.run_id, [
+        { type: 'status', payload: { status: 'running' } },
+        { type: 'done', payload: {} },
+      ]),
+    ).rejects.toThrow(/WRONGTYPE/);
+  });
 });

@@ -36,6 +36,19 @@ redis.call('XADD', KEYS[2], '*', 'type', 'node_started', 'payload', ARGV[3], 'ts
 return {starts, 1}
 `;
 
+// KEYS: the run's events. ARGV: ts, TTL in seconds ('' for none), then each event's type and payload.
+// One command for a step's events, however many: a chain of inline steps appends two per step,
+// which as MULTI/XADD…/EXEC cost a command, a QUEUED reply and an EXEC entry each to build and parse.
+const APPEND_MANY = `
+for i = 3, #ARGV, 2 do
+  redis.call('XADD', KEYS[1], '*', 'type', ARGV[i], 'payload', ARGV[i + 1], 'ts', ARGV[1])
+end
+if ARGV[2] ~= '' then
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
+return (#ARGV - 2) / 2
+`;
+
 /** Appends run events to the run's Redis Stream; `seq` is the stream id Redis assigns. */
 export class RunEventWriter {
   constructor(private readonly redis: Redis) {}
@@ -86,7 +99,7 @@ export class RunEventWriter {
     return { starts: Number(starts), started: started === 1 };
   }
 
-  /** Several events in one round trip, in order. */
+  /** Several events in one round trip and one command, in order, all or (a failure) from the first that fails. */
   async appendMany(
     runId: string,
     events: { type: EventType; payload: unknown }[],
@@ -96,23 +109,15 @@ export class RunEventWriter {
       return;
     }
     if (events.length === 1 && ttlSeconds === undefined) {
-      // Most steps have one event: a plain XADD, not MULTI/XADD/EXEC (three replies to parse).
+      // Most steps have one event: a plain XADD.
       await this.append(runId, events[0].type, events[0].payload as never);
       return;
     }
-    const pipe = this.redis.multi();
-    const now = String(Date.now());
+    const args: string[] = [String(Date.now()), ttlSeconds === undefined ? '' : String(ttlSeconds)];
     for (const e of events) {
-      pipe.xadd(eventsKey(runId), '*', 'type', e.type, 'payload', JSON.stringify(e.payload), 'ts', now);
+      args.push(e.type, JSON.stringify(e.payload));
     }
-    if (ttlSeconds !== undefined) {
-      pipe.expire(eventsKey(runId), ttlSeconds);
-    }
-    const results = await pipe.exec();
-    const failed = results?.find(([err]) => err);
-    if (failed) {
-      throw failed[0];
-    }
+    await this.redis.eval(APPEND_MANY, 1, eventsKey(runId), ...args);
   }
 }
 
