@@ -40,10 +40,11 @@ import { takeRunningSlot } from './running-slots.repository';
 import {
   LOCK_THREAD,
   type LockedThreadRow,
+  type StartableRunRow,
   branchThread,
   executeLockThread,
   insertDelta,
-  lockNextQueuedRun,
+  lockNextQueuedRunSql,
   markRunStarted,
   nextStartableThreadOfTenant,
   openThreadTurn,
@@ -161,13 +162,20 @@ export class StartRunUseCase {
       let held = false;
       const opened: Opened = { snapshotVersion: 0 };
       const endCommit = stepCommitSeconds.startTimer({ kind: 'start' });
-      // The thread locked with BEGIN (one round trip); the start's writes go with its COMMIT
-      // (deferWrite) or with the running slot's statement before it.
+      // The thread locked with BEGIN and its next queued run read after the lock, in one round
+      // trip; the start's writes go with its COMMIT (deferWrite) or with the running slot's
+      // statement before it.
       const effects = await withLockedRead(
         this.ds,
         (lit) => executeLockThread(lit(threadId)),
-        async (m, [thread]: LockedThreadRow[]): Promise<StepEffects | null> => {
-          const effects = await this.openTurn(m, thread, threadId, opened);
+        async (m, [thread]: LockedThreadRow[], [run]): Promise<StepEffects | null> => {
+          const effects = await this.openTurn(
+            m,
+            thread,
+            threadId,
+            run as StartableRunRow | undefined,
+            opened,
+          );
           // The run takes one of its tenant's running slots last, just before COMMIT (no slot
           // free: the start rolls back and the run stays queued).
           // (None for a run that ended, or went waiting — a fork continuing at a question.)
@@ -183,6 +191,7 @@ export class StartRunUseCase {
           return effects;
         },
         LOCK_THREAD,
+        (lit) => lockNextQueuedRunSql(lit(threadId)),
       ).catch((err: unknown) => {
         if (err instanceof HeldByCap) {
           held = true;
@@ -222,10 +231,12 @@ export class StartRunUseCase {
    * Opens the turn of the thread's oldest queued run in `m`: its start action, the run running,
    * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
    */
+  /** `run`: the thread's oldest startable queued run, locked (read after the thread's lock). */
   private async openTurn(
     m: StepSql,
     thread: LockedThreadRow | undefined,
     threadId: string,
+    run: StartableRunRow | undefined,
     out: Opened,
   ): Promise<StepEffects | null> {
     if (!thread) {
@@ -235,7 +246,6 @@ export class StartRunUseCase {
     if (thread.active_run_id && ['queued', 'running', 'waiting'].includes(thread.active_status ?? '')) {
       return null;
     }
-    const run = await lockNextQueuedRun(m, threadId);
     if (!run) {
       return null;
     }

@@ -59,18 +59,19 @@ export type StartableRunRow = RunRow & {
   tenant_cap: number | null;
 };
 
-export async function lockNextQueuedRun(m: StepSql, threadId: string): Promise<StartableRunRow | undefined> {
-  const [run] = await m.query<StartableRunRow[]>(
-    `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind,
+/**
+ * The locking read of the thread's next startable run (`threadId`: an SQL literal). Sent as the
+ * start's second read, in the thread lock's round trip (`withLockedRead`'s `readAfter`): a
+ * statement of its own, so it sees a run queued while the thread lock waited.
+ */
+export function lockNextQueuedRunSql(threadId: string): string {
+  return `SELECT ${RUN_COLUMNS}, trace_parent, agent_config->>'kind' AS agent_kind,
          (SELECT count(*)::int FROM runs o WHERE o.tenant_id = runs.tenant_id AND o.status = 'running') AS tenant_running,
          (SELECT max_running_runs FROM tenants WHERE id = runs.tenant_id) AS tenant_cap
-       FROM runs WHERE thread_id = $1 AND status = 'queued'
+       FROM runs WHERE thread_id = ${threadId} AND status = 'queued'
          -- A delayed run waits for its time (DelayedRunsJob starts it then); cancelled, it ends now.
          AND (not_before IS NULL OR not_before <= now() OR cancel_requested)
-       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-    [threadId],
-  );
-  return run;
+       ORDER BY created_at, id LIMIT 1 FOR UPDATE`;
 }
 
 /** A delta appended to the thread's log (`json`: the CommittedDelta as JSON text). */

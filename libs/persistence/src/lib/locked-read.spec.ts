@@ -167,6 +167,71 @@ describe(withLockedRead.name, () => {
     expect(order).toEqual(['first locked', 'first commits', 'second locked']);
   });
 
+  it('reads after the lock, in its round trip, what committed while the lock waited', async () => {
+    const id = await row();
+    const note = `queued-${id}`;
+    let releaseFirst!: () => void;
+    const firstHolds = new Promise<void>((r) => (releaseFirst = r));
+    // The first transaction holds the row and adds a second row before it commits (as a run is
+    // queued on a thread while a start holds the thread).
+    const first = withLockedRead(ds, lockRow(id), async (m) => {
+      await firstHolds;
+      await m.query(`INSERT INTO ${TABLE} (id, n, note) VALUES ($1, 1, $2)`, [randomUUID(), note]);
+    });
+    await sleep(200);
+    const readAfter = (lit: (v: string) => string) =>
+      `SELECT n, note FROM ${TABLE} WHERE note = ${lit(note)}`;
+    // The same read as a subquery of the locking statement: its snapshot is older than the wait.
+    const inOneStatement = withLockedRead(
+      ds,
+      (lit) =>
+        `SELECT id, (SELECT count(*)::int FROM ${TABLE} WHERE note = ${lit(note)}) AS queued
+           FROM ${TABLE} WHERE id = ${lit(id)} FOR UPDATE`,
+      async (_m, rows: { queued: number }[]) => rows[0].queued,
+    );
+    const second = withLockedRead(
+      ds,
+      lockRow(id),
+      async (_m, rows: { n: number }[], after) => ({ locked: rows, after }),
+      undefined,
+      readAfter,
+    );
+    await sleep(300);
+    releaseFirst();
+    await first;
+
+    expect(await second).toEqual({ locked: [{ id, n: 0 }], after: [{ n: 1, note }] });
+    expect(await inOneStatement).toBe(0);
+  });
+
+  it("hands each step of a group its own second read's rows, in the round trip of the locks", async () => {
+    const ids = [await row(), await row(), await row()];
+    // Every statement any pooled connection sends (pg's Client.query: nothing else runs meanwhile).
+    const sent = jest.spyOn(pg.Client.prototype, 'query');
+    try {
+      const outs = await withLockedReads(
+        ds,
+        ids.map((id, i) => ({
+          lockSql: lockRow(id),
+          // The middle step reads nothing more.
+          ...(i === 1
+            ? {}
+            : { readAfter: (lit: (v: string) => string) => `SELECT ${lit(`after-${i}`)} AS v` }),
+          work: async (_m: StepSql, rows: { id: string }[], after: unknown[]) => [rows[0].id, after],
+        })),
+      );
+      expect(outs).toEqual([
+        [ids[0], [{ v: 'after-0' }]],
+        [ids[1], []],
+        [ids[2], [{ v: 'after-2' }]],
+      ]);
+      // BEGIN with the three locks and the two reads after them, then COMMIT: two round trips.
+      expect(sent).toHaveBeenCalledTimes(2);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
   it("runs the work's statements as named prepared statements, each text once per connection", async () => {
     const id = await row();
     const update = `UPDATE ${TABLE} SET n = n + $2 WHERE id = $1`;

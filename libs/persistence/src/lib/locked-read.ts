@@ -27,8 +27,15 @@ export interface LockedWork<T, R = unknown> {
   lockSql(lit: Literal): string;
   /** The statement `lockSql` EXECUTEs, when it is one. */
   prepare?: PreparedLock;
+  /**
+   * A second read, ONE statement, sent in the same round trip right after `lockSql`: a statement
+   * of its own, so under READ COMMITTED it sees what committed while the lock waited (a subquery
+   * of the locking statement would read the snapshot taken before the wait). Its rows are the
+   * work's `after`.
+   */
+  readAfter?(lit: Literal): string;
   // (A method: a step's work may name the type of the rows its read returns.)
-  work(m: StepSql, rows: R[]): Promise<T>;
+  work(m: StepSql, rows: R[], after: unknown[]): Promise<T>;
 }
 
 /**
@@ -43,10 +50,11 @@ export interface LockedWork<T, R = unknown> {
 export async function withLockedRead<T, R>(
   ds: DataSource,
   lockSql: (lit: Literal) => string,
-  work: (m: StepSql, rows: R[]) => Promise<T>,
+  work: (m: StepSql, rows: R[], after: unknown[]) => Promise<T>,
   prepare?: PreparedLock,
+  readAfter?: (lit: Literal) => string,
 ): Promise<T> {
-  const [out] = await withLockedReads(ds, [{ lockSql, work, prepare }]);
+  const [out] = await withLockedReads(ds, [{ lockSql, work, prepare, ...(readAfter ? { readAfter } : {}) }]);
   return out;
 }
 
@@ -230,7 +238,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
    * `BEGIN` and every step's locking read, in ONE round trip (the reads' results in step order):
    * a group's steps are of distinct runs, so no read needs what another step writes.
    */
-  const readAll = async (): Promise<unknown[][]> => {
+  const readAll = async (): Promise<[unknown[], unknown[]][]> => {
     const locks = new Map<string, PreparedLock>();
     for (const step of steps) {
       if (step.prepare && !prepared.has(step.prepare.name)) {
@@ -238,11 +246,17 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
       }
     }
     const prepares = [...locks.values()].map((l) => `PREPARE ${l.name} AS ${l.sql}\n; `).join('');
-    const reads = steps.map((step) => step.lockSql(lit)).join('; ');
+    const reads = steps
+      .flatMap((step) => (step.readAfter ? [step.lockSql(lit), step.readAfter(lit)] : [step.lockSql(lit)]))
+      .join('; ');
     const result = await send(`${prepares}BEGIN; ${reads}`, [...locks.keys()]);
-    // One result per statement: the PREPAREs', BEGIN's, then each read's (one statement each).
+    // One result per statement: the PREPAREs', BEGIN's, then each step's read and second read.
     const results = Array.isArray(result) ? result : [result];
-    return results.slice(results.length - steps.length).map((r) => r.rows as unknown[]);
+    let next = results.length - steps.reduce((n, step) => n + (step.readAfter ? 2 : 1), 0);
+    return steps.map((step) => {
+      const rows = results[next++].rows as unknown[];
+      return [rows, step.readAfter ? (results[next++].rows as unknown[]) : []];
+    });
   };
   let open = false;
   try {
@@ -250,7 +264,7 @@ export async function withLockedReads<T>(ds: DataSource, steps: LockedWork<T>[])
     const rows = await readAll();
     const outs: T[] = [];
     for (const [i, step] of steps.entries()) {
-      outs.push(await step.work(m, rows[i]));
+      outs.push(await step.work(m, rows[i][0], rows[i][1]));
     }
     for (const [write, items] of gathered) {
       await deferWrite(m, write.sql, write.params(items));
