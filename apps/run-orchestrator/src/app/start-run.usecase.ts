@@ -230,8 +230,8 @@ export class StartRunUseCase {
   /**
    * Opens the turn of the thread's oldest queued run in `m`: its start action, the run running,
    * its first tasks. Null when there is nothing to start; `out` gets the state and the tenant.
+   * `run`: that run, locked (read after the thread's lock, in its round trip), if there is one.
    */
-  /** `run`: the thread's oldest startable queued run, locked (read after the thread's lock). */
   private async openTurn(
     m: StepSql,
     thread: LockedThreadRow | undefined,

@@ -99,7 +99,10 @@ export class RunEventWriter {
     return { starts: Number(starts), started: started === 1 };
   }
 
-  /** Several events in one round trip and one command, in order, all or (a failure) from the first that fails. */
+  /**
+   * Several events in one round trip and one command, in order, with no other client's command
+   * between them. Should one fail (the key holds no stream), those before it stay, as with MULTI.
+   */
   async appendMany(
     runId: string,
     events: { type: EventType; payload: unknown }[],
