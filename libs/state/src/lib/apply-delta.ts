@@ -216,12 +216,12 @@ function copyAlong(root: Record<string, unknown>, path: string, copies: Set<unkn
 }
 
 /**
- * Checks that `patch` left `next` valid, `touched` being the fields it changed, each valid before
- * (the state a delta applies to always is). What an op wrote is checked where it sits
+ * Checks that `patch` left `next` valid, each field it changed having been valid before (the
+ * state a delta applies to always is). What an op wrote is checked where it sits
  * (localCheck); a field that cannot be checked so is validated whole. So a step that appends to
  * a long chat history or updates one todo costs O(what it wrote), not O(the field).
  */
-function validatePatched(next: RuntimeState, patch: JsonPatchOperation[], touched: Set<Field>): void {
+function validatePatched(next: RuntimeState, patch: JsonPatchOperation[]): void {
   const whole = new Set<Field>();
   const checks: LocalCheck[] = [];
   const appended = new Map<string, number>();
@@ -241,10 +241,7 @@ function validatePatched(next: RuntimeState, patch: JsonPatchOperation[], touche
       }
     }
   }
-  for (const field of touched) {
-    if (!whole.has(field)) {
-      continue;
-    }
+  for (const field of whole) {
     const parsed = FIELD_SCHEMAS[field].safeParse(next[field]);
     if (!parsed.success) {
       throw new DeltaRejectedException(
@@ -283,7 +280,6 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
   const next: RuntimeState = { ...state };
   const patch: JsonPatchOperation[] = delta.patch ?? [];
   if (patch.length > 0) {
-    const touched = new Set<Field>();
     for (const op of patch) {
       // Only value-carrying ops: `move`/`copy` would read a field this reducer did not copy.
       if (!PATCH_OPS.has(op.op)) {
@@ -299,7 +295,6 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
           `patch path "${op.path}" names no state field`,
         );
       }
-      touched.add(field as Field);
     }
     // Copy-on-write along each op's path: the containers an op changes are shallow copies made
     // for this delta, the rest is shared with `state` — O(the paths' widths), not O(the field).
@@ -317,7 +312,7 @@ export function applyDelta(state: RuntimeState, delta: CommittedDelta): RuntimeS
         `patch could not be applied: ${(err as Error).message.split('\n')[0]}`,
       );
     }
-    validatePatched(next, patch, touched);
+    validatePatched(next, patch);
   }
   const turn = next.turn;
   next.action_history = next.action_history.slice();
