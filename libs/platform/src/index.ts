@@ -7,4 +7,4 @@ export { NodeDirectory } from './lib/node-directory.service';
 export { LoopAdmission, TenantWeights, taskFairDispatch, taskFairKey } from './lib/fair-dispatch';
 export { GraphNodesRegistrar } from './lib/graph-nodes.registrar';
 export { PeriodicJob } from './lib/periodic-job';
-export { type WatchedStateCache, watchStateCache } from './lib/state-cache.metrics';
+export { type WatchedStateCache, boundedStateCache } from './lib/state-cache.metrics';

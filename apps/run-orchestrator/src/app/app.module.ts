@@ -3,11 +3,11 @@ import { DataSource } from 'typeorm';
 import { FileStore, PgStateSource, fileStoreFromEnv } from '@switchyard/persistence';
 import {
   GraphNodesRegistrar,
+  boundedStateCache,
   NodeDirectory,
   PlatformModule,
   ServiceConfig,
   TenantWeights,
-  watchStateCache,
 } from '@switchyard/platform';
 import { RecentDeltas, StateCache } from '@switchyard/state';
 import { ApplyDeltaUseCase } from './apply-delta.usecase';
@@ -34,11 +34,8 @@ import { ExpirySweepJob } from './expiry-sweep.job';
   providers: [
     {
       provide: StateCache,
-      useFactory: (source: PgStateSource, config: ServiceConfig) => {
-        const cache = new StateCache(source, 5000, config.env.SWITCHYARD_STATE_CACHE_MB * 1024 * 1024);
-        watchStateCache(cache);
-        return cache;
-      },
+      useFactory: (source: PgStateSource, config: ServiceConfig) =>
+        boundedStateCache(config, (maxBytes) => new StateCache(source, 5000, maxBytes)),
       inject: [PgStateSource, ServiceConfig],
     },
     // A thread's last 8 deltas are held; a task carries those its service has not seen (the

@@ -1,4 +1,5 @@
 import { Counter, Gauge, register } from 'prom-client';
+import type { ServiceConfig } from './platform.tokens';
 
 /** What the gauges read of a process's state cache (libs/state StateCache). */
 export interface WatchedStateCache {
@@ -14,7 +15,7 @@ export interface WatchedStateCache {
  * (hit, catch-up on deltas, miss: a load from Postgres). A hit rate that falls while the bytes sit
  * at the bound says the bound is too small for the threads in flight.
  */
-export function watchStateCache(cache: WatchedStateCache): void {
+function watchStateCache(cache: WatchedStateCache): void {
   if (register.getSingleMetric('switchyard_state_cache')) {
     return;
   }
@@ -41,4 +42,17 @@ export function watchStateCache(cache: WatchedStateCache): void {
       }
     },
   });
+}
+
+/**
+ * The process's state cache: made by `make` with the byte bound `SWITCHYARD_STATE_CACHE_MB` sets,
+ * and watched by the gauges above (the orchestrator and every node service build theirs so).
+ */
+export function boundedStateCache<C extends WatchedStateCache>(
+  config: ServiceConfig,
+  make: (maxBytes: number) => C,
+): C {
+  const cache = make(config.env.SWITCHYARD_STATE_CACHE_MB * 1024 * 1024);
+  watchStateCache(cache);
+  return cache;
 }

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PgStateSource } from '@switchyard/persistence';
-import { ServiceConfig, TenantWeights, watchStateCache } from '@switchyard/platform';
+import { ServiceConfig, TenantWeights, boundedStateCache } from '@switchyard/platform';
 import { StateCache } from '@switchyard/state';
 import { CancelRegistry } from './cancel.registry';
 import { NodeRegistrar } from './node-registrar';
@@ -20,15 +20,11 @@ export class WorkerModule {
       providers: [
         {
           provide: StateCache,
-          useFactory: (source: PgStateSource, config: ServiceConfig) => {
-            const cache = new StateCache(
-              countedReads(source),
-              opts.cacheThreads ?? 1000,
-              config.env.SWITCHYARD_STATE_CACHE_MB * 1024 * 1024,
-            );
-            watchStateCache(cache);
-            return cache;
-          },
+          useFactory: (source: PgStateSource, config: ServiceConfig) =>
+            boundedStateCache(
+              config,
+              (maxBytes) => new StateCache(countedReads(source), opts.cacheThreads ?? 1000, maxBytes),
+            ),
           inject: [PgStateSource, ServiceConfig],
         },
         CancelRegistry,
