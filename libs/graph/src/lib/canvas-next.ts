@@ -83,12 +83,7 @@ const NEVER_SKIPPED = componentsWith('neverSkipped');
  * RAGFlow's skip rule: a component whose text references name a component that has not run
  * in this run is dropped (how joins behind untaken branches disappear). Off on a resume.
  */
-export function isSkipped(
-  canvas: Canvas,
-  id: string,
-  ran: ReadonlySet<string> | readonly string[],
-  resumed = false,
-): boolean {
+export function isSkipped(canvas: Canvas, id: string, ran: readonly string[], resumed = false): boolean {
   const c = canvas.components[id];
   if (!c || resumed || NEVER_SKIPPED.has(c.name)) {
     return false;
@@ -97,7 +92,7 @@ export function isSkipped(
   if (refs.length === 0) {
     return false;
   }
-  const has = 'has' in ran ? ran : new Set(ran);
+  const has = new Set(ran);
   return refs.some((ref) => !has.has(ref));
 }
 

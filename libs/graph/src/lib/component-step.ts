@@ -138,19 +138,14 @@ function previousAnswerOf(state: Readonly<RuntimeState>): { previousAnswer?: Rec
   if (actions.some((a) => a.error)) {
     return {};
   }
-  const last = turnComponents(actions)
-    .filter((r) => !r.skipped)
+  const last = readTurn(actions)
+    .ran.filter((r) => !r.skipped)
     .at(-1);
   if (!last) {
     return {};
   }
   const shown = Object.fromEntries(Object.entries(last.outputs).filter(([k]) => !k.startsWith('_')));
   return { previousAnswer: shown };
-}
-
-/** The graph components of the turn so far, in the order their actions were applied. */
-function turnComponents(actions: readonly Action[]): ComponentResult[] {
-  return readTurn(actions).ran;
 }
 
 /** What a component step reads of its turn's actions, gathered in one pass. */
