@@ -6,13 +6,7 @@ export {
   patchesOtherOutputs,
   topLevelField,
 } from './lib/allow-list';
-export {
-  DEFAULT_STATE_CACHE_BYTES,
-  StateCache,
-  jsonBytes,
-  type StateSource,
-  type StateCacheStats,
-} from './lib/state-cache';
+export { StateCache, type StateSource, type StateCacheStats } from './lib/state-cache';
 export { RecentDeltas } from './lib/recent-deltas';
 export { DeltaRejectedException, DeltaRejectionCode } from './lib/state.exception';
 export {
